@@ -1,0 +1,61 @@
+"""Exceptions raised by tokenguide, one class per kind of failure."""
+
+from __future__ import annotations
+
+
+class TokenguideError(Exception):
+    """Base class of every error tokenguide raises on bad input."""
+
+
+class RegexError(TokenguideError, ValueError):
+    """A regular expression that cannot be parsed or cannot be turned into an automaton.
+
+    `pos` is the 0-based offset in the pattern where the problem is, or None.
+    """
+
+    def __init__(self, message: str, pattern: str | None = None, pos: int | None = None):
+        self.msg = message
+        self.pattern = pattern
+        self.pos = pos
+        if pattern is not None and pos is not None:
+            message = f"{message} at position {pos}\n  {pattern}\n  {' ' * pos}^"
+        super().__init__(message)
+
+
+class StateLimitError(RegexError):
+    """The automaton grew past the `max_states` limit."""
+
+
+class VocabularyError(TokenguideError, ValueError):
+    """A vocabulary file or mapping that cannot be used (wrong shape, bad ids, unknown EOS...)."""
+
+
+class IncompatibleVocabularyError(TokenguideError, ValueError):
+    """The vocabulary cannot spell every string the regex needs (outlines-core's IncompatibleVocabulary)."""
+
+
+class BuildCancelled(TokenguideError):
+    """A build was stopped by its progress callback or cancellation hook."""
+
+
+class IndexFormatError(TokenguideError, ValueError):
+    """A `.outlines` index file that is not valid v1 data; says which field and byte offset."""
+
+    def __init__(self, message: str, field: str | None = None, offset: int | None = None):
+        self.field = field
+        self.offset = offset
+        where = []
+        if field is not None:
+            where.append(f"field {field!r}")
+        if offset is not None:
+            where.append(f"byte offset {offset}")
+        super().__init__(f"{message} ({', '.join(where)})" if where else message)
+
+
+class UnsupportedSchemaError(TokenguideError, ValueError):
+    """A JSON Schema keyword that cannot be expressed exactly as a regular expression."""
+
+    def __init__(self, message: str, keyword: str | None = None, pointer: str | None = None):
+        self.keyword = keyword
+        self.pointer = pointer
+        super().__init__(message)
