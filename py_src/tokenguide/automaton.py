@@ -1,0 +1,465 @@
+"""Regular expression to a minimal deterministic automaton over UTF-8 bytes.
+
+Steps: the parsed tree (regex_ast) becomes a Thompson NFA over code-point sets; subset
+construction over code-point intervals gives a DFA on characters; each character edge
+is compiled to UTF-8 byte ranges (intermediate states are shared); the byte DFA is
+trimmed, minimized with Hopcroft's algorithm over byte classes and numbered
+canonically (breadth first, bytes in ascending order), so the result depends only on
+the language, never on hash order.
+
+The automaton accepts a byte string exactly when it is valid UTF-8 and its text is
+matched by `re.fullmatch(pattern, text)`. Prefixes that stop inside a character lead
+to live states, so partial UTF-8 tokens are handled by the same table.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import deque
+from typing import Callable, Iterable
+
+from . import regex_ast, utf8
+from .errors import StateLimitError
+
+DEFAULT_MAX_STATES = 100_000
+_NFA_LIMIT = 2_000_000
+
+
+class ByteDFA:
+    """A minimal, trimmed DFA over bytes: state 0 is initial, -1 means no transition.
+
+    `classes` maps each byte to its equivalence class (bytes that every state treats
+    alike); `table[state][cls]` is the next state.
+    """
+
+    __slots__ = ("classes", "table", "finals", "num_classes", "class_bytes")
+
+    def __init__(self, classes: bytes, table: list[tuple[int, ...]], finals: frozenset[int]):
+        self.classes = classes
+        self.table = table
+        self.finals = finals
+        self.num_classes = max(classes) + 1
+        members: list[list[int]] = [[] for _ in range(self.num_classes)]
+        for b in range(256):
+            members[classes[b]].append(b)
+        self.class_bytes = [bytes(m) for m in members]
+
+    initial = 0
+
+    @property
+    def num_states(self) -> int:
+        return len(self.table)
+
+    def next_state(self, state: int, byte: int) -> int:
+        return self.table[state][self.classes[byte]]
+
+    def walk(self, data: bytes, state: int = 0) -> int:
+        """State after reading `data` from `state`, or -1 when it dies."""
+        table = self.table
+        for c in data.translate(self.classes):
+            state = table[state][c]
+            if state < 0:
+                return -1
+        return state
+
+    def accepts(self, data: bytes) -> bool:
+        state = self.walk(data)
+        return state >= 0 and state in self.finals
+
+    def live_bytes(self, state: int) -> bytes:
+        """The bytes that lead somewhere from `state`."""
+        row = self.table[state]
+        return b"".join(self.class_bytes[c] for c in range(self.num_classes) if row[c] >= 0)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ByteDFA)
+            and self.classes == other.classes
+            and self.table == other.table
+            and self.finals == other.finals
+        )
+
+    def __repr__(self) -> str:
+        return f"ByteDFA(states={self.num_states}, classes={self.num_classes}, finals={len(self.finals)})"
+
+
+def compile_regex(
+    pattern: str,
+    *,
+    ascii: bool = False,
+    max_states: int = DEFAULT_MAX_STATES,
+    checkpoint: Callable[[], None] | None = None,
+) -> ByteDFA:
+    """Compile a Python regex (fullmatch semantics) to a minimal byte-level DFA."""
+    tree = regex_ast.parse(pattern, ascii=ascii)
+    return compile_tree(tree, max_states=max_states, checkpoint=checkpoint, pattern=pattern)
+
+
+def compile_tree(
+    tree: tuple,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    checkpoint: Callable[[], None] | None = None,
+    pattern: str | None = None,
+) -> ByteDFA:
+    size = _estimate_size(tree)
+    if size > _NFA_LIMIT:
+        raise StateLimitError(
+            f"the regex expands to about {size:,} automaton pieces (limit {_NFA_LIMIT:,}); "
+            "reduce the repetition counts",
+            pattern,
+        )
+    nfa = _NFA()
+    start, end = nfa.fragment(tree)
+    char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
+    table, accept = _to_bytes(char_edges, char_accept, max_states, pattern)
+    return _minimize(table, accept)
+
+
+# -- Thompson NFA over code-point sets ------------------------------------------
+
+
+def _estimate_size(node: tuple) -> int:
+    kind = node[0]
+    if kind == "chars":
+        return 2
+    if kind in ("seq", "alt"):
+        return 2 + sum(_estimate_size(n) for n in node[1])
+    inner = _estimate_size(node[1])
+    lo, hi = node[2], node[3]
+    return 2 + inner * max(1, (hi if hi is not None else lo + 1))
+
+
+class _NFA:
+    def __init__(self) -> None:
+        self.eps: list[list[int]] = []
+        self.edges: list[list[tuple[tuple, int]]] = []
+
+    def new(self) -> int:
+        self.eps.append([])
+        self.edges.append([])
+        return len(self.eps) - 1
+
+    def fragment(self, node: tuple) -> tuple[int, int]:
+        kind = node[0]
+        if kind == "chars":
+            s, e = self.new(), self.new()
+            if node[1]:
+                self.edges[s].append((node[1], e))
+            return s, e
+        if kind == "seq":
+            s = cur = self.new()
+            for child in node[1]:
+                cs, ce = self.fragment(child)
+                self.eps[cur].append(cs)
+                cur = ce
+            return s, cur
+        if kind == "alt":
+            s, e = self.new(), self.new()
+            for child in node[1]:
+                cs, ce = self.fragment(child)
+                self.eps[s].append(cs)
+                self.eps[ce].append(e)
+            return s, e
+        # repetition
+        child, lo, hi = node[1], node[2], node[3]
+        s = cur = self.new()
+        for _ in range(lo):
+            cs, ce = self.fragment(child)
+            self.eps[cur].append(cs)
+            cur = ce
+        if hi is None:
+            loop = self.new()
+            self.eps[cur].append(loop)
+            cs, ce = self.fragment(child)
+            self.eps[loop].append(cs)
+            self.eps[ce].append(loop)
+            return s, loop
+        e = self.new()
+        for _ in range(hi - lo):
+            cs, ce = self.fragment(child)
+            self.eps[cur].append(e)
+            self.eps[cur].append(cs)
+            cur = ce
+        self.eps[cur].append(e)
+        return s, e
+
+
+def _closure(nfa: _NFA, states: Iterable[int]) -> frozenset[int]:
+    seen = set(states)
+    stack = list(seen)
+    eps = nfa.eps
+    while stack:
+        for t in eps[stack.pop()]:
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return frozenset(seen)
+
+
+def _determinize(nfa, start, end, max_states, checkpoint, pattern):
+    """Subset construction over code-point intervals; returns per-state (lo, hi, target) edges."""
+    first = _closure(nfa, (start,))
+    ids = {first: 0}
+    order = [first]
+    char_edges: list[list[tuple[int, int, int]]] = []
+    accept: list[bool] = []
+    edges_of = nfa.edges
+    i = 0
+    while i < len(order):
+        current = order[i]
+        i += 1
+        if checkpoint is not None and i % 256 == 0:
+            checkpoint()
+        accept.append(end in current)
+        moves = [(ranges, t) for s in current for ranges, t in edges_of[s]]
+        if not moves:
+            char_edges.append([])
+            continue
+        points = sorted({p for ranges, _ in moves for lo, hi in ranges for p in (lo, hi + 1)})
+        buckets: list[set[int] | None] = [None] * len(points)
+        for ranges, t in moves:
+            for lo, hi in ranges:
+                a = bisect_left(points, lo)
+                b = bisect_left(points, hi + 1)
+                for k in range(a, b):
+                    bucket = buckets[k]
+                    if bucket is None:
+                        buckets[k] = {t}
+                    else:
+                        bucket.add(t)
+        out: list[tuple[int, int, int]] = []
+        closures: dict[frozenset[int], int] = {}
+        for k in range(len(points) - 1):
+            bucket = buckets[k]
+            if not bucket:
+                continue
+            key = frozenset(bucket)
+            target = closures.get(key)
+            if target is None:
+                state_set = _closure(nfa, key)
+                target = ids.get(state_set)
+                if target is None:
+                    target = len(order)
+                    if target >= max_states:
+                        raise StateLimitError(
+                            f"the automaton needs more than max_states={max_states:,} states; "
+                            "simplify the regex or raise max_states",
+                            pattern,
+                        )
+                    ids[state_set] = target
+                    order.append(state_set)
+                closures[key] = target
+            lo, hi = points[k], points[k + 1] - 1
+            if out and out[-1][2] == target and out[-1][1] + 1 == lo:
+                out[-1] = (out[-1][0], hi, target)
+            else:
+                out.append((lo, hi, target))
+        char_edges.append(out)
+    return char_edges, accept
+
+
+# -- characters to UTF-8 bytes ------------------------------------------------------
+
+
+def _to_bytes(char_edges, char_accept, max_states, pattern):
+    """Expand character edges into byte transitions; returns dense rows and acceptance."""
+    n_chars = len(char_edges)
+    table: list[list[int]] = [[-1] * 256 for _ in range(n_chars)]
+    accept = list(char_accept)
+    memo: dict[tuple, int] = {}
+
+    def intermediate(items: tuple) -> int:
+        state = memo.get(items)
+        if state is None:
+            state = len(table)
+            if state >= max_states * 4:
+                raise StateLimitError(
+                    f"the byte automaton needs more than {max_states * 4:,} states; simplify the regex",
+                    pattern,
+                )
+            memo[items] = state
+            row = [-1] * 256
+            table.append(row)
+            accept.append(False)
+            fill(row, items)
+        return state
+
+    def fill(row: list[int], items) -> None:
+        points = sorted({p for seq, _ in items for p in (seq[0][0], seq[0][1] + 1)})
+        for k in range(len(points) - 1):
+            lo, hi = points[k], points[k + 1] - 1
+            covering = [(seq[1:], t) for seq, t in items if seq[0][0] <= lo and hi <= seq[0][1]]
+            if not covering:
+                continue
+            if not covering[0][0]:
+                target = covering[0][1]
+            else:
+                target = intermediate(tuple(sorted(covering)))
+            row[lo : hi + 1] = [target] * (hi - lo + 1)
+
+    for state, edges in enumerate(char_edges):
+        row = table[state]
+        multi = []
+        for lo, hi, target in edges:
+            if hi < 0x80:
+                row[lo : hi + 1] = [target] * (hi - lo + 1)
+                continue
+            if lo < 0x80:
+                row[lo:0x80] = [target] * (0x80 - lo)
+                lo = 0x80
+            multi.extend((seq, target) for seq in utf8.sequences(lo, hi))
+        if multi:
+            fill(row, multi)
+    return table, accept
+
+
+# -- trimming, minimization, canonical numbering ---------------------------------------
+
+
+def _byte_classes(table: list) -> tuple[bytes, list[int]]:
+    """Group bytes that every state treats alike; returns (byte -> class, representative bytes)."""
+    columns = list(zip(*table)) if table else [()] * 256
+    seen: dict[tuple, int] = {}
+    classes = bytearray(256)
+    reps: list[int] = []
+    for b in range(256):
+        col = columns[b]
+        c = seen.get(col)
+        if c is None:
+            c = seen[col] = len(reps)
+            reps.append(b)
+        classes[b] = c
+    return bytes(classes), reps
+
+
+def _minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
+    classes, reps = _byte_classes(table)
+    rows = [[row[b] for b in reps] for row in table]
+    n = len(rows)
+    k = len(reps)
+    # Trim: keep states that are reachable from 0 and can reach an accepting state.
+    reach = [False] * n
+    reach[0] = True
+    stack = [0]
+    while stack:
+        for t in rows[stack.pop()]:
+            if t >= 0 and not reach[t]:
+                reach[t] = True
+                stack.append(t)
+    reverse: list[list[int]] = [[] for _ in range(n)]
+    for s in range(n):
+        if reach[s]:
+            for t in set(rows[s]):
+                if t >= 0:
+                    reverse[t].append(s)
+    alive = [False] * n
+    stack = [s for s in range(n) if reach[s] and accept[s]]
+    for s in stack:
+        alive[s] = True
+    while stack:
+        for p in reverse[stack.pop()]:
+            if not alive[p]:
+                alive[p] = True
+                stack.append(p)
+    if not alive[0]:
+        # The empty language: a single non-accepting state with no transitions.
+        return ByteDFA(bytes(256), [(-1,)], frozenset())
+    keep = [s for s in range(n) if alive[s]]
+    new_id = {s: i for i, s in enumerate(keep)}
+    sink = len(keep)
+    trans = [[new_id.get(t, sink) if t >= 0 else sink for t in rows[s]] for s in keep]
+    trans.append([sink] * k)
+    finals = {new_id[s] for s in keep if accept[s]}
+    blocks = _hopcroft(trans, finals, k)
+    # Canonical numbering: breadth first from the initial block, bytes in ascending order.
+    block_of = blocks
+    sink_block = block_of[sink]
+    start_block = block_of[0]
+    number = {start_block: 0}
+    queue = deque([0])
+    repr_state: dict[int, int] = {}
+    for s in range(len(trans)):
+        repr_state.setdefault(block_of[s], s)
+    order_by_byte = [classes[b] for b in range(256)]
+    out_rows: list[list[int]] = []
+    block_list = [start_block]
+    while queue:
+        bid = queue.popleft()
+        s = repr_state[block_list[bid]]
+        row = [-1] * 256
+        for b in range(256):
+            tb = block_of[trans[s][order_by_byte[b]]]
+            if tb == sink_block:
+                continue
+            num = number.get(tb)
+            if num is None:
+                num = number[tb] = len(block_list)
+                block_list.append(tb)
+                queue.append(num)
+            row[b] = num
+        out_rows.append(row)
+    final_blocks = {block_of[s] for s in finals}
+    final_ids = frozenset(number[bk] for bk in final_blocks if bk in number)
+    new_classes, new_reps = _byte_classes(out_rows)
+    table_out = [tuple(row[b] for b in new_reps) for row in out_rows]
+    return ByteDFA(new_classes, table_out, final_ids)
+
+
+def _hopcroft(trans: list[list[int]], finals: set[int], k: int) -> list[int]:
+    """Partition refinement (Hopcroft); returns the block id of every state.
+
+    The last state is the sink. Every other state can reach acceptance, so the sink is
+    a block of its own from the start and never needs to serve as a splitter: only
+    real edges are ever scanned, which keeps the work proportional to them.
+    """
+    n = len(trans)
+    sink = n - 1
+    preds: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for s in range(sink):
+        row = trans[s]
+        for c in range(k):
+            t = row[c]
+            if t != sink:
+                preds[t].append((c, s))
+    initial = [
+        [s for s in range(sink) if s in finals],
+        [s for s in range(sink) if s not in finals],
+    ]
+    blocks: list[set[int]] = [set(b) for b in initial if b]
+    blocks.append({sink})
+    block_of = [0] * n
+    for i, b in enumerate(blocks):
+        for s in b:
+            block_of[s] = i
+    work = set(range(len(blocks) - 1))
+    work_list = sorted(work)
+    while work_list:
+        a = work_list.pop()
+        work.discard(a)
+        by_class: dict[int, list[int]] = {}
+        for t in blocks[a]:
+            for c, s in preds[t]:
+                by_class.setdefault(c, []).append(s)
+        for c in sorted(by_class):
+            x: dict[int, list[int]] = {}
+            for s in by_class[c]:
+                x.setdefault(block_of[s], []).append(s)
+            for y, members in x.items():
+                block = blocks[y]
+                moved = set(members)
+                if len(moved) == len(block):
+                    continue
+                block -= moved
+                new = len(blocks)
+                blocks.append(moved)
+                for s in moved:
+                    block_of[s] = new
+                if y in work:
+                    work.add(new)
+                    work_list.append(new)
+                else:
+                    smaller = y if len(block) <= len(moved) else new
+                    work.add(smaller)
+                    work_list.append(smaller)
+    return block_of

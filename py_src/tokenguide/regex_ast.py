@@ -1,0 +1,228 @@
+"""Parse a Python regular expression into a small tree over code-point sets.
+
+The parser is the standard library's own (`re._parser`), so syntax and meaning are
+those of `re`: every class is resolved to code-point ranges with the flags in force
+(`(?i)`, `(?s)`, `(?a)`, scoped flags included). Constructs that are not regular
+(lookaround, backreferences, `\\b`, conditionals) or that change the language in ways
+an automaton cannot follow (possessive repeats, atomic groups, anchors in the middle)
+raise RegexError with their position.
+
+Tree nodes are tuples:
+    ("chars", ranges)            one code point from the set
+    ("seq", [node, ...])         concatenation ("seq", []) is the empty string
+    ("alt", [node, ...])         alternation
+    ("rep", node, lo, hi)        repetition, hi None for unbounded
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import charset
+from .charset import Ranges
+from .errors import RegexError
+
+try:  # Python 3.11+
+    from re import _constants as C, _parser as P
+except ImportError:  # pragma: no cover
+    import sre_constants as C  # type: ignore
+    import sre_parse as P  # type: ignore
+
+Node = tuple
+
+IGNORECASE = C.SRE_FLAG_IGNORECASE
+DOTALL = C.SRE_FLAG_DOTALL
+ASCII = C.SRE_FLAG_ASCII
+LOCALE = C.SRE_FLAG_LOCALE
+
+_START_ANCHORS = {C.AT_BEGINNING, C.AT_BEGINNING_STRING}
+_END_ANCHORS = {C.AT_END, C.AT_END_STRING}
+_CATEGORY_SOURCE = {
+    C.CATEGORY_DIGIT: r"\d",
+    C.CATEGORY_NOT_DIGIT: r"\D",
+    C.CATEGORY_SPACE: r"\s",
+    C.CATEGORY_NOT_SPACE: r"\S",
+    C.CATEGORY_WORD: r"\w",
+    C.CATEGORY_NOT_WORD: r"\W",
+}
+
+
+def parse(pattern: str, *, ascii: bool = False) -> Node:
+    """Parse `pattern` (Python `re` syntax) into a tree of code-point sets."""
+    if not isinstance(pattern, str):
+        raise RegexError(f"the regex must be a str, not {type(pattern).__name__}")
+    flags = re.ASCII if ascii else 0
+    try:
+        tree = P.parse(pattern, flags)
+    except re.error as exc:
+        raise RegexError(f"invalid regex: {exc.msg}", pattern, exc.pos) from None
+    except (OverflowError, RecursionError) as exc:
+        raise RegexError(f"invalid regex: {exc}", pattern, None) from None
+    global_flags = tree.state.flags
+    if global_flags & re.VERBOSE:
+        global_flags &= ~re.VERBOSE
+    return _Converter(pattern).convert(list(tree), global_flags, True, True)
+
+
+class _Converter:
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self.fold_cache: dict[tuple[int, int], Ranges] = {}
+
+    # -- errors -------------------------------------------------------------
+    def fail(self, what: str, needles: tuple[str, ...] = ()) -> None:
+        pos = None
+        for needle in needles:
+            found = self.pattern.find(needle)
+            if found >= 0 and (pos is None or found < pos):
+                pos = found
+        raise RegexError(f"{what} cannot be turned into an automaton", self.pattern, pos)
+
+    # -- tree walk ----------------------------------------------------------
+    def convert(self, items: list, flags: int, at_start: bool, at_end: bool) -> Node:
+        """Convert a sequence of sre items; at_start/at_end say whether nothing can come before/after."""
+        out: list[Node] = []
+        n = len(items)
+        # Index of the last item that consumes text, to decide where trailing anchors are allowed.
+        consuming = [i for i, (op, _) in enumerate(items) if op is not C.AT]
+        first = consuming[0] if consuming else n
+        last = consuming[-1] if consuming else -1
+        for i, (op, av) in enumerate(items):
+            start_here = at_start and i <= first
+            end_here = at_end and i >= last
+            if op is C.AT:
+                self.anchor(av, at_start and i < first, at_end and i > last)
+                continue
+            out.append(self.item(op, av, flags, start_here, end_here))
+        if len(out) == 1:
+            return out[0]
+        return ("seq", out)
+
+    def anchor(self, av: Any, at_start: bool, at_end: bool) -> None:
+        if av in _START_ANCHORS and at_start:
+            return
+        if av in _END_ANCHORS and at_end:
+            return
+        if av in (C.AT_BOUNDARY, C.AT_NON_BOUNDARY):
+            self.fail("a word boundary (\\b or \\B)", ("\\b", "\\B"))
+        if av in _START_ANCHORS:
+            self.fail("an anchor in the middle of the pattern (^ or \\A)", ("^", "\\A"))
+        self.fail("an anchor in the middle of the pattern ($ or \\Z)", ("$", "\\Z"))
+
+    def item(self, op: Any, av: Any, flags: int, at_start: bool, at_end: bool) -> Node:
+        if op is C.LITERAL:
+            return ("chars", self.literal(av, flags))
+        if op is C.NOT_LITERAL:
+            return ("chars", charset.complement(self.literal(av, flags)))
+        if op is C.ANY:
+            if flags & DOTALL:
+                return ("chars", charset.ALL)
+            return ("chars", charset.complement(((10, 10),)))
+        if op is C.IN:
+            return ("chars", self.char_class(av, flags))
+        if op is C.BRANCH:
+            return ("alt", [self.convert(list(b), flags, at_start, at_end) for b in av[1]])
+        if op is C.SUBPATTERN:
+            _group, add_flags, del_flags, sub = av
+            return self.convert(list(sub), (flags | add_flags) & ~del_flags, at_start, at_end)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            lo, hi, sub = av
+            hi = None if hi is C.MAXREPEAT else int(hi)
+            single = hi is not None and hi <= 1
+            inner = self.convert(list(sub), flags, at_start and single, at_end and single)
+            return ("rep", inner, int(lo), hi)
+        if op is getattr(C, "POSSESSIVE_REPEAT", object()):
+            self.fail("a possessive repeat (*+, ++, ?+, {m,n}+)", ("*+", "++", "?+", "}+"))
+        if op is getattr(C, "ATOMIC_GROUP", object()):
+            self.fail("an atomic group (?>...)", ("(?>",))
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            self.fail("a lookaround assertion", ("(?=", "(?!", "(?<=", "(?<!"))
+        if op is C.GROUPREF:
+            self.fail("a backreference", ("(?P=", "\\"))
+        if op is C.GROUPREF_EXISTS:
+            self.fail("a conditional group (?(id)yes|no)", ("(?(",))
+        if op is C.FAILURE:
+            return ("chars", charset.EMPTY)
+        self.fail(f"the construct {op}")
+        raise AssertionError  # unreachable
+
+    # -- character sets -----------------------------------------------------
+    def literal(self, cp: int, flags: int) -> Ranges:
+        if not flags & IGNORECASE:
+            return charset.normalize(((cp, cp),))
+        key = (cp, flags & (IGNORECASE | ASCII))
+        found = self.fold_cache.get(key)
+        if found is None:
+            found = _fold_literal(cp, bool(flags & ASCII))
+            self.fold_cache[key] = found
+        return found
+
+    def char_class(self, items: list, flags: int) -> Ranges:
+        if flags & IGNORECASE or any(op is C.CATEGORY for op, _ in items):
+            return charset.ranges_of_class(_class_source(items), flags & (IGNORECASE | ASCII))
+        negate = False
+        ranges = []
+        for op, av in items:
+            if op is C.NEGATE:
+                negate = True
+            elif op is C.LITERAL:
+                ranges.append((av, av))
+            elif op is C.RANGE:
+                ranges.append(av)
+            else:  # pragma: no cover - sre produces no other items here
+                raise RegexError(f"unexpected item {op} in a character class", self.pattern)
+        result = charset.normalize(ranges)
+        return charset.complement(result) if negate else result
+
+
+def _class_source(items: list) -> str:
+    parts = ["["]
+    for op, av in items:
+        if op is C.NEGATE:
+            parts.append("^")
+        elif op is C.LITERAL:
+            parts.append(charset.code_point_escape(av))
+        elif op is C.RANGE:
+            parts.append(f"{charset.code_point_escape(av[0])}-{charset.code_point_escape(av[1])}")
+        elif op is C.CATEGORY:
+            parts.append(_CATEGORY_SOURCE[av])
+        else:  # pragma: no cover
+            raise RegexError(f"unexpected item {op} in a character class")
+    parts.append("]")
+    return "".join(parts)
+
+
+_by_lower: dict[int, list[int]] | None = None
+
+
+def _fold_literal(cp: int, ascii_only: bool) -> Ranges:
+    """Code points that match the literal `cp` under IGNORECASE, as sre decides it."""
+    if ascii_only:
+        ch = chr(cp)
+        if ch.isascii() and ch.isalpha():
+            return charset.normalize(((ord(ch.lower()),) * 2, (ord(ch.upper()),) * 2))
+        return charset.normalize(((cp, cp),))
+    import _sre
+
+    try:
+        from re._casefix import _EXTRA_CASES as extra
+    except ImportError:  # pragma: no cover
+        extra = {}
+    global _by_lower
+    if _by_lower is None:
+        table: dict[int, list[int]] = {}
+        lower = _sre.unicode_tolower
+        iscased = _sre.unicode_iscased
+        for x in range(charset.MAX_CODE_POINT + 1):
+            if iscased(x):
+                table.setdefault(lower(x), []).append(x)
+        _by_lower = table
+    low = _sre.unicode_tolower(cp)
+    wanted = {low, *extra.get(low, ())}
+    found = []
+    for value in wanted:
+        if _sre.unicode_tolower(value) == value:
+            found.append((value, value))
+        found.extend((x, x) for x in _by_lower.get(value, ()))
+    return charset.normalize(found)
