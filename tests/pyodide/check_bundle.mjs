@@ -1,0 +1,57 @@
+// Check that a bundled dist/ folder works for Pyodide: load the runtime from
+// dist/pyodide/ and install packages BY NAME through dist/pyodide/pyodide-lock.json
+// (sha256 integrity checked against the served wheel files in dist/wheels/).
+//
+// Usage: node tests/pyodide/check_bundle.mjs <dist-dir> [package names...]
+// Default packages: tokenguide micropip. Prints one JSON line
+// {"python": ..., "packages": {import name: version}} and exits 0 on success.
+
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+async function main() {
+  const dist = path.resolve(process.argv[2] || "dist");
+  const names = process.argv.length > 3 ? process.argv.slice(3) : ["tokenguide", "micropip"];
+  const indexDir = path.join(dist, "pyodide");
+  const entry = path.join(indexDir, "pyodide.mjs");
+  if (!fs.existsSync(entry)) {
+    console.error(`check_bundle.mjs: ${entry} is missing (run: python3 build.py bundle)`);
+    process.exit(2);
+  }
+  const { loadPyodide } = await import(pathToFileURL(entry).href);
+  const pyodide = await loadPyodide({ indexURL: indexDir + path.sep });
+  const errors = [];
+  const messages = [];
+  await pyodide.loadPackage(names, {
+    checkIntegrity: true,
+    messageCallback: (m) => messages.push(m),
+    errorCallback: (m) => errors.push(m),
+  });
+  if (errors.length) {
+    console.error("loadPackage failed:\n" + errors.join("\n") + "\n" + messages.join("\n"));
+    process.exit(1);
+  }
+  // Every message should be about local files; a CDN fallback means the lock is wrong.
+  const remote = messages.filter((m) => /https?:\/\//.test(m));
+  if (remote.length) {
+    console.error("loadPackage went to the network:\n" + remote.join("\n"));
+    process.exit(1);
+  }
+  pyodide.globals.set("_names", pyodide.toPy(names));
+  const out = pyodide.runPython(`
+import importlib, json, sys
+from importlib import metadata
+pkgs = {}
+for name in sorted(set(_names) | {"interegular", "lark"}):
+    importlib.import_module(name)
+    pkgs[name] = metadata.version(name)
+json.dumps({"python": sys.version.split()[0], "platform": sys.platform, "packages": pkgs})
+`);
+  console.log(out);
+}
+
+main().catch((err) => {
+  console.error(err && err.stack ? err.stack : String(err));
+  process.exit(1);
+});
