@@ -1,0 +1,151 @@
+"""Index semantics on small handmade vocabularies and on the real sample vocabularies."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import zlib
+
+import pytest
+
+from tokenguide.errors import BuildCancelled, IncompatibleVocabularyError, RegexError
+from tokenguide.index import Index
+from tokenguide.vocabulary import Vocabulary
+
+
+def small_vocab() -> Vocabulary:
+    return Vocabulary(9, {"a": 0, "b": 1, "ab": 2, "ba": 3, "c": 4, b"\xf0\x9f": 5, b"\x98\x80": 6, "1": 7, "12": [8, 10], "<eos>": 9})
+
+
+def test_allowed_tokens_and_transitions():
+    index = Index("a+b?", small_vocab())
+    s0 = index.initial_state
+    assert index.get_allowed_tokens(s0) == [0, 2]
+    s1 = index.get_next_state(s0, 0)
+    assert index.is_final_state(s1)
+    assert 9 in index.get_allowed_tokens(s1)
+    assert index.get_next_state(s1, 9) == s1  # eos loop on final states
+    assert index.get_next_state(s0, 9) is None
+    assert index.get_next_state(s0, 1) is None
+    assert index.get_next_state(s0, 12345) is None
+    s2 = index.get_next_state(s1, 1)
+    assert index.get_allowed_tokens(s2) == [9]
+    assert index.get_allowed_tokens(999) is None
+
+
+def test_shared_bytes_give_every_id():
+    index = Index("1+2?", small_vocab())
+    assert {8, 10} <= set(index.get_allowed_tokens(index.initial_state))
+
+
+def test_partial_utf8_tokens():
+    index = Index("😀", small_vocab())
+    mid = index.get_next_state(index.initial_state, 5)
+    assert mid is not None and not index.is_final_state(mid)
+    end = index.get_next_state(mid, 6)
+    assert index.is_final_state(end)
+
+
+def test_transitions_dict_and_counts():
+    index = Index("(ab|ba)+", small_vocab())
+    transitions = index.get_transitions()
+    assert sum(len(t) for t in transitions.values()) == index.num_transitions
+    for state, moves in transitions.items():
+        assert index.get_allowed_tokens(state) == sorted(moves)
+        for token, nxt in moves.items():
+            assert index.get_next_state(state, token) == nxt
+    for final in index.final_states:
+        assert transitions[final][9] == final
+
+
+def test_equality_and_outlines_core_spellings():
+    a = Index("a|ab", small_vocab())
+    b = Index("ab?", small_vocab())
+    assert a == b
+    assert a != Index("ab", small_vocab())
+    assert a.get_initial_state() == a.initial_state
+    assert a.get_final_states() == set(a.final_states)
+    assert a.get_vocab_size() == 11
+
+
+def test_incompatible_vocabulary_names_the_needed_bytes():
+    with pytest.raises(IncompatibleVocabularyError, match="0x7a"):
+        Index("az", small_vocab())
+    with pytest.raises(IncompatibleVocabularyError):
+        Index("z", small_vocab())
+
+
+def test_regex_errors_surface():
+    with pytest.raises(RegexError):
+        Index("a(?=b)", small_vocab())
+
+
+def test_progress_and_cancel(gpt2_vocabulary):
+    seen = []
+    Index(r"[a-z]{1,40}", gpt2_vocabulary, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    stages = [s for s, _, _ in seen]
+    assert {"automaton", "vocabulary", "states"} <= set(stages)
+    done_states = [d for s, d, t in seen if s == "states"]
+    assert done_states == sorted(done_states) and done_states[-1] == 41
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 3
+
+    with pytest.raises(BuildCancelled):
+        Index(r"[a-z]{1,400}", gpt2_vocabulary, should_cancel=cancel)
+
+
+def test_async_build_matches_sync(gpt2_vocabulary):
+    regex = r"[0-9]{1,3}(\.[0-9]{1,3}){3}"
+    built = asyncio.run(Index.build_async(regex, gpt2_vocabulary))
+    assert built == Index(regex, gpt2_vocabulary)
+
+
+def _random_walk_language(index: Index, vocab: Vocabulary, regex: str, seed: int, walks: int = 40) -> None:
+    rng = random.Random(seed)
+    for _ in range(walks):
+        state = index.initial_state
+        text = b""
+        for _ in range(30):
+            allowed = index.get_allowed_tokens(state)
+            token = rng.choice(allowed)
+            if token == vocab.eos_token_id:
+                break
+            text += vocab.id_to_bytes(token)
+            state = index.get_next_state(state, token)
+        if index.is_final_state(state):
+            assert re.fullmatch(regex, text.decode("utf-8")), text
+        else:
+            # A prefix of the language: some completion exists, so the state must be alive.
+            assert index.get_allowed_tokens(state)
+
+
+@pytest.mark.parametrize("regex", [r"\w+@\w+\.com", r"[^\"]{0,10}", r"(\d{1,3}\.){3}\d{1,3}", r"(?i)true|false|null", r"😀+é?"])
+def test_random_walks_stay_in_the_language(regex, gpt2_vocabulary, llama2_vocabulary):
+    for vocab in (gpt2_vocabulary, llama2_vocabulary):
+        index = Index(regex, vocab)
+        _random_walk_language(index, vocab, regex, seed=zlib.crc32(regex.encode()))
+
+
+def test_every_allowed_token_is_justified(gpt2_vocabulary):
+    """Each allowed token leads to a state from which the regex can still be completed."""
+    regex = r"(0|[1-9][0-9]*)(\.[0-9]+)?"
+    index = Index(regex, gpt2_vocabulary)
+    dfa = index.dfa
+    for state in index.states():
+        for token in index.get_allowed_tokens(state):
+            if token == gpt2_vocabulary.eos_token_id:
+                assert index.is_final_state(state)
+                continue
+            nxt = dfa.walk(gpt2_vocabulary.id_to_bytes(token), state)
+            assert nxt == index.get_next_state(state, token)
+    # and nothing is missing: every single-token match of the regex is allowed at the start
+    start = set(index.get_allowed_tokens(index.initial_state))
+    for token_bytes, ids in gpt2_vocabulary.tokens.items():
+        if dfa.walk(token_bytes) >= 0:
+            assert set(ids) <= start
+        else:
+            assert not set(ids) & start
