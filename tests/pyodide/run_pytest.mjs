@@ -17,9 +17,29 @@
 // exit code (or the script's SystemExit code; 1 on an uncaught exception).
 // Files written under <repo-root> inside Pyodide land on the host disk.
 
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+
+// Pyodide needs JavaScript Promise Integration (WebAssembly stack switching) for
+// asyncio.run / loop.run_until_complete. Browsers have it; Node 20 and 22 only behind a
+// V8 flag, which must be given at startup: re-run this script once with the flag.
+function jspiAvailable() {
+  return typeof WebAssembly.Suspending === "function" || typeof WebAssembly.Suspender === "function";
+}
+if (!jspiAvailable() && !process.env.TOKENGUIDE_JSPI_RESPAWNED) {
+  const v8Options = spawnSync(process.execPath, ["--v8-options"], { encoding: "utf8" }).stdout || "";
+  const flag = ["--experimental-wasm-jspi", "--experimental-wasm-stack-switching"]
+    .find((f) => v8Options.includes(f));
+  if (flag) {
+    const child = spawnSync(process.execPath, [...process.execArgv, flag, ...process.argv.slice(1)], {
+      stdio: "inherit",
+      env: { ...process.env, TOKENGUIDE_JSPI_RESPAWNED: "1" },
+    });
+    process.exit(child.status ?? 1);
+  }
+}
 
 // Distribution name prefixes (as in wheel file names) loaded into Pyodide.
 const WHEELS = [
@@ -101,7 +121,8 @@ async function main() {
     pyodide.FS.mkdirTree(dir);
     pyodide.mountNodeFS(dir, dir);
   }
-  console.error(`[pyodide] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (Python ${pyodide.version})`);
+  console.error(`[pyodide] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s ` +
+    `(Pyodide ${pyodide.version}, JSPI ${jspiAvailable() ? "on" : "off"})`);
 
   pyodide.globals.set("_tg_repo", repo);
   pyodide.globals.set("_tg_args", pyodide.toPy(args));
