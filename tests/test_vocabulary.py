@@ -497,6 +497,17 @@ def test_bad_ids_in_vocab_json(value, expect):
     assert "vocab.json" in message and "'bad<tok>'" in message and expect in message
 
 
+def test_config_file_given_as_vocabulary(tmp_path):
+    path = write_json(tmp_path / "tokenizer_config.json", {"add_bos_token": True, "eos_token": "</s>"})
+    message = error_of(Vocabulary.from_file, path)
+    assert "tokenizer_config.json" in message and "'add_bos_token'" in message and "a tokenizer.json has a 'model' object" in message
+
+
+def test_vocab_json_with_tokens_named_like_tokenizer_json_keys():
+    v = Vocabulary.from_json_text(json.dumps({"model": 0, "decoder": 1, "added_tokens": 2, "</s>": 3}))
+    assert v.tokens == {b"added_tokens": [2], b"decoder": [1], b"model": [0]}
+
+
 def test_largest_id_accepted():
     v = Vocabulary.from_json_text(json.dumps({"a": 2**31 - 1, "</s>": 0}))
     assert v.vocab_size == 2**31

@@ -169,10 +169,19 @@ def _check_id(value: Any, filename: str, where: str) -> int:
     return value
 
 
-def _check_id_map(vocab: dict[str, Any], filename: str, key: str) -> None:
-    """Validate a token -> id object: integer ids in range, no id used twice."""
+def _check_id_map(vocab: dict[str, Any], filename: str, key: str | None) -> None:
+    """Validate a token -> id object (`key` names it; None: the top level of a vocab.json).
+
+    Ids must be integers in 0..MAX_TOKEN_ID and no id may be used twice.
+    """
     for token, token_id in vocab.items():
         if type(token_id) is not int or token_id < 0 or token_id > MAX_TOKEN_ID:
+            if key is None:
+                hint = "" if type(token_id) is int else " (a vocab.json maps token -> id; a tokenizer.json has a 'model' object)"
+                try:
+                    _check_id(token_id, filename, f"token {_short(token)}")
+                except VocabularyError as exc:
+                    raise VocabularyError(f"{exc}{hint}") from None
             _check_id(token_id, filename, f"{key}[{_short(token)}]")
     if len(set(vocab.values())) != len(vocab):
         first: dict[int, str] = {}
@@ -184,7 +193,7 @@ def _check_id_map(vocab: dict[str, Any], filename: str, key: str) -> None:
                 first[token_id] = token
         token_id, one, two = min(clashes)
         raise VocabularyError(
-            f"{filename}: {key}: id {token_id} is given to two tokens, {_short(one)} and {_short(two)} "
+            f"{filename}: {key or 'tokens'}: id {token_id} is given to two tokens, {_short(one)} and {_short(two)} "
             f"({len(clashes)} duplicated id(s) in all); every token needs its own id"
         )
 
@@ -371,7 +380,7 @@ def _apply_added(parsed: _Parsed, added: list[tuple[int, str, bool]], filename: 
 
 
 def _parse_vocab_json(data: dict[str, Any], filename: str, siblings: Mapping[str, Any]) -> _Parsed:
-    _check_id_map(data, filename, "token")
+    _check_id_map(data, filename, None)
     parsed = _Parsed()
     ordered = sorted(data.items(), key=lambda kv: kv[1])
     ids = [token_id for _, token_id in ordered]
@@ -684,7 +693,9 @@ class Vocabulary:
             )
         if isinstance(data.get("model"), dict):
             parsed = _parse_tokenizer_json(data, filename)
-        elif "model" in data and any(k in data for k in ("added_tokens", "decoder", "normalizer", "pre_tokenizer")):
+        elif type(data.get("model", 0)) is not int and any(
+            k in data for k in ("added_tokens", "decoder", "normalizer", "pre_tokenizer")
+        ):
             raise VocabularyError(f"{filename}: model: expected the tokenizer model object, got {_type_name(data['model'])}")
         else:
             parsed = _parse_vocab_json(data, filename, sibling_data)
