@@ -1,0 +1,116 @@
+"""The Guide base class and StopAtEOSGuide, with the API of outlines' `outlines/fsm/guide.py`.
+
+State conventions (as in outlines): integer-state guides start at `initial_state` and use
+`final_state = -1` for the terminal state reached after EOS, where only EOS is written.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from typing import Any
+
+from .instructions import Generate, Instruction, Write, fill_bitmask_from_tokens
+
+
+class Guide:
+    """Base of every guide: a state machine that tells a generation loop which tokens may come next.
+
+    Subclasses implement `get_next_instruction`, `get_next_state` and `is_final_state`;
+    `can_terminate_state`, `must_terminate_state`, `fill_bitmask` and `copy` have generic versions.
+    """
+
+    initial_state: Any = 0
+    start_state: Any = 0  # outlines' older spelling of initial_state
+    final_state: Any = -1
+    eos_token_id: int
+    vocab_size: int
+
+    def get_next_instruction(self, state: Any) -> Instruction:
+        """What the model may emit in `state`: Write(tokens) or Generate(tokens or None)."""
+        raise NotImplementedError
+
+    def get_next_state(self, state: Any, token_id: int) -> Any:
+        """The state after emitting `token_id` in `state`."""
+        raise NotImplementedError
+
+    def is_final_state(self, state: Any) -> bool:
+        """True when the text generated so far is complete (outlines' meaning for this guide type)."""
+        raise NotImplementedError
+
+    def can_terminate_state(self, state: Any) -> bool:
+        """EOS may be emitted in `state` (the text so far is complete)."""
+        instruction = self.get_next_instruction(state)
+        return instruction.tokens is None or self.eos_token_id in instruction.tokens
+
+    def must_terminate_state(self, state: Any) -> bool:
+        """Only EOS may be emitted in `state`."""
+        instruction = self.get_next_instruction(state)
+        if instruction.tokens is None:
+            return False
+        return all(t == self.eos_token_id for t in instruction.tokens) and len(instruction.tokens) > 0
+
+    def fill_bitmask(self, state: Any, buffer) -> None:
+        """Write the int32 bitmask of the tokens allowed in `state` into `buffer`.
+
+        Bit `t % 32` of word `t // 32` is set iff token `t` is allowed (outlines-core's
+        write_mask_into layout); `buffer` needs ceil(vocab_size / 32) int32 words.
+        """
+        instruction = self.get_next_instruction(state)
+        tokens = instruction.tokens
+        if isinstance(instruction, Write) and tokens is not None:
+            tokens = list(tokens)[:1]  # only the first token of a Write is due next
+        fill_bitmask_from_tokens(tokens, self.vocab_size, buffer)
+
+    def copy(self) -> "Guide":
+        """A guide that can be used independently (shallow copy: tables are shared, read-only)."""
+        return _copy.copy(self)
+
+
+def _vocab_size_of(tokenizer: Any) -> int:
+    """Largest token id known to a tokenizer, plus one."""
+    size = getattr(tokenizer, "vocab_size", None)
+    ids = list(getattr(tokenizer, "vocabulary", {}).values())
+    biggest = max(ids + [tokenizer.eos_token_id]) + 1
+    if isinstance(size, int) and size >= biggest:
+        return size
+    return biggest
+
+
+class StopAtEOSGuide(Guide):
+    """Any token until EOS, then only EOS (outlines' StopAtEOSGuide).
+
+    States: 0 while generating, -1 after EOS.
+    """
+
+    initial_state = 0
+    start_state = 0
+    final_state = -1
+
+    def __init__(self, tokenizer: Any):
+        self.tokenizer = tokenizer
+        self.eos_token_id = tokenizer.eos_token_id
+        self.vocab_size = _vocab_size_of(tokenizer)
+
+    def get_next_instruction(self, state: int) -> Instruction:
+        """Write([eos]) once terminated, otherwise Generate(None) (any token)."""
+        if self.is_final_state(state):
+            return Write([self.eos_token_id])
+        return Generate(None)
+
+    def get_next_state(self, state: int, token_id: int) -> int:
+        """-1 after EOS (and forever after), otherwise stay in state 0."""
+        if token_id == self.eos_token_id or state == self.final_state:
+            return self.final_state
+        return self.initial_state
+
+    def is_final_state(self, state: int) -> bool:
+        """True after EOS."""
+        return state == self.final_state
+
+    def can_terminate_state(self, state: int) -> bool:
+        """EOS is always allowed."""
+        return True
+
+    def must_terminate_state(self, state: int) -> bool:
+        """Only after EOS."""
+        return state == self.final_state

@@ -1,0 +1,365 @@
+"""Reference CFG guide: tries every candidate token with a copy of a Lark LALR parser.
+
+This is the straightforward algorithm outlines' documentation describes, kept simple and
+exact so that faster guides can be tested against it. For each candidate token the decoded
+text is appended to the text pending since the last settled lexeme, that text is lexed the way
+Lark itself would lex the final text, and the token is kept if the parse can still continue.
+
+What "can still continue" means here (the oracle's definition)
+-------------------------------------------------------------
+Lark's contextual lexer, at each position, offers the terminals the parser state can use (plus
+`%ignore` terminals), in Lark's priority order, and takes the first one whose regex matches
+(`re.match` semantics, so greedy and lazy quantifiers behave as in Lark). On a text that is
+still growing, a lexeme is *settled* when the match on the current text ends before the end of
+the text and no higher-priority path of any terminal could still extend past the end (checked
+with `regex_prefix.PrefixScanner`, a priority-aware regex VM). Settled lexemes are fed to the
+parser. The text is *viable* when, after the settled lexemes (each accepted by the parser), the
+remaining text is the start of one more lexeme: either some terminal the parser accepts (or an
+`%ignore` terminal) could still extend over all of it, or Lark's match covers exactly all of it
+with an acceptable terminal. When a lexeme is not settled both readings stay possible, so the
+state keeps the text from that lexeme on (`CFGState.pending`) and lexes it again next time.
+
+EOS is allowed exactly when plain Lark parses the text (pending text lexed to the end, then
+`$END`). Known approximation: an unfinished last lexeme is checked against each acceptable
+terminal on its own; whether that terminal would later lose to another one of higher priority
+is only decided once the lexeme is complete (this can lead to dead ends, never to accepting a
+text that Lark rejects at EOS).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Optional
+
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
+from lark.lexer import ContextualLexer, UnlessCallback
+
+try:  # lark >= 1.3 lexes TextSlice objects; earlier versions take the str itself
+    from lark.utils import TextSlice as _TextSlice
+
+    def _lexer_text(text: str):
+        return _TextSlice(text, 0, len(text))
+
+except ImportError:  # pragma: no cover - lark 1.2
+
+    def _lexer_text(text: str):
+        return text
+
+from ..errors import TokenguideError
+from ..grammars import GRAMMAR_PATH
+from ..tokenizer import as_tokenizer
+from .base import Guide, _vocab_size_of
+from .instructions import Generate, Instruction, Write
+from .regex_prefix import PrefixScanner
+
+__all__ = ["ReferenceCFGGuide", "CFGState", "GrammarError", "InvalidTokenError"]
+
+_ACCEPTS_CACHE_LIMIT = 20_000
+
+
+class GrammarError(TokenguideError, ValueError):
+    """A Lark grammar that cannot be used by the CFG guides (syntax error, not LALR, unsupported feature)."""
+
+
+class InvalidTokenError(TokenguideError, ValueError):
+    """A token that the guide does not allow in this state was passed to get_next_state."""
+
+
+@dataclass(frozen=True)
+class CFGState:
+    """State of a CFG guide (the first two fields are outlines' CFGState).
+
+    parser_state: Lark LALR parser state after every settled lexeme; None once EOS was emitted.
+    prev_token: the last token id emitted (None at the start), used to decode the next token.
+    pending: text after the last settled lexeme, lexed again with the next token's text.
+    text: everything generated so far (kept for inspection and tests).
+    """
+
+    parser_state: Any
+    prev_token: Optional[int] = None
+    pending: str = ""
+    text: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class _Look:
+    """What the lexer sees at one position of the text (see ReferenceCFGGuide._look)."""
+
+    value: Optional[str]  # Lark's match on the current text, or None
+    type: Optional[str]  # its terminal name, after Lark's callbacks (string keywords)
+    extendable: bool  # some terminal could still match past the end of the text
+    extendable_ok: bool  # ... and one of those could become a token the parser accepts
+    unfinished_ok: bool  # the rest of the text can start an acceptable lexeme
+
+
+class ReferenceCFGGuide(Guide):
+    """Guide for the language of a Lark grammar (LALR, contextual lexer), the slow exact way.
+
+    `tokenizer` is a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, a
+    transformers tokenizer, or any outlines-style tokenizer (eos_token_id, vocabulary, decode).
+    """
+
+    final_state = None  # CFG states are CFGState objects; the terminal one has parser_state None
+
+    def __init__(self, cfg_string: str, tokenizer: Any):
+        if not isinstance(cfg_string, str):
+            raise TypeError(f"CFGGuide: the grammar must be a str, got {type(cfg_string).__name__}")
+        self.cfg_string = cfg_string
+        self.tokenizer = as_tokenizer(tokenizer)
+        self.eos_token_id = int(self.tokenizer.eos_token_id)
+        self.vocab_size = _vocab_size_of(self.tokenizer)
+        try:
+            self.parser = Lark(
+                cfg_string,
+                parser="lalr",
+                lexer="contextual",
+                propagate_positions=False,
+                maybe_placeholders=False,
+                import_paths=[GRAMMAR_PATH],
+            )
+        except LarkError as exc:
+            raise GrammarError(f"CFGGuide: the grammar cannot be used with Lark's LALR parser: {exc}") from None
+        lexer = self.parser.parser.lexer
+        if not isinstance(lexer, ContextualLexer):  # pragma: no cover - forced by lexer="contextual"
+            raise GrammarError("CFGGuide: expected Lark's contextual lexer")
+        if self.parser.options.postlex is not None:
+            raise GrammarError("CFGGuide: grammars with a post-lexer (e.g. Indenter) are not supported")
+        self._lexer = lexer
+        self._ignore = frozenset(self.parser.lexer_conf.ignore)
+        self._terminals = {t.name: t for t in self.parser.terminals}
+        self._regex_flags = self.parser.lexer_conf.g_regex_flags
+        self._scanners: dict[str, PrefixScanner] = {}
+        for terminal in self.parser.terminals:  # compile now so unsupported regexes fail early
+            self._scanner(terminal.name)
+
+        start = self.parser.parse_interactive("").parser_state
+        conf = copy.copy(start.parse_conf)
+        conf.callbacks = {}  # no tree building: only the state stack matters
+        start.parse_conf = conf
+        self._parse_conf = conf
+        self.initial_state = CFGState(parser_state=start, prev_token=None)
+        self.start_state = self.initial_state
+        self._accepts_cache: dict[tuple, frozenset] = {}
+        self._alone_text: dict[int, str] = {}
+        self._candidates = sorted({int(i) for i in self.tokenizer.vocabulary.values()} | {self.eos_token_id})
+
+    # -- Lark plumbing ------------------------------------------------------------------------
+    def _scanner(self, name: str) -> PrefixScanner:
+        found = self._scanners.get(name)
+        if found is None:
+            pattern = self._terminals[name].pattern.to_regexp()
+            try:
+                found = self._scanners[name] = PrefixScanner(pattern, self._regex_flags)
+            except TokenguideError as exc:
+                raise GrammarError(f"CFGGuide: terminal {name}: {exc}") from None
+        return found
+
+    @staticmethod
+    def _feed(parser_state, token: Token):
+        """A copy of `parser_state` after `token`, or None if the parser rejects it."""
+        new = parser_state.copy(deepcopy_values=False)
+        try:
+            new.feed_token(token, token.type == "$END")
+        except UnexpectedToken:
+            return None
+        return new
+
+    def accepted_terminals(self, parser_state) -> frozenset:
+        """Terminal names the parser accepts next (Lark's InteractiveParser.accepts), '$END' included."""
+        key = tuple(parser_state.state_stack)
+        found = self._accepts_cache.get(key)
+        if found is None:
+            choices = self._parse_conf.states[parser_state.position]
+            found = frozenset(
+                name for name in choices if name.isupper() and self._feed(parser_state, Token(name, "")) is not None
+            )
+            if len(self._accepts_cache) >= _ACCEPTS_CACHE_LIMIT:
+                self._accepts_cache.clear()
+            self._accepts_cache[key] = found
+        return found
+
+    def _lark_match(self, lexer, text: str, pos: int) -> tuple[Optional[str], Optional[str]]:
+        """Lark's own lexer match at `pos` (value, type after its callbacks), or (None, None)."""
+        found = lexer.match(_lexer_text(text), pos)
+        if not found:
+            return None, None
+        value, type_ = found
+        callback = lexer.callback.get(type_)
+        if callback is not None:
+            type_ = callback(Token(type_, value)).type
+        return value, type_
+
+    def _extension_acceptable(self, lexer, name: str, rest: str, acceptable: frozenset) -> bool:
+        """Can terminal `name`, still running past the end, end up as a token the parser accepts?
+
+        Lark retypes a regex match equal to a string terminal's text (its "unless" callback), so a
+        keyword that starts with `rest` counts too.
+        """
+        if name in acceptable:
+            return True
+        callback = lexer.callback.get(name)
+        if isinstance(callback, UnlessCallback):
+            for keyword in callback.scanner.terminals:
+                if keyword.name in acceptable and self._scanner(keyword.name).scan(rest).can_extend:
+                    return True
+        return False
+
+    def _look(self, parser_state, text: str, pos: int) -> _Look:
+        """Lex at `pos` as Lark would, and say what more text could still change."""
+        lexer = self._lexer.lexers[parser_state.position]
+        scanner = lexer.scanner  # builds Lark's scanner and callbacks on first use
+        acceptable = (self.accepted_terminals(parser_state) - {"$END"}) | self._ignore
+        value, type_ = self._lark_match(lexer, text, pos)
+        rest = text[pos:]
+        extendable = extendable_ok = False
+        for terminal in scanner.terminals:  # Lark's priority order; the first match wins
+            result = self._scanner(terminal.name).scan(text, pos)
+            if result.can_extend:
+                extendable = True
+                if not extendable_ok and self._extension_acceptable(lexer, terminal.name, rest, acceptable):
+                    extendable_ok = True
+            if result.match_end is not None:
+                if value is None or result.match_end != pos + len(value):
+                    raise AssertionError(  # pragma: no cover - would be a bug in regex_prefix
+                        f"reference lexer disagrees with Lark on terminal {terminal.name} at {pos} in {text!r}"
+                    )
+                break  # lower-priority terminals can never win here
+        covers_rest = value is not None and pos + len(value) == len(text) and type_ in acceptable
+        return _Look(value, type_, extendable, extendable_ok, extendable_ok or covers_rest)
+
+    def _settle(self, parser_state, text: str):
+        """Lex `text` from `parser_state`; return (parser state, position) of the first unsettled
+        lexeme (position len(text) if all settled), or None when the text is not viable."""
+        branch = None
+        pos = 0
+        while pos < len(text):
+            look = self._look(parser_state, text, pos)
+            if look.unfinished_ok:
+                return branch or (parser_state, pos)
+            if look.value is None or pos + len(look.value) >= len(text):
+                return None
+            if look.type not in self._ignore:
+                fed = self._feed(parser_state, Token(look.type, look.value))
+                if fed is None:
+                    return None
+            else:
+                fed = parser_state
+            if branch is None and look.extendable:
+                branch = (parser_state, pos)
+            parser_state = fed
+            pos += len(look.value)
+        return branch or (parser_state, pos)
+
+    def _parse_to_end(self, parser_state, text: str) -> bool:
+        """Plain Lark on `text` from `parser_state`, then $END: does the parse complete?"""
+        pos = 0
+        while pos < len(text):
+            lexer = self._lexer.lexers[parser_state.position]
+            value, type_ = self._lark_match(lexer, text, pos)
+            if value is None:
+                return False
+            if type_ not in self._ignore:
+                parser_state = self._feed(parser_state, Token(type_, value))
+                if parser_state is None:
+                    return False
+            pos += len(value)
+        return self._feed(parser_state, Token("$END", "")) is not None
+
+    # -- token text -------------------------------------------------------------------------
+    def token_text(self, state: CFGState, token_id: int) -> str:
+        """Text a token adds after `state`: decoded alone for the first token, otherwise
+        decode([prev, token]) minus decode([prev]) (keeps SentencePiece leading spaces)."""
+        if state.prev_token is None:
+            found = self._alone_text.get(token_id)
+            if found is None:
+                found = self._alone_text[token_id] = self.tokenizer.decode([token_id])[0]
+            return found
+        before = self.tokenizer.decode([[state.prev_token]])[0]
+        both = self.tokenizer.decode([[state.prev_token, token_id]])[0]
+        return both[len(before):]
+
+    def advance_text(self, state: CFGState, piece: str, token_id: Optional[int] = None) -> Optional[CFGState]:
+        """The state after appending the text `piece`, or None when the text stops being viable."""
+        if state.parser_state is None or piece == "":
+            return None
+        text = state.pending + piece
+        settled = self._settle(state.parser_state, text)
+        if settled is None:
+            return None
+        parser_state, pos = settled
+        return CFGState(parser_state, token_id, text[pos:], state.text + piece)
+
+    # -- Guide API --------------------------------------------------------------------------
+    def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
+        """Yield the candidates allowed after `state`, in the order given."""
+        if state.parser_state is None:
+            yield self.eos_token_id
+            return
+        can_end = None
+        for token_id in candidate_token_ids:
+            token_id = int(token_id)
+            if token_id == self.eos_token_id:
+                if can_end is None:
+                    can_end = self.can_terminate_state(state)
+                if can_end:
+                    yield token_id
+            elif self.advance_text(state, self.token_text(state, token_id), token_id) is not None:
+                yield token_id
+
+    def get_next_instruction(self, state: CFGState) -> Instruction:
+        """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
+        if state.parser_state is None:
+            return Write([self.eos_token_id])
+        valid = list(self.iter_valid_token_ids(state, self._candidates))
+        if len(valid) == 1:
+            return Write(valid)
+        return Generate(valid)
+
+    def get_next_state(self, state: CFGState, token_id: int) -> CFGState:
+        """The state after `token_id`; EOS (or anything after it) gives the terminal state."""
+        token_id = int(token_id)
+        if state.parser_state is None or token_id == self.eos_token_id:
+            return CFGState(None, token_id, "", state.text)
+        new = self.advance_text(state, self.token_text(state, token_id), token_id)
+        if new is None:
+            raise InvalidTokenError(
+                f"CFGGuide: token {token_id} ({self.token_text(state, token_id)!r}) is not allowed after "
+                f"{state.text[-40:]!r}; sample from get_next_instruction's tokens"
+            )
+        return new
+
+    def can_terminate_state(self, state: CFGState) -> bool:
+        """EOS allowed: plain Lark parses the text generated so far."""
+        if state.parser_state is None:
+            return True
+        return self._parse_to_end(state.parser_state, state.pending)
+
+    def must_terminate_state(self, state: CFGState) -> bool:
+        """Only EOS may come next: the text is complete, its last lexeme cannot grow, and the
+        parser accepts no further terminal (nor an %ignore terminal)."""
+        if state.parser_state is None:
+            return True
+        if not self.can_terminate_state(state) or self._ignore:
+            return False
+        parser_state, text, pos = state.parser_state, state.pending, 0
+        while pos < len(text):
+            look = self._look(parser_state, text, pos)
+            if look.extendable_ok:  # a lexeme could run over the rest of the text and beyond
+                return False
+            if look.type not in self._ignore:
+                parser_state = self._feed(parser_state, Token(look.type, look.value))
+            pos += len(look.value)
+        return self.accepted_terminals(parser_state) <= {"$END"}
+
+    def is_final_state(self, state: CFGState) -> bool:
+        """outlines' meaning for CFG guides: same as can_terminate_state."""
+        return self.can_terminate_state(state)
+
+    def copy(self) -> "ReferenceCFGGuide":
+        """Guides keep no per-generation data (it is all in the state): a shallow copy suffices."""
+        return copy.copy(self)
+
+    def __repr__(self) -> str:
+        return f"ReferenceCFGGuide(terminals={len(self._terminals)}, tokenizer={self.tokenizer!r})"

@@ -1,0 +1,114 @@
+"""RegexGuide: outlines' regex guide on top of the core Index.
+
+States are the Index's automaton states, plus -1 for the terminal state after EOS (outlines'
+convention). `Write` is returned where exactly one token is allowed (in particular Write([eos])
+where the text is complete and nothing may follow); EOS is only allowed in final states.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..automaton import DEFAULT_MAX_STATES
+from ..index import Index
+from ..tokenizer import core_vocabulary_of
+from .base import Guide
+from .cache import get_index
+from .instructions import Generate, Instruction, Write, fill_bitmask_from_tokens
+
+
+class RegexGuide(Guide):
+    """Generate text in the language of a regular expression (Python `re` semantics, fullmatch)."""
+
+    final_state = -1
+
+    def __init__(self, index: Index, tokenizer: Any = None):
+        """Wrap an already built Index. Most callers use `RegexGuide.from_regex`."""
+        if not isinstance(index, Index):
+            raise TypeError(f"RegexGuide: expected a tokenguide Index, got {type(index).__name__}")
+        self.index = index
+        self.tokenizer = tokenizer
+        self.eos_token_id = index.eos_token_id
+        self.vocab_size = index.vocab_size
+        self.initial_state = index.initial_state
+        self.start_state = index.initial_state
+        self.final_states = frozenset(index.final_states) | {self.final_state}
+
+    @classmethod
+    def from_regex(
+        cls,
+        regex: str,
+        tokenizer: Any,
+        *,
+        ascii: bool = False,
+        max_states: int = DEFAULT_MAX_STATES,
+        cache_dir=None,
+        use_cache: bool = True,
+        progress=None,
+        **kwargs: Any,
+    ) -> "RegexGuide":
+        """Build (or fetch from the cache) the index of `regex` for the tokenizer's vocabulary.
+
+        `tokenizer` may be a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path,
+        a transformers tokenizer or an outlines-style tokenizer. `ascii` and `max_states` go to the
+        Index; `cache_dir` names a folder of `.outlines` files used as a second-level cache.
+        """
+        if kwargs:
+            raise TypeError(
+                f"RegexGuide.from_regex: unexpected keyword argument(s) {', '.join(sorted(kwargs))}; "
+                "accepted: ascii, max_states, cache_dir, use_cache, progress"
+            )
+        if not isinstance(regex, str):
+            raise TypeError(f"RegexGuide.from_regex: regex must be a str, got {type(regex).__name__}")
+        vocabulary = core_vocabulary_of(tokenizer)
+        index = get_index(
+            regex, vocabulary, ascii=ascii, max_states=max_states, cache_dir=cache_dir, use_cache=use_cache,
+            progress=progress,
+        )
+        return cls(index, tokenizer)
+
+    def _allowed(self, state: int):
+        """Allowed token ids (array('I'), ascending) of a non-terminal state."""
+        if state == self.final_state:
+            return None
+        try:
+            return self.index.state_transitions(state)[0]
+        except KeyError:
+            raise ValueError(f"RegexGuide: state {state!r} is not a state of this guide") from None
+
+    def get_next_instruction(self, state: int) -> Instruction:
+        """Write([eos]) after EOS; Write([t]) when t is the only allowed token; else Generate(allowed)."""
+        tokens = self._allowed(state)
+        if tokens is None:
+            return Write([self.eos_token_id])
+        if len(tokens) == 1:
+            return Write(tokens.tolist())
+        return Generate(tokens)
+
+    def get_next_state(self, state: int, token_id: int) -> int:
+        """The next automaton state; -1 after EOS, after the terminal state, or for a token not allowed (as outlines)."""
+        if token_id == self.eos_token_id or state == self.final_state:
+            return self.final_state
+        nxt = self.index.get_next_state(state, int(token_id))
+        return self.final_state if nxt is None else nxt
+
+    def is_final_state(self, state: int) -> bool:
+        """The text so far matches the regex (or EOS was emitted)."""
+        return state in self.final_states
+
+    def can_terminate_state(self, state: int) -> bool:
+        """EOS may come next."""
+        return state in self.final_states
+
+    def must_terminate_state(self, state: int) -> bool:
+        """Only EOS may come next."""
+        tokens = self._allowed(state)
+        return tokens is None or (len(tokens) == 1 and tokens[0] == self.eos_token_id)
+
+    def fill_bitmask(self, state: int, buffer) -> None:
+        """int32 bitmask of the allowed tokens (see Guide.fill_bitmask), without building an instruction."""
+        tokens = self._allowed(state)
+        fill_bitmask_from_tokens([self.eos_token_id] if tokens is None else tokens, self.vocab_size, buffer)
+
+    def __repr__(self) -> str:
+        return f"RegexGuide({self.index!r})"

@@ -1,0 +1,401 @@
+"""Scan a regex over text that may still grow, with Python `re`'s leftmost-first semantics.
+
+The reference CFG guide must know, for the text lexed so far, whether a terminal's match is
+settled or could still change once more text arrives. Python `re` has no partial matching, so
+this module runs a small Pike VM (a Thompson NFA simulated with thread priorities, like RE2)
+over the parse tree of `re._parser`. Single-character tests are delegated to `re` itself
+(each character class is compiled on its own, with its flags), so their meaning is exactly
+Python's. Threads are kept in the backtracking engine's priority order, so the match found is
+the one `re.match` returns, and the threads still running at the end of the text are exactly
+the higher-priority paths that could still win with more text.
+
+Supported: literals, classes, `.`, alternation, groups, greedy and lazy repeats, inline flags,
+anchors and lookarounds. Assertions are evaluated on the current text, as `re` would; one that
+fails only for lack of text (a lookahead running past the end, `\\b` at the end) keeps its path
+open for `can_extend`. Not modelled: an assertion true now that more text would falsify (`$`,
+a negative lookahead at the end) — grammars rarely put those in terminals. Backreferences, atomic groups, possessive repeats and
+conditionals raise RegexError.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ..errors import RegexError
+
+try:  # CPython 3.11+ and Pyodide name the private parser module re._parser
+    from re import _constants as _c
+    from re import _parser as _sre_parse
+except ImportError:  # pragma: no cover - older layout
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+__all__ = ["PrefixScanner", "ScanResult"]
+
+MAX_PROGRAM = 50_000  # instructions; counted repeats are unrolled, so cap the size
+_MAXREPEAT = _c.MAXREPEAT
+_PRED_FLAGS = re.IGNORECASE | re.DOTALL | re.ASCII | re.UNICODE | re.MULTILINE
+
+_CATEGORY_TEXT = {
+    _c.CATEGORY_DIGIT: r"\d",
+    _c.CATEGORY_NOT_DIGIT: r"\D",
+    _c.CATEGORY_SPACE: r"\s",
+    _c.CATEGORY_NOT_SPACE: r"\S",
+    _c.CATEGORY_WORD: r"\w",
+    _c.CATEGORY_NOT_WORD: r"\W",
+}
+_AT_TEXT = {
+    _c.AT_BEGINNING: "^",
+    _c.AT_BEGINNING_STRING: r"\A",
+    _c.AT_END: "$",
+    _c.AT_END_STRING: r"\Z",
+    _c.AT_BOUNDARY: r"\b",
+    _c.AT_NON_BOUNDARY: r"\B",
+}
+
+# Instruction opcodes of the VM program.
+CHAR, SPLIT, JMP, ASSERT, MATCH = range(5)
+
+
+def _char(code: int) -> str:
+    """A character as a `re` escape usable inside and outside classes."""
+    return f"\\U{code:08x}"
+
+
+class _CharTest:
+    """Does one character match a single-character node? Answered by `re` on a compiled class, memoized."""
+
+    __slots__ = ("fullmatch", "memo")
+
+    def __init__(self, pattern: str, flags: int):
+        self.fullmatch = re.compile(pattern, flags & _PRED_FLAGS).fullmatch
+        self.memo: dict[str, bool] = {}
+
+    def __call__(self, ch: str) -> bool:
+        found = self.memo.get(ch)
+        if found is None:
+            found = self.memo[ch] = self.fullmatch(ch) is not None
+        return found
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Outcome of scanning a regex from `start` to the end of the text.
+
+    match_end: where `re.match(pattern, text, start)` ends on the current text (None: no match).
+    can_extend: some path of higher priority than that match is still running at the end of the
+    text and can still reach a match, so more text could give a longer (different) match.
+    """
+
+    match_end: Optional[int]
+    can_extend: bool
+
+
+class _Program:
+    """A compiled VM program: instructions plus, per instruction, whether MATCH is reachable."""
+
+    def __init__(self, code: list, pattern: str):
+        self.code = code
+        self.pattern = pattern
+        self.live = self._liveness()
+
+    def _liveness(self) -> list[bool]:
+        """live[pc]: MATCH can be reached from pc (assertions and characters assumed passable)."""
+        n = len(self.code)
+        preds: list[list[int]] = [[] for _ in range(n)]
+        for pc, ins in enumerate(self.code):
+            op = ins[0]
+            if op == SPLIT:
+                preds[ins[1]].append(pc)
+                preds[ins[2]].append(pc)
+            elif op == JMP:
+                preds[ins[1]].append(pc)
+            elif op in (CHAR, ASSERT):
+                preds[pc + 1].append(pc)
+        live = [False] * n
+        stack = [pc for pc, ins in enumerate(self.code) if ins[0] == MATCH]
+        for pc in stack:
+            live[pc] = True
+        while stack:
+            pc = stack.pop()
+            for p in preds[pc]:
+                if not live[p]:
+                    live[p] = True
+                    stack.append(p)
+        return live
+
+
+class _Compiler:
+    """Turns a `re._parser` tree into a VM program (Thompson construction, priorities kept)."""
+
+    def __init__(self, pattern: str, flags: int):
+        self.pattern = pattern
+        self.code: list = []
+
+    def emit(self, *ins) -> int:
+        if len(self.code) >= MAX_PROGRAM:
+            raise RegexError(
+                f"regex too large for the reference lexer (more than {MAX_PROGRAM} VM instructions after "
+                "unrolling counted repeats); use smaller repeat counts",
+                self.pattern,
+            )
+        self.code.append(list(ins))
+        return len(self.code) - 1
+
+    def compile_seq(self, items, flags: int) -> None:
+        for op, av in items:
+            self.compile_node(op, av, flags)
+
+    def compile_node(self, op, av, flags: int) -> None:
+        if op is _c.LITERAL:
+            self.emit(CHAR, _CharTest(_char(av), flags))
+        elif op is _c.NOT_LITERAL:
+            self.emit(CHAR, _CharTest(f"[^{_char(av)}]", flags))
+        elif op is _c.ANY:
+            self.emit(CHAR, _CharTest(".", flags))
+        elif op is _c.IN:
+            self.emit(CHAR, _CharTest(self.class_text(av), flags))
+        elif op is _c.SUBPATTERN:
+            _group, add_flags, del_flags, sub = av
+            self.compile_seq(sub, (flags | add_flags) & ~del_flags)
+        elif op is _c.BRANCH:
+            _, alternatives = av
+            jumps = []
+            for i, alt in enumerate(alternatives):
+                if i < len(alternatives) - 1:
+                    split = self.emit(SPLIT, 0, 0)
+                    self.code[split][1] = len(self.code)
+                    self.compile_seq(alt, flags)
+                    jumps.append(self.emit(JMP, 0))
+                    self.code[split][2] = len(self.code)
+                else:
+                    self.compile_seq(alt, flags)
+            for j in jumps:
+                self.code[j][1] = len(self.code)
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
+            low, high, sub = av
+            greedy = op is _c.MAX_REPEAT
+            for _ in range(low):
+                self.compile_seq(sub, flags)
+            if high == _MAXREPEAT:
+                loop = self.emit(SPLIT, 0, 0)
+                body = len(self.code)
+                self.compile_seq(sub, flags)
+                self.emit(JMP, loop)
+                out = len(self.code)
+                self.code[loop][1:] = [body, out] if greedy else [out, body]
+            else:
+                splits = []
+                for _ in range(high - low):
+                    split = self.emit(SPLIT, 0, 0)
+                    splits.append(split)
+                    body = len(self.code)
+                    self.compile_seq(sub, flags)
+                    self.code[split][1] = body
+                out = len(self.code)
+                for split in splits:
+                    self.code[split][1:] = [self.code[split][1], out] if greedy else [out, self.code[split][1]]
+        elif op is _c.AT:
+            self.emit(ASSERT, _AnchorTest(_AT_TEXT[av], flags))
+        elif op in (_c.ASSERT, _c.ASSERT_NOT):
+            direction, sub = av
+            program = compile_program(self.pattern, sub, flags)
+            self.emit(ASSERT, _LookTest(program, direction, op is _c.ASSERT_NOT, sub))
+        else:
+            raise RegexError(
+                f"the reference CFG lexer does not support {str(op).lower()} in terminal regexes "
+                "(backreferences, atomic groups, possessive repeats and conditionals are unsupported)",
+                self.pattern,
+            )
+
+    @staticmethod
+    def class_text(items) -> str:
+        parts = []
+        negate = False
+        for op, av in items:
+            if op is _c.NEGATE:
+                negate = True
+            elif op is _c.LITERAL:
+                parts.append(_char(av))
+            elif op is _c.RANGE:
+                parts.append(f"{_char(av[0])}-{_char(av[1])}")
+            elif op is _c.CATEGORY:
+                parts.append(_CATEGORY_TEXT[av])
+            else:  # pragma: no cover - re._parser emits nothing else inside classes
+                raise RegexError(f"unexpected item {op} in a character class")
+        return "[" + ("^" if negate else "") + "".join(parts) + "]"
+
+
+class _AnchorTest:
+    """An anchor (^ $ \\A \\Z \\b \\B) evaluated by `re`; at the end of the text its outcome is open."""
+
+    def __init__(self, text: str, flags: int):
+        self.match = re.compile(text, flags & _PRED_FLAGS).match
+
+    def __call__(self, text: str, pos: int) -> Optional[bool]:
+        if self.match(text, pos) is not None:
+            return True
+        return None if pos >= len(text) else False  # at the end, more text may make it true
+
+
+class _LookTest:
+    """A lookahead or lookbehind, evaluated with the VM on the current text."""
+
+    def __init__(self, program: _Program, direction: int, negate: bool, sub):
+        self.program = program
+        self.behind = direction < 0
+        self.negate = negate
+        low, high = sub.getwidth()
+        self.width = low if low == high else None
+
+    def __call__(self, text: str, pos: int) -> Optional[bool]:
+        """True/False on the current text; None when false now but more text could make it true."""
+        if self.behind:
+            if self.width is None:  # pragma: no cover - re rejects variable-width lookbehind
+                return True
+            start = pos - self.width
+            found = start >= 0 and pos in _all_match_ends(self.program, text, start, limit=pos)
+            return found != self.negate
+        ends, open_end = _all_match_ends_open(self.program, text, pos)
+        if self.negate:
+            return not ends
+        if ends:
+            return True
+        return None if open_end else False
+
+
+def compile_program(pattern: str, tree, flags: int) -> _Program:
+    compiler = _Compiler(pattern, flags)
+    compiler.compile_seq(tree, flags)
+    compiler.emit(MATCH)
+    return _Program(compiler.code, pattern)
+
+
+def _closure(code, pc: int, text: str, pos: int, visited: set, out: list, pending: list) -> bool:
+    """Add the threads reachable from pc without consuming text, in priority order.
+
+    Returns True when MATCH is reached; the caller then cuts every lower-priority thread.
+    Paths stopped by an assertion that more text could satisfy are put in `pending`.
+    """
+    stack = [pc]
+    while stack:
+        pc = stack.pop()
+        if pc in visited:
+            continue
+        visited.add(pc)
+        ins = code[pc]
+        op = ins[0]
+        if op == CHAR:
+            out.append(pc)
+        elif op == JMP:
+            stack.append(ins[1])
+        elif op == SPLIT:
+            stack.append(ins[2])  # lower priority, explored after everything from ins[1]
+            stack.append(ins[1])
+        elif op == ASSERT:
+            outcome = ins[1](text, pos)
+            if outcome:
+                stack.append(pc + 1)
+            elif outcome is None:
+                pending.append(pc + 1)
+        else:  # MATCH
+            return True
+    return False
+
+
+def _all_match_ends_open(program: _Program, text: str, start: int, limit: Optional[int] = None):
+    """Every position where some path matches from `start` (no priorities), and whether paths run past the end."""
+    code = program.code
+    end = len(text) if limit is None else limit
+    ends = set()
+    threads: list = []
+    if _closure_all(code, 0, text, start, set(), threads):
+        ends.add(start)
+    pos = start
+    while threads and pos < end:
+        ch = text[pos]
+        nxt: list = []
+        visited: set = set()
+        for pc in threads:
+            if pc >= 0 and code[pc][1](ch) and _closure_all(code, pc + 1, text, pos + 1, visited, nxt):
+                ends.add(pos + 1)
+        threads = nxt
+        pos += 1
+    open_end = any(pc < 0 for pc in threads) or (pos >= len(text) and any(program.live[pc] for pc in threads))
+    return ends, open_end
+
+
+def _all_match_ends(program: _Program, text: str, start: int, limit: int) -> set:
+    return _all_match_ends_open(program, text, start, limit)[0]
+
+
+def _closure_all(code, pc: int, text: str, pos: int, visited: set, out: list) -> bool:
+    """Like _closure but never cuts: reports whether MATCH is reachable, keeps every thread."""
+    matched = False
+    stack = [pc]
+    while stack:
+        pc = stack.pop()
+        if pc in visited:
+            continue
+        visited.add(pc)
+        ins = code[pc]
+        op = ins[0]
+        if op == CHAR:
+            out.append(pc)
+        elif op == JMP:
+            stack.append(ins[1])
+        elif op == SPLIT:
+            stack.append(ins[2])
+            stack.append(ins[1])
+        elif op == ASSERT:
+            outcome = ins[1](text, pos)
+            if outcome:
+                stack.append(pc + 1)
+            elif outcome is None:
+                out.append(-1)  # undecided: counts as a path still open at the end
+        else:
+            matched = True
+    return matched
+
+
+class PrefixScanner:
+    """One regex, compiled for scanning text that may continue (see the module docstring)."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        try:
+            tree = _sre_parse.parse(pattern, flags)
+        except re.error as exc:
+            raise RegexError(f"invalid regex: {exc.msg}", pattern, exc.pos) from None
+        flags = tree.state.flags if hasattr(tree, "state") else flags
+        self.pattern = pattern
+        self.program = compile_program(pattern, tree, flags)
+
+    def scan(self, text: str, start: int = 0) -> ScanResult:
+        """Match at `start` like `re.match(pattern, text[...])`, and say whether more text could extend it.
+
+        Text before `start` is visible to lookbehinds, as with a compiled pattern's match(text, pos).
+        """
+        code = self.program.code
+        threads: list = []
+        pending: list = []
+        match_end = start if _closure(code, 0, text, start, set(), threads, pending) else None
+        pos = start
+        n = len(text)
+        while threads and pos < n:
+            ch = text[pos]
+            nxt: list = []
+            visited: set = set()
+            for pc in threads:
+                if code[pc][1](ch) and _closure(code, pc + 1, text, pos + 1, visited, nxt, pending):
+                    match_end = pos + 1
+                    break  # a match: every lower-priority thread is cut
+            threads = nxt
+            pos += 1
+        live = self.program.live
+        can_extend = (pos >= n and any(live[pc] for pc in threads)) or any(live[pc] for pc in pending)
+        return ScanResult(match_end, can_extend)
+
+    def __repr__(self) -> str:
+        return f"PrefixScanner({self.pattern!r})"
