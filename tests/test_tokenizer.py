@@ -1,0 +1,134 @@
+"""Tokenizer adapter: outlines' tokenizer interface over a core Vocabulary."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokenguide.tokenizer import Tokenizer, as_tokenizer, core_vocabulary_of, decode_utf8_prefix
+from tokenguide.vocabulary import Vocabulary
+
+
+def small_tokenizer(**kwargs) -> Tokenizer:
+    mapping = {"<eos>": 0, "a": 1, "b": 2, " c": 3, b"\xc3": 4, b"\xa9": 5, b"\xff": 6, "é": 7}
+    return Tokenizer(Vocabulary(0, mapping), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (b"abc", "abc"),
+        (b"ab\xc3", "ab"),  # lead byte waiting for its continuation: held back
+        (b"ab\xe2\x82", "ab"),
+        (b"ab\xe2\x82\xac", "ab€"),
+        (b"a\xffb", "a\ufffdb"),  # invalid byte in the middle: replaced
+        (b"\x80", "\ufffd"),  # a lone continuation byte can never complete
+        (b"a\xc3x", "a\ufffdx"),
+        (b"", ""),
+    ],
+)
+def test_decode_holds_back_incomplete_utf8(data, text):
+    assert decode_utf8_prefix(data) == text
+
+
+def test_attributes_and_batch_decode():
+    tok = small_tokenizer()
+    assert tok.eos_token_id == 0 and tok.eos_token == "<eos>" and tok.pad_token_id == 0
+    assert tok.vocabulary["a"] == 1 and tok.vocabulary["<eos>"] == 0
+    assert tok.special_tokens == {"<eos>"}
+    assert tok.decode([1, 2]) == ["a", "b"]  # each id on its own, like HF batch_decode
+    assert tok.decode([[1, 2, 3]]) == ["ab c"]
+    assert tok.decode([[1, 4]]) == ["a"]  # incomplete é held back
+    assert tok.decode([[1, 4, 5]]) == ["aé"]
+    assert tok.decode([[0, 1]]) == ["a"]  # EOS has no text
+    assert tok.decode_text([7]) == "é"
+    assert tok.convert_token_to_string(" c") == " c"
+    with pytest.raises(KeyError):
+        tok.convert_token_to_string("zzz")
+    with pytest.raises(NotImplementedError):
+        tok.encode("a")
+
+
+def test_strip_leading_space_option():
+    tok = small_tokenizer(strip_leading_space=True)
+    assert tok.decode([3]) == ["c"]
+    assert tok.decode([[1, 3]]) == ["a c"]
+    assert small_tokenizer().decode([3]) == [" c"]
+
+
+def test_rejects_non_vocabulary():
+    with pytest.raises(TypeError, match="Vocabulary"):
+        Tokenizer({"a": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected a tokenguide Tokenizer"):
+        as_tokenizer(42)
+
+
+class FakeHF:
+    """Duck-typed stand-in for a transformers slow tokenizer (no backend_tokenizer)."""
+
+    eos_token_id = 0
+    eos_token = "</s>"
+    pad_token_id = None
+    all_special_tokens = ["</s>"]
+
+    def __init__(self):
+        self._vocab = {"</s>": 0, "\u2581hi": 1, "x": 2}
+
+    def get_vocab(self):
+        return dict(self._vocab)
+
+    def convert_tokens_to_string(self, tokens):
+        return "".join(t.replace("\u2581", " ") for t in tokens).lstrip(" ")
+
+    def decode(self, ids, skip_special_tokens=False):
+        inv = {v: k for k, v in self._vocab.items()}
+        return self.convert_tokens_to_string([inv[i] for i in ids if not (skip_special_tokens and i == 0)])
+
+
+def test_transformers_duck_typing():
+    tok = as_tokenizer(FakeHF())
+    assert isinstance(tok, Tokenizer)
+    assert tok.eos_token_id == 0 and tok.pad_token_id == 0 and tok.eos_token == "</s>"
+    assert tok.vocabulary == {"</s>": 0, "\u2581hi": 1, "x": 2}
+    assert tok.core_vocabulary.id_to_bytes(1) == b" hi"  # leading space restored for token bytes
+    assert tok.decode([[1, 2]]) == ["hix"]  # decoding delegated to the HF tokenizer
+    assert core_vocabulary_of(tok) is tok.core_vocabulary
+
+
+def test_outlines_style_tokenizer_gets_a_vocabulary():
+    class Mock:
+        vocabulary = {"<eos>": 0, "a": 1, "b": 2}
+        eos_token_id = 0
+        special_tokens = {"<eos>"}
+
+        def convert_token_to_string(self, token):
+            return token
+
+        def decode(self, ids):
+            return [""]
+
+    vocab = core_vocabulary_of(Mock())
+    assert vocab.eos_token_id == 0 and vocab.get("a") == [1] and vocab.get("b") == [2]
+
+
+def test_gpt2_tokenizer(gpt2_vocab_path):
+    tok = Tokenizer.from_file(gpt2_vocab_path)
+    assert tok.eos_token_id == 50256 and tok.eos_token == "<|endoftext|>"
+    assert not tok.strip_leading_space
+    ids = [tok.vocabulary["Hello"], tok.vocabulary["\u0120world"]]
+    assert tok.decode([ids]) == ["Hello world"]
+    assert tok.convert_token_to_string("\u0120world") == " world"
+    # "é" split over two byte tokens: the first alone decodes to nothing yet
+    first, second = tok.vocabulary["\u00c3"], tok.vocabulary["\u00a9"]
+    assert tok.decode([first]) == [""] and tok.decode([[first, second]]) == ["é"]
+
+
+def test_llama2_tokenizer(llama2_tokenizer_path):
+    tok = Tokenizer.from_file(llama2_tokenizer_path)
+    assert tok.eos_token_id == 2 and tok.eos_token == "</s>"
+    assert tok.strip_leading_space  # the tokenizer.json decoder has Strip(" ", start=1)
+    hello, world = tok.vocabulary["\u2581Hello"], tok.vocabulary["\u2581world"]
+    assert tok.decode([hello]) == ["Hello"]
+    assert tok.decode([[hello, world]]) == ["Hello world"]
+    assert tok.decode([tok.vocabulary["<0x41>"]]) == ["A"]
+    assert tok.decode([1]) == [""]  # <s> is special: no text
+    assert "<s>" in tok.special_tokens and "</s>" in tok.special_tokens
