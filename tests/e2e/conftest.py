@@ -104,7 +104,8 @@ if HAVE_PLAYWRIGHT:
             if is_local_url(url):
                 route.continue_()
             else:
-                attempted.append(url)
+                if url not in attempted:
+                    attempted.append(url)
                 route.abort("internetdisconnected")
 
         def on_request(request) -> None:  # second net: requests that bypass routing (e.g. service workers)

@@ -460,3 +460,78 @@ def test_big_index_opens_with_a_bounded_dom(page: Page, big_index: Path) -> None
     flt.fill("99999")
     expect(cards(page)).to_have_count(1)
     expect(page.get_by_test_id("graph").locator("g.node")).to_have_count(BIG_STATES)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Handover from the builder (no download) and the offline guard itself
+# --------------------------------------------------------------------------------------------------------
+OPENER_HTML = """<!doctype html><meta charset="utf-8"><title>fake builder</title>
+<script>
+const b64 = "%(b64)s";
+const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
+let w = null;
+window.addEventListener('message', (e) => {
+  if (e.source === w && e.data && e.data.type === 'tokenguide-player-ready') {
+    w.postMessage({type: 'tokenguide-index', bytes, vocab: %(vocab)s, vocabName: 'vocab.json', name: 'handed.outlines'},
+                  '*', [bytes]);
+  }
+});
+function openPlayer() { w = window.open('%(player)s'); }
+</script><button id="open" onclick="openPlayer()">open</button>"""
+
+
+@pytest.mark.parametrize("served", [False, True], ids=["file", "http"])
+def test_handover_from_builder_by_postmessage(page: Page, tmp_path: Path, static_server, served: bool) -> None:
+    import base64
+    import shutil
+
+    raw = gz(index_bytes(SMALL_VOCAB, SMALL_EOS, 0, [2], SMALL))
+    site = tmp_path / "site"
+    site.mkdir()
+    shutil.copy(PLAYER, site / "index_player.html")
+    (site / "builder.html").write_text(OPENER_HTML % {
+        "b64": base64.b64encode(raw).decode(),
+        "vocab": json.dumps(json.dumps(SMALL_VOCAB_JSON)),
+        "player": "index_player.html",
+    }, encoding="utf-8")
+    url = static_server(site) + "builder.html" if served else (site / "builder.html").as_uri()
+    page.goto(url)
+    with page.expect_popup() as popup_info:
+        page.click("#open")
+    player = popup_info.value
+    expect(player.locator("body")).to_have_attribute("data-state", "ready")
+    expect(player.get_by_test_id("info")).to_have_attribute("data-num-transitions", "7")
+    expect(player.get_by_test_id("info")).to_contain_text("handed.outlines")
+    card(player, 0).click()
+    card(player, 1).click()
+    expect(player.get_by_test_id("generated-text")).to_have_text("a b")
+
+
+def test_handover_by_session_storage(page: Page, tmp_path: Path, static_server) -> None:
+    import base64
+    import shutil
+
+    site = tmp_path / "site"
+    site.mkdir()
+    shutil.copy(PLAYER, site / "index_player.html")
+    (site / "start.html").write_text("<!doctype html><title>start</title>", encoding="utf-8")
+    base = static_server(site)
+    page.goto(base + "start.html")
+    payload = {"name": "stored.outlines", "vocab": json.dumps(SMALL_VOCAB_JSON), "vocabName": "vocab.json",
+               "bytesBase64": base64.b64encode(gz(index_bytes(SMALL_VOCAB, SMALL_EOS, 0, [2], SMALL))).decode()}
+    page.evaluate("p => sessionStorage.setItem('tokenguide-index', JSON.stringify(p))", payload)
+    page.goto(base + "index_player.html")
+    expect(page.locator("body")).to_have_attribute("data-state", "ready")
+    expect(page.get_by_test_id("info")).to_contain_text("stored.outlines")
+    expect(card(page, 1)).to_have_count(0)
+    assert page.evaluate("sessionStorage.getItem('tokenguide-index')") is None
+
+
+def test_offline_guard_blocks_and_records_external_requests(page: Page, offline_guard: list[str]) -> None:
+    page.set_content("<p>guard</p>")
+    result = page.evaluate(
+        "() => fetch('http://192.0.2.1/probe').then(() => 'reached', (e) => 'blocked: ' + e.message)"
+    )
+    assert result.startswith("blocked"), result
+    assert any("192.0.2.1" in u for u in offline_guard), offline_guard
+    offline_guard.clear()                         # expected here; any other test with a request fails
