@@ -335,3 +335,14 @@ def test_progress_bar_throttles(monkeypatch):
     bar("states", 1, 2)
     bar.close()
     assert stream.getvalue() == ""
+
+
+def test_example_script_create_index_binary(tmp_path, vocab_file):
+    out_file = tmp_path / "t.outlines"
+    res = subprocess.run(
+        [sys.executable, str(REPO / "tools/create_index_binary.py"), "(ab|c)+", str(vocab_file), str(out_file)],
+        capture_output=True, text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "wrote" in res.stdout
+    assert Index.load(out_file) == Index("(ab|c)+", Vocabulary.from_file(vocab_file))

@@ -639,3 +639,17 @@ def test_fuzz_every_case_loads_or_raises_index_format_error(source):
             assert_same_index(index, index_from_bytes(index_to_bytes(index)))
             outcomes["loaded"] += 1
     assert outcomes["error"] > 1000
+
+
+def test_format_document_hex_dumps_match_the_code():
+    """INDEX_BINARY_FORMAT.md shows the payload and file of `ab?`: they must be what we write."""
+    from tokenguide.vocabulary import Vocabulary
+
+    text = (REPO / "INDEX_BINARY_FORMAT.md").read_text(encoding="utf-8")
+    dumps = []
+    for block in text.split("```")[1::2]:
+        lines = [line for line in block.strip().splitlines() if line[:4].isalnum() and line[4:6] == ": "]
+        if lines:
+            dumps.append(bytes.fromhex("".join(line[6:] for line in lines)))
+    index = Index("ab?", Vocabulary(3, {"a": 0, "b": 1, "ab": 2, "<eos>": 3}))
+    assert dumps == [serialization.encode_payload(index), index_to_bytes(index)]
