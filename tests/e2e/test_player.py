@@ -370,6 +370,15 @@ def test_xss_vocabulary_is_shown_as_text(page: Page, tmp_path: Path) -> None:
         ("huge_state_count", lambda raw: gz(raw[:21] + struct.pack("<I", 10**9) + raw[25:]), "num_states"),
         ("huge_transition_count", lambda raw: gz(raw[:29] + struct.pack("<I", 10**9) + raw[33:]), "declares"),
         ("eos_beyond_vocab", lambda raw: gz(index_bytes(5, 5, 0, [0], {0: {1: 0}})), "eos_token_id"),
+        ("eos_to_other_state", lambda raw: gz(index_bytes(5, 4, 0, [1], {0: {4: 1}, 1: {4: 1}})), "eos may only loop"),
+        ("eos_on_non_final", lambda raw: gz(index_bytes(5, 4, 0, [1], {0: {4: 0, 1: 1}, 1: {4: 1}})),
+         "not a final state"),
+        ("final_without_eos_loop", lambda raw: gz(index_bytes(5, 4, 0, [1], {0: {1: 1}, 1: {2: 1}})),
+         "no eos self-loop"),
+        ("initial_nowhere", lambda raw: gz(index_bytes(5, 4, 7, [1], {0: {1: 1}, 1: {4: 1}})), "appears nowhere"),
+        ("gzip_trailing_garbage", lambda raw: gz(raw) + b"garbage!", "corrupt or truncated"),
+        ("two_gzip_members", lambda raw: gz(raw) + gz(raw), "corrupt or truncated"),
+        ("gzip_crc_mismatch", lambda raw: gz(raw)[:-8] + bytes([gz(raw)[-8] ^ 1]) + gz(raw)[-7:], "corrupt or truncated"),
     ],
 )
 def test_bad_files_show_a_message(page: Page, tmp_path: Path, name: str, make, fragment: str) -> None:
@@ -535,3 +544,81 @@ def test_offline_guard_blocks_and_records_external_requests(page: Page, offline_
     assert result.startswith("blocked"), result
     assert any("192.0.2.1" in u for u in offline_guard), offline_guard
     offline_guard.clear()                         # expected here; any other test with a request fails
+
+
+# --------------------------------------------------------------------------------------------------------
+# Indexes built by tokenguide on the real sample vocabularies
+# --------------------------------------------------------------------------------------------------------
+def _expected_card_text(data: bytes) -> str | None:
+    """How the player must show a token whose bytes are valid, printable UTF-8 (None for the other tokens)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if text and all(c.isprintable() or c == " " for c in text) else None
+
+
+def _check_walk(page: Page, index, text: str) -> None:
+    """Follow `text` in the player; the states shown must be those of the Python index for the same tokens."""
+    spell = page.get_by_test_id("spell-input")
+    spell.fill(text)
+    spell.press("Enter")
+    expect(page.get_by_test_id("generated-text")).to_have_text(text)
+    expect(page.get_by_test_id("final-badge")).to_be_visible()
+    tokens = [int(t) for t in page.get_by_test_id("path").get_attribute("data-tokens").split(",")]
+    states = [index.initial_state]
+    for tok in tokens:
+        states.append(index.get_next_state(states[-1], tok))
+    assert None not in states
+    assert page.get_by_test_id("path").get_attribute("data-states") == ",".join(map(str, states))
+    assert index.is_final_state(states[-1])
+
+
+def _check_initial_cards(page: Page, index, vocabulary) -> None:
+    allowed = index.get_allowed_tokens(index.initial_state)
+    expect(page.get_by_test_id("transition-count")).to_have_attribute("data-total", str(len(allowed)))
+    checked = 0
+    for c in cards(page).all():
+        tok = int(c.get_attribute("data-token-id"))
+        assert int(c.get_attribute("data-next-state")) == index.get_next_state(index.initial_state, tok)
+        expected = _expected_card_text(vocabulary.id_to_bytes(tok))
+        if expected is not None:
+            assert c.locator('[data-role="text"]').text_content() == expected, tok
+            checked += 1
+    assert checked > 0
+
+
+def test_gpt2_index_built_by_tokenguide(page: Page, tmp_path: Path, gpt2_vocab_path: Path, gpt2_vocabulary) -> None:
+    from tokenguide.index import Index
+
+    index = Index(r"[a-z]{1,3}@(gmail|example)\.com", gpt2_vocabulary)
+    path = tmp_path / "email.outlines"
+    index.save(path)
+    open_player(page)
+    load(page, path, gpt2_vocab_path)
+    info = page.get_by_test_id("info")
+    expect(info).to_have_attribute("data-num-transitions", str(index.num_transitions))
+    expect(info).to_have_attribute("data-eos", str(gpt2_vocabulary.eos_token_id))
+    _check_initial_cards(page, index, gpt2_vocabulary)
+    _check_walk(page, index, "ab@example.com")
+    eos = gpt2_vocabulary.eos_token_id
+    expect(card(page, eos).locator('[data-role="text"]')).to_have_text("<|endoftext|>")
+
+
+def test_llama2_index_built_by_tokenguide(
+    page: Page, tmp_path: Path, llama2_tokenizer_path: Path, llama2_vocabulary
+) -> None:
+    from tokenguide.index import Index
+
+    index = Index(r"[a-zé]{1,4} ?[0-9]\n?", llama2_vocabulary)
+    path = tmp_path / "llama.outlines"
+    index.save(path)
+    open_player(page)
+    load(page, path, llama2_tokenizer_path)
+    _check_initial_cards(page, index, llama2_vocabulary)
+    _check_walk(page, index, "été 5")
+    page.get_by_test_id("reset-button").click()
+    page.get_by_test_id("filter-input").fill("\\x")                 # the byte-fallback tokens, shown as escapes
+    c3 = 3 + 0xC3                                                  # <0xC3> (ids 3..258 are <0x00>..<0xFF>)
+    assert llama2_vocabulary.id_to_bytes(c3) == b"\xc3"
+    expect(card(page, c3).locator('[data-role="text"]')).to_have_text("\\xc3")
