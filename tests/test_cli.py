@@ -18,6 +18,7 @@ from tokenguide.index import Index
 from tokenguide.vocabulary import Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
+needs_processes = pytest.mark.skipif(sys.platform == "emscripten", reason="no subprocesses in Pyodide")
 
 # A small ByteLevel vocabulary: letters, digits, a few merges, and "😀" / "é" split into partial UTF-8.
 SMALL_TOKENS = [
@@ -152,6 +153,7 @@ def test_help_for_every_command(capsys):
         assert out.startswith("usage: tokenguide")
 
 
+@needs_processes
 def test_python_dash_m_entry_point(tmp_path):
     env = {"PYTHONPATH": str(REPO / "py_src"), "PATH": "/usr/bin:/bin"}
     res = subprocess.run([sys.executable, "-m", "tokenguide", "--help"], capture_output=True, text=True, env=env)
@@ -337,6 +339,7 @@ def test_progress_bar_throttles(monkeypatch):
     assert stream.getvalue() == ""
 
 
+@needs_processes
 def test_example_script_create_index_binary(tmp_path, vocab_file):
     out_file = tmp_path / "t.outlines"
     res = subprocess.run(

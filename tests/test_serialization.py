@@ -34,6 +34,7 @@ from tokenguide.serialization import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
+needs_processes = pytest.mark.skipif(sys.platform == "emscripten", reason="no subprocesses in Pyodide")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -41,24 +42,25 @@ REPO = Path(__file__).resolve().parents[1]
 # ---------------------------------------------------------------------------------------------
 
 
-def spec_payload(vocab_size, eos, initial, finals, states, index_type=1) -> bytes:
+def spec_payload(vocab_size, eos, initial, finals, states, index_type=1, u32="<I") -> bytes:
     """Pack a v1 payload field by field. `states` is a list of (state_id, [(token, next), ...]),
-    written in the given order (any order is legal)."""
+    written in the given order (any order is legal). `u32=">I"` gives the big-endian mirror image
+    (only used to check the byte-swapping path of big-endian hosts)."""
     out = bytearray()
-    out += struct.pack("<I", vocab_size)
-    out += struct.pack("<I", eos)
-    out += struct.pack("<I", initial)
-    out += struct.pack("<I", len(finals))
+    out += struct.pack(u32, vocab_size)
+    out += struct.pack(u32, eos)
+    out += struct.pack(u32, initial)
+    out += struct.pack(u32, len(finals))
     for f in finals:
-        out += struct.pack("<I", f)
+        out += struct.pack(u32, f)
     out += struct.pack("<B", index_type)
-    out += struct.pack("<I", len(states))
+    out += struct.pack(u32, len(states))
     for state, transitions in states:
-        out += struct.pack("<I", state)
-        out += struct.pack("<I", len(transitions))
+        out += struct.pack(u32, state)
+        out += struct.pack(u32, len(transitions))
         for token, nxt in transitions:
-            out += struct.pack("<I", token)
-            out += struct.pack("<I", nxt)
+            out += struct.pack(u32, token)
+            out += struct.pack(u32, nxt)
     return bytes(out)
 
 
@@ -273,6 +275,24 @@ def test_writer_matches_independent_writer_field_by_field():
     assert serialization.encode_payload(index) == expected
 
 
+def test_big_endian_host_code_path(monkeypatch):
+    """On a big-endian host the arrays are byte-swapped. Simulate it: with the swap forced on a
+    little-endian host, the writer must produce the big-endian mirror image of the file, and the
+    reader must read that mirror image back to the same index."""
+    spec = FIXTURE_SHUFFLED
+    index = index_from_bytes(spec_file(**_args(spec)))
+    canonical = dict(_args(spec), finals=sorted(spec["finals"]), states=sorted((s, sorted(t)) for s, t in spec["states"]))
+    monkeypatch.setattr(serialization, "_SWAP", True)
+    assert serialization.encode_payload(index) == spec_payload(**canonical, u32=">I")
+    mirrored = parse_payload(spec_payload(**_args(spec), u32=">I"))
+    assert mirrored.final_states == (3, 5) and mirrored.initial_state == 7
+    assert {s: (list(t), list(n)) for s, (t, n) in mirrored.transitions.items()} == {
+        s: ([t for t, _ in sorted(ts)], [n for _, n in sorted(ts)]) for s, ts in spec["states"]
+    }
+    trailer = gzip_compress(b"xyz")[-8:]
+    assert struct.unpack(">II", trailer) == (zlib.crc32(b"xyz"), 3)
+
+
 def test_gzip_header_is_fixed_and_standard():
     data = synthetic_index().to_bytes()
     assert data[:10] == GZIP_HEADER == bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 255])
@@ -296,6 +316,7 @@ def _args(spec):
     return dict(vocab_size=spec["vocab_size"], eos=spec["eos"], initial=spec["initial"], finals=spec["finals"], states=spec["states"])
 
 
+@needs_processes
 def test_deterministic_across_hash_seeds(tmp_path):
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
@@ -329,6 +350,7 @@ def test_standard_gzip_variants_are_accepted():
 
 @pytest.mark.skipif(shutil.which("node") is None or not (REPO / "web/node_modules/pyodide/pyodide.mjs").exists(), reason="node or pyodide missing")
 @pytest.mark.slow
+@needs_processes
 def test_pyodide_writes_identical_bytes(tmp_path):
     """The gzip framing and zlib level 6 stream are byte-identical in Pyodide (Python 3.14)."""
     payload = serialization.encode_payload(synthetic_index(num_states=30, per_state=200))
@@ -617,9 +639,11 @@ def _fuzz_cases(data: bytes, payload: bytes, rng: random.Random, count: int):
             yield gzip_compress(bytes(buf))
 
 
-@pytest.mark.parametrize("source", ["synthetic", "loop", "shuffled"])
-def test_fuzz_every_case_loads_or_raises_index_format_error(source):
-    if source == "synthetic":
+@pytest.mark.parametrize("source", ["regex", "synthetic", "loop", "shuffled"])
+def test_fuzz_every_case_loads_or_raises_index_format_error(source, emoji_vocabulary):
+    if source == "regex":
+        data = Index("(😀|é|ab)+[0-9]?", emoji_vocabulary).to_bytes()
+    elif source == "synthetic":
         data = index_to_bytes(synthetic_index(num_states=12, per_state=20, vocab_size=300, seed=7))
     elif source == "loop":
         data = spec_file(**_args(FIXTURE_LOOP))
