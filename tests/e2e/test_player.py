@@ -245,6 +245,27 @@ def test_sentencepiece_tokenizer_json(page: Page, tmp_path: Path) -> None:
     expect(card(page, 2).locator('[data-role="text"]')).to_have_text("</s>")
 
 
+def test_byte_level_tokenizer_json_with_added_tokens(page: Page, tmp_path: Path) -> None:
+    tokenizer = {
+        "model": {"type": "BPE", "vocab": {"Ġhi": 0, "Ã©": 1, "<|eot|>": 2}},
+        "added_tokens": [
+            {"id": 2, "content": "<|eot|>", "special": True},
+            {"id": 3, "content": "café ok", "special": False},   # literal text, not byte-level mapped
+        ],
+        "decoder": {"type": "ByteLevel"},
+    }
+    index = write(tmp_path, "bl.outlines", gz(index_bytes(4, 2, 0, [1], {0: {0: 1, 3: 1}, 1: {1: 1, 2: 1}})))
+    vocab = write(tmp_path, "tokenizer.json", json.dumps(tokenizer).encode())
+    open_player(page)
+    load(page, index, vocab)
+    expect(card(page, 0).locator('[data-role="text"]')).to_have_text(" hi")
+    expect(card(page, 3).locator('[data-role="text"]')).to_have_text("café ok")
+    card(page, 3).click()
+    card(page, 1).click()
+    expect(page.get_by_test_id("generated-text")).to_have_text("café oké")
+    expect(card(page, 2).locator('[data-role="text"]')).to_have_text("<|eot|>")
+
+
 def test_filter_by_text_and_id(page: Page, tmp_path: Path) -> None:
     words = ["apple", "banana", "cherry", "grape", "melon", "peach", "plum", "<eos>"]
     vocab = write(tmp_path, "vocab.json", json.dumps({w: i for i, w in enumerate(words)}).encode())
