@@ -23,6 +23,7 @@ import http.server
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -104,7 +105,7 @@ def run(cmd: list[str], quiet: bool = False, **kwargs) -> None:
     (pip and npm print pages of warnings that hide the progress lines).
     """
     cmd = [str(c) for c in cmd]
-    log("$ " + " ".join(cmd))
+    log("$ " + shlex.join(cmd))
     if quiet:
         kwargs.update(stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     try:
@@ -114,7 +115,7 @@ def run(cmd: list[str], quiet: bool = False, **kwargs) -> None:
     except subprocess.CalledProcessError as exc:
         if quiet and exc.stdout:
             print(exc.stdout[-20000:], file=sys.stderr, flush=True)
-        raise SetupError(f"command failed with exit code {exc.returncode}: {' '.join(cmd)}") from exc
+        raise SetupError(f"command failed with exit code {exc.returncode}: {shlex.join(cmd)}") from exc
 
 
 def sha256_file(path: Path) -> str:
@@ -503,7 +504,7 @@ def cmd_test(pytest_args: list[str]) -> int:
                TOKENGUIDE_WHEELS=str(WHEEL_DIR),
                TOKENGUIDE_DIST=str(DIST))
     cmd = [str(py), "-m", "pytest", "tests", "-q", "-ra", *pytest_args]
-    log("$ " + " ".join(cmd), "test")
+    log("$ " + shlex.join(cmd), "test")
     code = subprocess.call(cmd, cwd=REPO, env=env)
     if code == 5:
         print("[test] pytest collected no tests: counted as a failure", flush=True)
