@@ -45,3 +45,8 @@ def llama2_vocabulary(llama2_tokenizer_path):
     from tokenguide.vocabulary import Vocabulary
 
     return Vocabulary.from_file(llama2_tokenizer_path)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run browser tests last: Playwright's sync API leaves an event loop running behind it."""
+    items.sort(key=lambda item: "/tests/e2e/" in str(item.fspath).replace("\\", "/"))

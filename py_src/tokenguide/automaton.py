@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections import deque
 from typing import Callable, Iterable
 
-from . import regex_ast, utf8
+from . import regex_ast
 from .errors import StateLimitError
 
 DEFAULT_MAX_STATES = 100_000
@@ -197,14 +197,53 @@ def _closure(nfa: _NFA, states: Iterable[int]) -> frozenset[int]:
     return frozenset(seen)
 
 
+def _atoms(nfa: _NFA) -> tuple[dict[tuple, list[int]], list[list[tuple[int, int]]]]:
+    """Split code points into atoms: maximal groups that every set of the NFA treats alike.
+
+    Returns, for each distinct set, the atoms it is made of, and each atom's intervals.
+    Subset construction then works on a handful of atoms instead of thousands of ranges.
+    """
+    sets = list({ranges for edges in nfa.edges for ranges, _ in edges})
+    events: list[tuple[int, int]] = []
+    for index, ranges in enumerate(sets):
+        for lo, hi in ranges:
+            events.append((lo, index))
+            events.append((hi + 1, index))
+    events.sort()
+    active: set[int] = set()
+    atom_of: dict[frozenset[int], int] = {}
+    atom_intervals: list[list[tuple[int, int]]] = []
+    members: list[list[int]] = [[] for _ in sets]
+    k = 0
+    while k < len(events):
+        point = events[k][0]
+        while k < len(events) and events[k][0] == point:
+            active ^= {events[k][1]}
+            k += 1
+        if not active or k >= len(events):
+            continue
+        nxt = events[k][0]
+        key = frozenset(active)
+        atom = atom_of.get(key)
+        if atom is None:
+            atom = atom_of[key] = len(atom_intervals)
+            atom_intervals.append([])
+            for index in key:
+                members[index].append(atom)
+        atom_intervals[atom].append((point, nxt - 1))
+    return {ranges: members[i] for i, ranges in enumerate(sets)}, atom_intervals
+
+
 def _determinize(nfa, start, end, max_states, checkpoint, pattern):
-    """Subset construction over code-point intervals; returns per-state (lo, hi, target) edges."""
+    """Subset construction over atoms; returns per-state (lo, hi, target) code-point edges."""
+    atoms_of, atom_intervals = _atoms(nfa)
     first = _closure(nfa, (start,))
     ids = {first: 0}
     order = [first]
     char_edges: list[list[tuple[int, int, int]]] = []
     accept: list[bool] = []
     edges_of = nfa.edges
+    closures: dict[frozenset[int], int] = {}
     i = 0
     while i < len(order):
         current = order[i]
@@ -212,28 +251,17 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
         if checkpoint is not None and i % 256 == 0:
             checkpoint()
         accept.append(end in current)
-        moves = [(ranges, t) for s in current for ranges, t in edges_of[s]]
-        if not moves:
-            char_edges.append([])
-            continue
-        points = sorted({p for ranges, _ in moves for lo, hi in ranges for p in (lo, hi + 1)})
-        buckets: list[set[int] | None] = [None] * len(points)
-        for ranges, t in moves:
-            for lo, hi in ranges:
-                a = bisect_left(points, lo)
-                b = bisect_left(points, hi + 1)
-                for k in range(a, b):
-                    bucket = buckets[k]
+        buckets: dict[int, set[int]] = {}
+        for s in current:
+            for ranges, t in edges_of[s]:
+                for atom in atoms_of[ranges]:
+                    bucket = buckets.get(atom)
                     if bucket is None:
-                        buckets[k] = {t}
+                        buckets[atom] = {t}
                     else:
                         bucket.add(t)
-        out: list[tuple[int, int, int]] = []
-        closures: dict[frozenset[int], int] = {}
-        for k in range(len(points) - 1):
-            bucket = buckets[k]
-            if not bucket:
-                continue
+        pieces: list[tuple[int, int, int]] = []
+        for atom, bucket in buckets.items():
             key = frozenset(bucket)
             target = closures.get(key)
             if target is None:
@@ -250,7 +278,10 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
                     ids[state_set] = target
                     order.append(state_set)
                 closures[key] = target
-            lo, hi = points[k], points[k + 1] - 1
+            pieces.extend((lo, hi, target) for lo, hi in atom_intervals[atom])
+        pieces.sort()
+        out: list[tuple[int, int, int]] = []
+        for lo, hi, target in pieces:
             if out and out[-1][2] == target and out[-1][1] + 1 == lo:
                 out[-1] = (out[-1][0], hi, target)
             else:
@@ -263,54 +294,86 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
 
 
 def _to_bytes(char_edges, char_accept, max_states, pattern):
-    """Expand character edges into byte transitions; returns dense rows and acceptance."""
+    """Expand character edges into byte transitions; returns dense rows and acceptance.
+
+    The code points that share a UTF-8 prefix form one aligned block, so after a lead
+    byte (and each continuation byte) the automaton only needs to know how the rest of
+    the block maps to targets. Intermediate states are keyed by that map, taken relative
+    to the block's start, so equal maps share one state; a block that one edge covers
+    whole is a single key, and only ragged blocks are split further.
+    """
     n_chars = len(char_edges)
     table: list[list[int]] = [[-1] * 256 for _ in range(n_chars)]
     accept = list(char_accept)
     memo: dict[tuple, int] = {}
+    limit = max_states * 4
 
-    def intermediate(items: tuple) -> int:
-        state = memo.get(items)
-        if state is None:
-            state = len(table)
-            if state >= max_states * 4:
-                raise StateLimitError(
-                    f"the byte automaton needs more than {max_states * 4:,} states; simplify the regex",
-                    pattern,
-                )
-            memo[items] = state
-            row = [-1] * 256
-            table.append(row)
-            accept.append(False)
-            fill(row, items)
+    def block_state(rem: int, pieces: tuple) -> int:
+        """State after a prefix whose block (64**rem code points) maps as `pieces` (relative)."""
+        key = (rem, pieces)
+        state = memo.get(key)
+        if state is not None:
+            return state
+        state = len(table)
+        if state >= limit:
+            raise StateLimitError(
+                f"the byte automaton needs more than {limit:,} states; simplify the regex", pattern
+            )
+        memo[key] = state
+        row = [-1] * 256
+        table.append(row)
+        accept.append(False)
+        if rem == 1:
+            for lo, hi, t in pieces:
+                row[0x80 + lo : 0x81 + hi] = [t] * (hi - lo + 1)
+            return state
+        sub = 64 ** (rem - 1)
+        j = 0
+        n = len(pieces)
+        for c in range(64):
+            base = c * sub
+            end = base + sub - 1
+            while j < n and pieces[j][1] < base:
+                j += 1
+            k = j
+            part = []
+            while k < n and pieces[k][0] <= end:
+                lo, hi, t = pieces[k]
+                part.append((max(lo, base) - base, min(hi, end) - base, t))
+                k += 1
+            if part:
+                row[0x80 + c] = block_state(rem - 1, tuple(part))
         return state
-
-    def fill(row: list[int], items) -> None:
-        points = sorted({p for seq, _ in items for p in (seq[0][0], seq[0][1] + 1)})
-        for k in range(len(points) - 1):
-            lo, hi = points[k], points[k + 1] - 1
-            covering = [(seq[1:], t) for seq, t in items if seq[0][0] <= lo and hi <= seq[0][1]]
-            if not covering:
-                continue
-            if not covering[0][0]:
-                target = covering[0][1]
-            else:
-                target = intermediate(tuple(sorted(covering)))
-            row[lo : hi + 1] = [target] * (hi - lo + 1)
 
     for state, edges in enumerate(char_edges):
         row = table[state]
-        multi = []
+        los = [lo for lo, _, _ in edges]
         for lo, hi, target in edges:
-            if hi < 0x80:
-                row[lo : hi + 1] = [target] * (hi - lo + 1)
-                continue
             if lo < 0x80:
-                row[lo:0x80] = [target] * (0x80 - lo)
-                lo = 0x80
-            multi.extend((seq, target) for seq in utf8.sequences(lo, hi))
-        if multi:
-            fill(row, multi)
+                top = min(hi, 0x7F)
+                row[lo : top + 1] = [target] * (top - lo + 1)
+        if not edges or edges[-1][1] < 0x80:
+            continue
+        for lead in range(0xC2, 0xF5):
+            if lead < 0xE0:
+                base, rem, valid_lo = (lead & 0x1F) << 6, 1, 0x80
+            elif lead < 0xF0:
+                base, rem, valid_lo = (lead & 0x0F) << 12, 2, 0x800
+            else:
+                base, rem, valid_lo = (lead & 0x07) << 18, 3, 0x10000
+            end = min(base + 64**rem - 1, 0x10FFFF)
+            start = max(base, valid_lo)
+            if start > end:
+                continue
+            i = max(0, bisect_left(los, start) - 1)
+            part = []
+            while i < len(edges) and edges[i][0] <= end:
+                lo, hi, t = edges[i]
+                if hi >= start:
+                    part.append((max(lo, start) - base, min(hi, end) - base, t))
+                i += 1
+            if part:
+                row[lead] = block_state(rem, tuple(part))
     return table, accept
 
 

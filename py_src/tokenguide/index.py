@@ -1,18 +1,22 @@
 """The token-level index: for each automaton state, which tokens may come next and where they lead.
 
-Same meaning as outlines-core's `Index`. Internally, tokens whose bytes fall into the
-same sequence of byte classes behave alike in every state, so they form one group; a
-trie of the distinct class sequences is walked once per reachable state, dead branches
-pruned. Each state stores (group, next state) pairs, and token lists are expanded only
-when asked for.
+Same meaning as outlines-core's `Index`. The vocabulary is prepared once as a byte trie
+in pre-order arrays (tokens sorted by bytes, so every subtree is a contiguous range of
+tokens). For each reachable state the trie is walked once: dead branches are skipped,
+and a subtree whose bytes all loop on the state it reached is taken whole, as one range
+of tokens, without visiting it. When many states would each walk much of the trie, the
+tokens are first collapsed by the automaton's byte classes (tokens reading the same
+class sequence behave alike everywhere), which shrinks the trie. Each state stores
+(first key, end key, next state) ranges; token ids are expanded only when asked for.
 """
 
 from __future__ import annotations
 
 import asyncio
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
+from itertools import repeat
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from .automaton import DEFAULT_MAX_STATES, ByteDFA, compile_regex
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], object]
 _YIELD_EVERY = 64  # states walked between cooperative yields
+_CLASS_TRIE_THRESHOLD = 400_000  # trie steps (first state's walk x states) above which byte classes pay
 
 
 class Index:
@@ -97,10 +102,8 @@ class Index:
         index._eos = eos_token_id
         index._initial = initial_state
         index._finals = frozenset(final_states)
-        index._token_group = None
-        index._group_tokens = []
-        index._moves = {}
-        index._move_maps = {}
+        index._trie = None
+        index._ranges = {}
         index._expanded = {s: (array("I", t), array("I", n)) for s, (t, n) in transitions.items()}
         states = set(index._expanded) | set(index._finals) | {initial_state}
         for _, nexts in index._expanded.values():
@@ -128,39 +131,32 @@ class Index:
             tick("automaton", 1, 1)
             yield
         self.dfa = dfa
-        trie = _ClassTrie(dfa, vocabulary)
+        prepared = prepare_vocabulary(vocabulary)
         tick("vocabulary", 1, 1)
         yield
-        self._group_tokens = trie.group_tokens
-        labels, depths, ends, node_groups = trie.labels, trie.depths, trie.ends, trie.node_groups
-        table = trie.walk_table
-        n_nodes = len(labels)
-        moves: dict[int, tuple[array, array]] = {}
+        walker = _Walker(dfa, prepared.trie, by_class=False)
+        first = walker.walk(0)
+        if walker.visited * dfa.num_states > _CLASS_TRIE_THRESHOLD:
+            # Many states would each walk a large part of the byte trie: collapse tokens
+            # that read the same byte classes first, when that shrinks the trie.
+            trie = _class_trie(dfa, prepared)
+            if trie is not None and trie.num_nodes * 2 < prepared.trie.num_nodes:
+                walker = _Walker(dfa, trie, by_class=True)
+                first = walker.walk(0)
+        self._trie = walker.trie
+        ranges: dict[int, tuple[array, array, array]] = {0: first}
         seen = {0}
         queue = deque([0])
         done = 0
-        stack = [0] * (trie.max_depth + 1)
         while queue:
             state = queue.popleft()
-            groups_out = array("I")
-            nexts_out = array("I")
-            stack[0] = state
-            i = 1
-            while i < n_nodes:
-                ns = table[stack[depths[i] - 1]][labels[i]]
-                if ns < 0:
-                    i = ends[i]
-                    continue
-                stack[depths[i]] = ns
-                g = node_groups[i]
-                if g >= 0:
-                    groups_out.append(g)
-                    nexts_out.append(ns)
-                    if ns not in seen:
-                        seen.add(ns)
-                        queue.append(ns)
-                i += 1
-            moves[state] = (groups_out, nexts_out)
+            found = ranges.get(state)
+            if found is None:
+                found = ranges[state] = walker.walk(state)
+            for ns in found[2]:
+                if ns not in seen:
+                    seen.add(ns)
+                    queue.append(ns)
             done += 1
             if done % _YIELD_EVERY == 0:
                 tick("states", done, done + len(queue))
@@ -168,24 +164,18 @@ class Index:
         tick("states", done, done)
         self._initial = 0
         self._finals = frozenset(s for s in seen if s in dfa.finals)
-        self._moves = moves
+        self._ranges = ranges
         self._states = sorted(seen)
         self._check_vocabulary(dfa)
-        token_group = array("i", [-1]) * self._vocab_size
-        for g, ids in enumerate(self._group_tokens):
-            for t in ids:
-                token_group[t] = g
-        self._token_group = token_group
-        self._move_maps: dict[int, dict[int, int]] = {}
         self._expanded: dict[int, tuple[array, array]] = {}
-        sizes = [len(ids) for ids in self._group_tokens]
+        id_start = self._trie.id_start
         self._num_transitions = len(self._finals) + sum(
-            sizes[g] for groups, _ in moves.values() for g in groups
+            id_start[hi] - id_start[lo] for los, his, _ in ranges.values() for lo, hi in zip(los, his)
         )
 
     def _check_vocabulary(self, dfa: ByteDFA) -> None:
         for s in self._states:
-            if s not in self._finals and not self._moves[s][0]:
+            if s not in self._finals and not self._ranges[s][0]:
                 needed = dfa.live_bytes(s)
                 shown = ", ".join(f"0x{b:02x}" for b in needed[:16]) + (" ..." if len(needed) > 16 else "")
                 raise IncompatibleVocabularyError(
@@ -247,13 +237,12 @@ class Index:
         found = self._expanded.get(state)
         if found is not None:
             return found
-        if state not in self._moves:
+        if state not in self._ranges:
             raise KeyError(f"state {state} is not in this index")
-        groups, nexts = self._moves[state]
-        group_tokens = self._group_tokens
+        flat, id_start = self._trie.flat_ids, self._trie.id_start
         pairs: list[tuple[int, int]] = []
-        for g, ns in zip(groups, nexts):
-            pairs.extend((t, ns) for t in group_tokens[g])
+        for lo, hi, ns in zip(*self._ranges[state]):
+            pairs.extend(zip(flat[id_start[lo] : id_start[hi]], repeat(ns)))
         if state in self._finals:
             pairs.append((self._eos, state))
         pairs.sort()
@@ -263,7 +252,7 @@ class Index:
 
     def get_allowed_tokens(self, state: int) -> list[int] | None:
         """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""
-        if state not in self._expanded and state not in self._moves:
+        if state not in self._expanded and state not in self._ranges:
             return None
         return self.state_transitions(state)[0].tolist()
 
@@ -271,7 +260,7 @@ class Index:
         """The state after `token_id`, or None when the token is not allowed there."""
         if token_id == self._eos:
             return state if state in self._finals else None
-        if self._token_group is None:
+        if self._trie is None:
             found = self._expanded.get(state)
             if found is None:
                 return None
@@ -280,18 +269,17 @@ class Index:
             if i < len(tokens) and tokens[i] == token_id:
                 return nexts[i]
             return None
-        if not 0 <= token_id < self._vocab_size:
+        found = self._ranges.get(state)
+        if found is None or not 0 <= token_id < len(self._trie.position):
             return None
-        g = self._token_group[token_id]
-        if g < 0:
+        k = self._trie.position[token_id]
+        if k < 0:
             return None
-        table = self._move_maps.get(state)
-        if table is None:
-            if state not in self._moves:
-                return None
-            groups, nexts = self._moves[state]
-            table = self._move_maps[state] = dict(zip(groups, nexts))
-        return table.get(g)
+        los, his, nexts = found
+        i = bisect_right(los, k) - 1
+        if i >= 0 and k < his[i]:
+            return nexts[i]
+        return None
 
     def get_transitions(self) -> dict[int, dict[int, int]]:
         """Every transition as {state: {token_id: next_state}} (built on demand; can be large)."""
@@ -347,106 +335,198 @@ class Index:
         return cls.from_bytes(data, **kwargs)
 
 
-class _ClassTrie:
-    """The vocabulary as a trie over byte-class sequences of one automaton, in pre-order arrays.
+class TokenTrie:
+    """Sorted keys (token byte strings, or their byte-class sequences) as a trie in pre-order arrays.
 
-    Node i has `labels[i]` (the class read to reach it), `depths[i]`, `ends[i]` (the
-    first node after its subtree, to skip a dead branch) and `node_groups[i]` (the group
-    of tokens that end here, or -1). Node 0 is the root. Tokens with a byte that no
-    state accepts are dropped up front.
+    Keys are numbered in sorted order, so every subtree holds a contiguous range of keys.
+    Node i has `labels[i]` (the symbol read to reach it), `depths[i]`, `ends[i]` (the
+    first node after its subtree), `below[i]` (a bit mask of the symbols in its subtree,
+    below the node itself), `ends_key[i]`, and `keys_before[i]` (how many keys end at
+    nodes before i): the keys of the subtree of i are keys_before[i] .. keys_before[ends[i]].
+    Node 0 is the root. `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k,
+    ascending; `position[token_id]` is the key of a token, or -1.
     """
 
-    def __init__(self, dfa: ByteDFA, vocabulary: Vocabulary):
-        k = dfa.num_classes
-        live = [any(row[c] >= 0 for row in dfa.table) for c in range(k)]
-        label_of = {}
-        for c in range(k):
-            if live[c]:
-                label_of[c] = len(label_of)
-        dead_label = 255 if len(label_of) < 256 else None
-        translate = bytes(label_of.get(dfa.classes[b], 255) for b in range(256))
-        self.walk_table = [tuple(row[c] for c in range(k) if live[c]) for row in dfa.table]
-        prepared = prepare_vocabulary(vocabulary)
-        tokens, token_ids, first = prepared.tokens, prepared.ids, prepared.first_byte_start
-        candidates: list[int] = []
-        for b in range(256):
-            if translate[b] != 255 or dead_label is None:
-                candidates.extend(range(first[b], first[b + 1]))
-        keys = [tokens[i].translate(translate) for i in candidates]
-        keyed: dict[bytes, list[int]] = {}
-        for i, key in zip(candidates, keys):
-            if dead_label is not None and 255 in key:
-                continue
-            found = keyed.get(key)
-            if found is None:
-                keyed[key] = list(token_ids[i])
-            else:
-                found.extend(token_ids[i])
-        keys = sorted(keyed)
-        self.group_tokens = [array("I", sorted(keyed[key])) for key in keys]
+    def __init__(self, keys: list[bytes], ids: list, vocab_size: int):
+        self.num_keys = len(keys)
+        flat = array("I")
+        id_start = [0]
+        for key_ids in ids:
+            flat.extend(sorted(key_ids))
+            id_start.append(len(flat))
+        self.flat_ids = flat
+        self.id_start = id_start
+        position = array("i", [-1]) * vocab_size
+        for k, key_ids in enumerate(ids):
+            for t in key_ids:
+                position[t] = k
+        self.position = position
         labels = [0]
         depths = [0]
         ends = [0]
-        node_groups = [-1]
-        path: list[int] = [0]  # node ids along the current key, path[d] is the node at depth d
+        parents = [0]
+        ends_key = [0]
+        path = [0]
         prev = b""
-        max_depth = 0
-        for g, key in enumerate(keys):
+        for key in keys:
             common = 0
             limit = min(len(prev), len(key))
             while common < limit and prev[common] == key[common]:
                 common += 1
-            # Close the subtrees that the new key leaves.
             while len(path) - 1 > common:
                 ends[path.pop()] = len(labels)
             for d in range(common, len(key)):
-                node = len(labels)
                 labels.append(key[d])
                 depths.append(d + 1)
                 ends.append(0)
-                node_groups.append(-1)
-                path.append(node)
-            node_groups[path[-1]] = g
-            if len(key) > max_depth:
-                max_depth = len(key)
+                parents.append(path[-1])
+                ends_key.append(0)
+                path.append(len(labels) - 1)
+            ends_key[path[-1]] = 1
             prev = key
+        n = len(labels)
         while path:
-            ends[path.pop()] = len(labels)
+            ends[path.pop()] = n
+        below = [0] * n
+        for i in range(n - 1, 0, -1):
+            below[parents[i]] |= below[i] | (1 << labels[i])
+        keys_before = [0] * (n + 1)
+        count = 0
+        for i in range(n):
+            keys_before[i] = count
+            count += ends_key[i]
+        keys_before[n] = count
         self.labels = labels
         self.depths = depths
         self.ends = ends
-        self.node_groups = node_groups
-        self.max_depth = max_depth
+        self.below = below
+        self.ends_key = ends_key
+        self.keys_before = keys_before
+        self.max_depth = max(depths)
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.labels)
 
 
 class PreparedVocabulary:
-    """A vocabulary's ordinary tokens sorted by bytes, with where each first byte starts.
-
-    Built once per vocabulary and reused by every index built from it.
-    """
+    """A vocabulary's ordinary tokens sorted by bytes, as a byte trie; built once per vocabulary."""
 
     def __init__(self, vocabulary: "Vocabulary"):
         items = vocabulary.tokens
         pairs = sorted((t, ids) for t, ids in (items.items() if isinstance(items, dict) else items) if t)
         self.tokens = [t for t, _ in pairs]
         self.ids = [list(ids) for _, ids in pairs]
-        starts = [0] * 257
-        i = 0
-        for b in range(256):
-            starts[b] = i
-            while i < len(self.tokens) and self.tokens[i][0] == b:
+        self.vocab_size = vocabulary.vocab_size
+        self.trie = TokenTrie(self.tokens, self.ids, vocabulary.vocab_size)
+
+
+def _class_trie(dfa: ByteDFA, prepared: PreparedVocabulary) -> TokenTrie | None:
+    """The vocabulary keyed by the automaton's byte classes: tokens that read the same
+    class sequence behave alike in every state and share one key. Tokens with a byte no
+    state accepts are left out. None when the classes cannot be numbered below 255."""
+    k = dfa.num_classes
+    if k >= 255:
+        return None
+    live = [any(row[c] >= 0 for row in dfa.table) for c in range(k)]
+    translate = bytes(dfa.classes[b] if live[dfa.classes[b]] else 255 for b in range(256))
+    keyed: dict[bytes, list[int]] = {}
+    for token, ids in zip(prepared.tokens, prepared.ids):
+        key = token.translate(translate)
+        if 255 in key:
+            continue
+        found = keyed.get(key)
+        if found is None:
+            keyed[key] = list(ids)
+        else:
+            found.extend(ids)
+    keys = sorted(keyed)
+    return TokenTrie(keys, [keyed[key] for key in keys], prepared.vocab_size)
+
+
+class _Walker:
+    """Walks a token trie through one automaton, one start state at a time.
+
+    `rows[s][label]` is the next state for a trie label (a byte, or a byte class);
+    `leave[s]` is the mask of labels that do not loop back to s.
+    """
+
+    def __init__(self, dfa: ByteDFA, trie: TokenTrie, by_class: bool):
+        self.trie = trie
+        self.visited = 0
+        if by_class:
+            self.rows = dfa.table
+            label_mask = [1 << c for c in range(dfa.num_classes)]
+            all_labels = (1 << dfa.num_classes) - 1
+        else:
+            classes = dfa.classes
+            self.rows = [list(map(row.__getitem__, classes)) for row in dfa.table]
+            label_mask = [0] * dfa.num_classes
+            for b in range(256):
+                label_mask[classes[b]] |= 1 << b
+            all_labels = (1 << 256) - 1
+        self.leave = []
+        for s, row in enumerate(dfa.table):
+            loop = 0
+            for c, t in enumerate(row):
+                if t == s:
+                    loop |= label_mask[c]
+            self.leave.append(all_labels ^ loop)
+
+    def walk(self, start: int) -> tuple[array, array, array]:
+        """(first key, end key, next state) ranges of the keys allowed from `start`."""
+        t = self.trie
+        labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
+        ends_key, before = t.ends_key, t.keys_before
+        rows, leave = self.rows, self.leave
+        los, his, nexts = array("I"), array("I"), array("I")
+        stack = [start] * (t.max_depth + 1)
+        n = len(labels)
+        steps = 0
+        i = 1
+        while i < n:
+            steps += 1
+            d = depths[i]
+            ns = rows[stack[d - 1]][labels[i]]
+            if ns < 0:
+                i = ends[i]
+                continue
+            if below[i] & leave[ns]:
+                # Some symbol below leaves the state: look inside; this node's own key, if any.
+                stack[d] = ns
+                if not ends_key[i]:
+                    i += 1
+                    continue
+                lo = before[i]
+                hi = lo + 1
                 i += 1
-        starts[256] = len(self.tokens)
-        self.first_byte_start = starts
+            else:
+                # Every symbol below loops on `ns`: the whole subtree ends there.
+                lo = before[i]
+                hi = before[ends[i]]
+                i = ends[i]
+            if nexts and nexts[-1] == ns and his[-1] == lo:
+                his[-1] = hi
+            else:
+                los.append(lo)
+                his.append(hi)
+                nexts.append(ns)
+        self.visited += steps
+        return los, his, nexts
+
+
+_PREPARED: list[tuple[object, PreparedVocabulary]] = []
+_PREPARED_KEEP = 4
 
 
 def prepare_vocabulary(vocabulary: "Vocabulary") -> PreparedVocabulary:
-    """The cached PreparedVocabulary of `vocabulary`."""
-    prepared = getattr(vocabulary, "_tokenguide_prepared", None)
-    if prepared is None:
-        prepared = PreparedVocabulary(vocabulary)
-        try:
-            vocabulary._tokenguide_prepared = prepared
-        except AttributeError:  # a vocabulary with __slots__: rebuild each time
-            pass
+    """The PreparedVocabulary of `vocabulary`, cached for the last few vocabularies used."""
+    for i, (known, prepared) in enumerate(_PREPARED):
+        if known is vocabulary:
+            if i:
+                _PREPARED.insert(0, _PREPARED.pop(i))
+            return prepared
+    prepared = PreparedVocabulary(vocabulary)
+    _PREPARED.insert(0, (vocabulary, prepared))
+    del _PREPARED[_PREPARED_KEEP:]
     return prepared
