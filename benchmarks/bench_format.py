@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "py_src"))
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.regexes import REGEX_CASES  # noqa: E402
+from tokenguide import serialization  # noqa: E402
 from tokenguide.index import Index  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
 
@@ -45,6 +46,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, help="load runs per regex (median is shown)")
     parser.add_argument("--vocab", default=str(GPT2), help="vocabulary file (default: GPT-2 from web/node_modules)")
     parser.add_argument("--all", action="store_true", help="every regex of benchmarks/regexes.py, not only outlines-core's nine")
+    parser.add_argument("--breakdown", action="store_true", help="also time the steps of loading: gunzip, validate, Index.from_transitions")
     args = parser.parse_args()
 
     vocabulary = Vocabulary.from_file(args.vocab)
@@ -55,6 +57,7 @@ def main() -> int:
     print()
     print("| regex | states | transitions | build ms | save ms | load ms | load speedup | raw bytes | gzip bytes | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    files = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             build_s, index = timed(lambda: Index(REGEX_CASES[name], vocabulary))
@@ -67,6 +70,7 @@ def main() -> int:
             assert loaded == index, name
             load_s = statistics.median(load_times)
             data = path.read_bytes()
+            files[name] = data
             raw = len(gzip.decompress(data))
             print(
                 f"| {name} | {index.num_states:,} | {index.num_transitions:,} | {build_s * 1e3:,.0f} | "
@@ -74,6 +78,25 @@ def main() -> int:
                 f"{raw / len(data):.1f}x |",
                 flush=True,
             )
+    if args.breakdown:
+        print()
+        print("| regex | gunzip ms | validate ms | from_transitions ms |")
+        print("|---|---:|---:|---:|")
+        for name, data in files.items():
+            steps = {"gunzip": [], "validate": [], "build": []}
+            for _ in range(args.repeat):
+                t, payload = timed(lambda: serialization.gzip_decompress(data))
+                steps["gunzip"].append(t)
+                t, info = timed(lambda: serialization.parse_payload(payload))
+                steps["validate"].append(t)
+                t, _ = timed(
+                    lambda: Index.from_transitions(
+                        info.vocab_size, info.eos_token_id, info.initial_state, info.final_states, info.transitions
+                    )
+                )
+                steps["build"].append(t)
+            cells = " | ".join(f"{statistics.median(v) * 1e3:,.1f}" for v in steps.values())
+            print(f"| {name} | {cells} |")
     return 0
 
 
