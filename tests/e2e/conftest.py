@@ -53,6 +53,13 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 LOCAL_SCHEMES = {"file", "data", "blob", "about", "chrome-extension", "devtools"}
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-playwright 0.10's session-scoped `base_url` fixture triggers this pytest 9 deprecation: not ours.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Session-scoped fixtures defined as instance methods:pytest.PytestRemovedIn10Warning"
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests of this directory as ``e2e`` (and skip them when Playwright is missing)."""
     skip = pytest.mark.skip(reason=SKIP_REASON)

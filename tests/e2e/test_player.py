@@ -81,6 +81,16 @@ def small_vocab(tmp_path: Path) -> Path:
     return write(tmp_path, "vocab.json", json.dumps(SMALL_VOCAB_JSON).encode())
 
 
+@pytest.fixture(autouse=True)
+def no_script_errors(page: Page):
+    """Fail a test whose page throws an uncaught exception or logs a console error."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    yield errors
+    assert errors == [], errors
+
+
 def open_player(page: Page) -> None:
     page.goto(PLAYER.as_uri())
     expect(page.locator("html")).to_have_attribute("data-player-ready", "1")
@@ -557,12 +567,15 @@ def test_handover_by_session_storage(page: Page, tmp_path: Path, static_server) 
     assert page.evaluate("sessionStorage.getItem('tokenguide-index')") is None
 
 
-def test_offline_guard_blocks_and_records_external_requests(page: Page, offline_guard: list[str]) -> None:
+def test_offline_guard_blocks_and_records_external_requests(
+    page: Page, offline_guard: list[str], no_script_errors: list[str]
+) -> None:
     page.set_content("<p>guard</p>")
     result = page.evaluate(
         "() => fetch('http://192.0.2.1/probe').then(() => 'reached', (e) => 'blocked: ' + e.message)"
     )
     assert result.startswith("blocked"), result
+    no_script_errors.clear()                      # the blocked fetch logs a console error; expected here
     assert any("192.0.2.1" in u for u in offline_guard), offline_guard
     offline_guard.clear()                         # expected here; any other test with a request fails
 
