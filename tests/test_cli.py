@@ -144,6 +144,10 @@ def test_build_json_schema_hook(tmp_path, vocab_file, capsys):
     else:
         assert code == 0, err
         assert Index.load(out_file).num_states > 0
+        schema.write_text('{"type": "integer",', encoding="utf-8")  # not JSON
+        code, _, err = run(["build", "--json-schema", schema, "--vocab", vocab_file, "-o", out_file], capsys)
+        assert code == 1
+        assert_clean_error(err)
 
 
 def test_help_for_every_command(capsys):
