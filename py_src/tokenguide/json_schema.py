@@ -67,9 +67,9 @@ NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 BOOLEAN = r"(?:true|false)"
 NULL = "null"
 
-_FREE_DEPTH = 2  # container nesting of free-form values (outlines-core uses 2)
+
 _ALL_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
-_MAX_REGEX_CHARS = 2_000_000
+_MAX_REGEX_CHARS = 500_000  # larger regexes take seconds to compile and make huge automata
 _MAX_BRANCHES = 256
 
 # Keywords with no effect on validation.
@@ -750,6 +750,7 @@ class _Builder:
         self.root = root
         self.ws = ws
         self.depth = depth
+        self.free_depth = max(depth - 1, 0)
         self.lenient = lenient
         self.old_draft = old_draft
         self.ignored: list[tuple[str, str]] = []
@@ -845,6 +846,10 @@ class _Builder:
                     target = dict(target)
                     target["$$refs"] = [tptr] + list(target.get("$$refs", []))
                 parts.append(target)
+        own_props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
+        groups = [(k, s.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in s]
+        if groups:
+            s["$$anyOfs"] = groups
         all_of = s.pop("allOf", None)
         if all_of is not None:
             if not isinstance(all_of, list):
@@ -873,8 +878,10 @@ class _Builder:
         for k, v in b.items():
             if k in ("$$ptr", "$$ptrs"):
                 continue
-            if k in ("$$refs", "$$anyOfs"):
+            if k == "$$refs":
                 out[k] = list(out.get(k, [])) + list(v)
+                continue
+            if k == "$$anyOfs":
                 continue
             ptrs.setdefault(k, b.get("$$ptrs", {}).get(k, f"{bptr}/{_ptr_escape(k)}"))
             if k not in out:
@@ -911,6 +918,16 @@ class _Builder:
                 pass
             else:
                 self.unsupported("allOf", aptr, f"cannot merge two different {k!r} values")
+        if b.get("$$anyOfs"):
+            # b's anyOf/oneOf groups keep their place among b's properties in the merged order
+            final = list(out.get("properties", {}) or {})
+            bprops = list(b.get("properties", {}) or {})
+            na = len(a.get("properties", {}) or {})
+            groups = list(out.get("$$anyOfs", [])) if "$$anyOfs" in a else []
+            for kind, subs, gptr, pos in b["$$anyOfs"]:
+                before = [final.index(n) for n in bprops[:pos] if n in final]
+                groups.append((kind, subs, gptr, max(before) + 1 if before else na))
+            out["$$anyOfs"] = groups
         # additionalProperties: false on one side forbids the other side's extra declared names
         for side, other in ((a, b), (b, a)):
             if side.get("additionalProperties") is False and "properties" in other:
@@ -933,10 +950,15 @@ class _Builder:
         """Regex for serializations of instances of `schema`; None = no instance."""
         flat = self.flatten(schema, ptr)
         if flat is True:
-            return self.any_value(min(self.depth, _FREE_DEPTH))
+            return self.any_value(self.free_depth)
         if flat is False:
             return None
-        return self.flat_value(flat)
+        out = self.flat_value(flat)
+        if out is not None and len(out) > _MAX_REGEX_CHARS:
+            raise UnsupportedSchemaError(
+                f"the regex for {ptr} would be over {_MAX_REGEX_CHARS:,} characters long "
+                "(recursive or deeply nested schema); lower max_recursion_depth", None, ptr)
+        return out
 
     def kptr(self, s: dict, k: str) -> str:
         return s.get("$$ptrs", {}).get(k, f"{s.get('$$ptr', '#')}/{_ptr_escape(k)}")
@@ -951,16 +973,13 @@ class _Builder:
 
     def _flat_value(self, s: dict) -> str | None:
         if not any(k in _VALIDATION for k in s):
-            return self.any_value(min(self.depth, _FREE_DEPTH))
+            return self.any_value(self.free_depth)
         # anyOf / oneOf: distribute over the branches (each branch merged with the rest)
-        groups: list[tuple[str, list, str]] = list(s.get("$$anyOfs", []))
-        for k in ("anyOf", "oneOf"):
-            if k in s:
-                groups.insert(0, (k, s[k], self.kptr(s, k)))
+        groups: list[tuple[str, list, str, int]] = list(s.get("$$anyOfs", []))
         if groups:
             base = {k: v for k, v in s.items() if k not in ("anyOf", "oneOf", "$$anyOfs", "$$refs")}
             branch_lists = []
-            for kind, subs, gptr in groups:
+            for kind, subs, gptr, _ in groups:
                 if not isinstance(subs, list) or not subs:
                     raise UnsupportedSchemaError(f"{kind} must be a non-empty array (at {gptr})", kind, gptr)
                 flats = []
@@ -978,14 +997,29 @@ class _Builder:
             if total > _MAX_BRANCHES:
                 self.unsupported("anyOf", s.get("$$ptr", "#"), f"{total} combined anyOf/oneOf branches")
             outs = []
+            base_names = list(base.get("properties", {}) or {})
             for combo in itertools.product(*branch_lists):
                 m: dict | bool = base
-                for f in combo:
+                inserts: dict[int, list[str]] = {}
+                for g, f in zip(groups, combo):
                     m = self.merge(m, f)
                     if m is False:
                         break
+                    if isinstance(f, dict):
+                        for n in f.get("properties", {}) or {}:
+                            if n not in base_names:
+                                inserts.setdefault(g[3], []).append(n)
+                if isinstance(m, dict) and inserts and isinstance(m.get("properties"), dict):
+                    order: list[str] = []
+                    for i in range(len(base_names) + 1):
+                        order.extend(n for n in inserts.get(i, []) if n not in order)
+                        if i < len(base_names):
+                            order.append(base_names[i])
+                    order.extend(n for n in m["properties"] if n not in order)
+                    m = dict(m)
+                    m["properties"] = {n: m["properties"][n] for n in order if n in m["properties"]}
                 if m is True:
-                    outs.append(self.any_value(min(self.depth, _FREE_DEPTH)))
+                    outs.append(self.any_value(self.free_depth))
                 elif m is not False:
                     outs.append(self.flat_value(m))
             return _alt(outs)
@@ -1062,7 +1096,7 @@ class _Builder:
             return True
         if a is True or b is True:
             return False
-        if any(k in a or k in b for k in ("anyOf", "oneOf", "$$anyOfs")):
+        if a.get("$$anyOfs") or b.get("$$anyOfs"):
             return False
         ea = _enum_values(a)
         eb = _enum_values(b)
@@ -1414,7 +1448,7 @@ class _Builder:
         if M is not None and M < m:
             return None
         P = [self.value(p, f"{prefix_ptr}/{i}") for i, p in enumerate(prefix)]
-        I = self.value(rest, rest_ptr) if rest is not True else self.any_value(min(self.depth, _FREE_DEPTH))
+        I = self.value(rest, rest_ptr) if rest is not True else self.any_value(self.free_depth)
         k = len(P)
         sep = f"{ws},{ws}"
         # tail: elements after the prefix
@@ -1569,7 +1603,7 @@ class _Builder:
                 return _alt(alts)
         if addl is False:
             return None
-        v = self.value(addl, aptr) if addl is not True else self.any_value(min(self.depth, _FREE_DEPTH))
+        v = self.value(addl, aptr) if addl is not True else self.any_value(self.free_depth)
         if v is None:
             return None
         return '"' + _not_in_keys(names) + '"' + f"{ws}:{ws}" + v
@@ -1704,7 +1738,12 @@ def _units(text: str) -> list[str]:
 
 
 def _not_in_keys(names: list[str]) -> str:
-    """Regex for serialized string content of any string not in `names`."""
+    """Regex for the serialized content of any string not in `names`.
+
+    Such a string is either a proper prefix of a name that is not itself a name, or leaves the
+    trie of names at some character (then anything may follow): P | D STRING_CHAR*. The
+    free tail is written once, so the size stays linear in the total length of the names.
+    """
     if not names:
         return STRING_CHAR + "*"
     trie: dict = {}
@@ -1713,23 +1752,28 @@ def _not_in_keys(names: list[str]) -> str:
         for u in _units(n):
             node = node.setdefault(u, {})
         node[""] = {}
-    any_rest = STRING_CHAR + "*"
 
-    def comp(node: dict) -> str:
-        alts: list[str] = []
-        if "" not in node:
-            alts.append("")
-        kids = [u for u in node if u != ""]
-        ordinary = [ord(u) for u in kids if len(u) == 1]
-        escapes = [u for u in kids if len(u) > 1]
-        other = _json_chars(_complement([(c, c) for c in ordinary] + [(ord(json.loads(f'"{e}"')), ord(json.loads(f'"{e}"'))) for e in escapes]))
-        if other is not None:
-            alts.append(_group(other) + any_rest)
-        for u in sorted(kids):
-            alts.append(_lit(u) + comp(node[u]))
-        return _alt(alts) or ""
+    def kids(node: dict) -> list[str]:
+        return sorted(u for u in node if u != "")
 
-    return comp(trie)
+    def prefixes(node: dict) -> str | None:
+        """Non-name strings that are a prefix of a name, from this node on."""
+        alts: list[str | None] = ["" if "" not in node else None]
+        for u in kids(node):
+            alts.append(_cat(_lit(u), prefixes(node[u])))
+        return _alt(alts)
+
+    def diverge(node: dict) -> str | None:
+        """Strings that leave the trie: a path then one character that is not a child."""
+        ks = kids(node)
+        cps = [ord(json.loads(f'"{u}"')) for u in ks]
+        alts: list[str | None] = [_json_chars(_complement([(c, c) for c in cps]))]
+        for u in ks:
+            alts.append(_cat(_lit(u), diverge(node[u])))
+        return _alt(alts)
+
+    d = diverge(trie)
+    return _alt([prefixes(trie), None if d is None else d + STRING_CHAR + "*"]) or ""
 
 
 def build_regex_from_schema(
