@@ -366,8 +366,7 @@ def parse_payload(payload: bytes) -> IndexData:
     final_set = set(finals)
     transitions: dict[int, tuple[array, array]] = {}
     listed = set()  # every state in the table, including any listed with zero transitions
-    lt = operator.lt
-    islice = itertools.islice
+    ascending_seen: set[bytes] = set()
     in_order = True
     previous_state = -1
     i = 1
@@ -397,7 +396,7 @@ def parse_payload(payload: bytes) -> IndexData:
             continue
         tokens = body[start:end:2]
         nexts = body[start + 1 : end : 2]
-        if count > 1 and not all(map(lt, tokens, islice(tokens, 1, None))):
+        if count > 1 and not _strictly_ascending(tokens, ascending_seen):
             # Not strictly ascending (the Rust writer leaves any order): sort, then look for duplicates.
             order = sorted(range(count), key=tokens.__getitem__)
             sorted_tokens = _u32_array(tokens[k] for k in order)
@@ -471,6 +470,21 @@ def parse_payload(payload: bytes) -> IndexData:
         transitions=transitions,
         raw_size=size,
     )
+
+
+def _strictly_ascending(tokens: array, seen: set[bytes]) -> bool:
+    """True when `tokens` is strictly ascending. Many states share the same token list (in real
+    indexes about a third of all transitions repeat another state's list), so lists already
+    found ascending are remembered by their bytes and not walked again."""
+    if len(tokens) < 64:
+        return all(map(operator.lt, tokens, itertools.islice(tokens, 1, None)))
+    key = tokens.tobytes()
+    if key in seen:
+        return True
+    if all(map(operator.lt, tokens, itertools.islice(tokens, 1, None))):
+        seen.add(key)
+        return True
+    return False
 
 
 def _has_eos_loop(tokens: array, eos: int) -> bool:
