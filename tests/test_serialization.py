@@ -677,3 +677,26 @@ def test_format_document_hex_dumps_match_the_code():
             dumps.append(bytes.fromhex("".join(line[6:] for line in lines)))
     index = Index("ab?", Vocabulary(3, {"a": 0, "b": 1, "ab": 2, "<eos>": 3}))
     assert dumps == [serialization.encode_payload(index), index_to_bytes(index)]
+
+
+def test_shared_long_token_lists_are_still_checked_per_state():
+    """Lists of 64+ tokens already found ascending are remembered; a later list that differs by
+    one duplicate or one swap must still be caught."""
+    ok = [(t, 1) for t in range(100)]
+    dup = list(ok)
+    dup[50] = (49, 1)
+    swapped = list(ok)
+    swapped[10], swapped[11] = swapped[11], swapped[10]
+    eos = 200
+    head = 16 + 4 + 1 + 4
+    for bad in (dup, swapped):
+        states = [(0, ok), (1, ok + [(eos, 1)]), (2, bad)]
+        payload = spec_payload(201, eos, 0, [1], states)
+        if bad is dup:
+            state2_at = head + (8 + 8 * 100) + (8 + 8 * 101)
+            expect_error(gzip.compress(payload), "token_id", state2_at + 8 + 8 * 50)
+        else:
+            index = index_from_bytes(gzip.compress(payload))  # any order is fine: sorted on load
+            assert list(index.state_transitions(2)[0]) == list(range(100))
+    index = index_from_bytes(gzip.compress(spec_payload(201, eos, 0, [1], [(0, ok), (1, ok + [(eos, 1)]), (2, ok)])))
+    assert index.state_transitions(0) == index.state_transitions(2)
