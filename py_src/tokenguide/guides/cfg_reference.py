@@ -206,8 +206,12 @@ class ReferenceCFGGuide(Guide):
                     return True
         return False
 
-    def _look(self, parser_state, text: str, pos: int) -> _Look:
-        """Lex at `pos` as Lark would, and say what more text could still change."""
+    def _look(self, parser_state, text: str, pos: int, checkpoints: Optional[dict] = None) -> _Look:
+        """Lex at `pos` as Lark would, and say what more text could still change.
+
+        `checkpoints` (terminal name -> regex_prefix.Checkpoint) only speed up scans at pos 0 of
+        texts that start with the checkpointed text; results are the same without them.
+        """
         lexer = self._lexer.lexers[parser_state.position]
         scanner = lexer.scanner  # builds Lark's scanner and callbacks on first use
         acceptable = (self.accepted_terminals(parser_state) - {"$END"}) | self._ignore
@@ -215,7 +219,8 @@ class ReferenceCFGGuide(Guide):
         rest = text[pos:]
         extendable = extendable_ok = False
         for terminal in scanner.terminals:  # Lark's priority order; the first match wins
-            result = self._scanner(terminal.name).scan(text, pos)
+            checkpoint = checkpoints.get(terminal.name) if checkpoints and pos == 0 else None
+            result = self._scanner(terminal.name).scan(text, pos, checkpoint)
             if result.can_extend:
                 extendable = True
                 if not extendable_ok and self._extension_acceptable(lexer, terminal.name, rest, acceptable):
@@ -229,14 +234,19 @@ class ReferenceCFGGuide(Guide):
         covers_rest = value is not None and pos + len(value) == len(text) and type_ in acceptable
         return _Look(value, type_, extendable, extendable_ok, extendable_ok or covers_rest)
 
-    def _settle(self, parser_state, text: str):
+    def _settle(self, parser_state, text: str, checkpoints: Optional[dict] = None):
         """Lex `text` from `parser_state`; return (parser state, position) of the first unsettled
         lexeme (position len(text) if all settled), or None when the text is not viable."""
         branch = None
         pos = 0
         while pos < len(text):
-            look = self._look(parser_state, text, pos)
+            look = self._look(parser_state, text, pos, checkpoints)
             if look.unfinished_ok:
+                if branch is None and not look.extendable and pos + len(look.value or "") == len(text):
+                    # The last lexeme is complete and no terminal can run past it: settle it too.
+                    if look.type not in self._ignore:
+                        parser_state = self._feed(parser_state, Token(look.type, look.value))
+                    return parser_state, len(text)
                 return branch or (parser_state, pos)
             if look.value is None or pos + len(look.value) >= len(text):
                 return None
@@ -268,7 +278,7 @@ class ReferenceCFGGuide(Guide):
         return self._feed(parser_state, Token("$END", "")) is not None
 
     # -- token text -------------------------------------------------------------------------
-    def token_text(self, state: CFGState, token_id: int) -> str:
+    def token_text(self, state: CFGState, token_id: int, _before: Optional[str] = None) -> str:
         """Text a token adds after `state`: decoded alone for the first token, otherwise
         decode([prev, token]) minus decode([prev]) (keeps SentencePiece leading spaces)."""
         if state.prev_token is None:
@@ -276,16 +286,30 @@ class ReferenceCFGGuide(Guide):
             if found is None:
                 found = self._alone_text[token_id] = self.tokenizer.decode([token_id])[0]
             return found
-        before = self.tokenizer.decode([[state.prev_token]])[0]
+        before = self.tokenizer.decode([[state.prev_token]])[0] if _before is None else _before
         both = self.tokenizer.decode([[state.prev_token, token_id]])[0]
         return both[len(before):]
 
-    def advance_text(self, state: CFGState, piece: str, token_id: Optional[int] = None) -> Optional[CFGState]:
+    def _checkpoints(self, state: CFGState) -> Optional[dict]:
+        """Scanner checkpoints over the pending text, shared by every candidate of one step."""
+        if state.parser_state is None:
+            return None
+        lexer = self._lexer.lexers[state.parser_state.position]
+        found = {}
+        for terminal in lexer.scanner.terminals:
+            checkpoint = self._scanner(terminal.name).checkpoint(state.pending, 0)
+            if checkpoint is not None:
+                found[terminal.name] = checkpoint
+        return found
+
+    def advance_text(
+        self, state: CFGState, piece: str, token_id: Optional[int] = None, _checkpoints: Optional[dict] = None
+    ) -> Optional[CFGState]:
         """The state after appending the text `piece`, or None when the text stops being viable."""
         if state.parser_state is None or piece == "":
             return None
         text = state.pending + piece
-        settled = self._settle(state.parser_state, text)
+        settled = self._settle(state.parser_state, text, _checkpoints)
         if settled is None:
             return None
         parser_state, pos = settled
@@ -298,6 +322,8 @@ class ReferenceCFGGuide(Guide):
             yield self.eos_token_id
             return
         can_end = None
+        checkpoints = self._checkpoints(state)
+        before = None if state.prev_token is None else self.tokenizer.decode([[state.prev_token]])[0]
         for token_id in candidate_token_ids:
             token_id = int(token_id)
             if token_id == self.eos_token_id:
@@ -305,8 +331,10 @@ class ReferenceCFGGuide(Guide):
                     can_end = self.can_terminate_state(state)
                 if can_end:
                     yield token_id
-            elif self.advance_text(state, self.token_text(state, token_id), token_id) is not None:
-                yield token_id
+            else:
+                piece = self.token_text(state, token_id, before)
+                if self.advance_text(state, piece, token_id, checkpoints) is not None:
+                    yield token_id
 
     def get_next_instruction(self, state: CFGState) -> Instruction:
         """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""

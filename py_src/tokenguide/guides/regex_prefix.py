@@ -20,7 +20,7 @@ conditionals raise RegexError.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..errors import RegexError
@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - older layout
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["PrefixScanner", "ScanResult"]
+__all__ = ["Checkpoint", "PrefixScanner", "ScanResult"]
 
 MAX_PROGRAM = 50_000  # instructions; counted repeats are unrolled, so cap the size
 _MAXREPEAT = _c.MAXREPEAT
@@ -249,6 +249,8 @@ class _LookTest:
         self.negate = negate
         low, high = sub.getwidth()
         self.width = low if low == high else None
+        self.memo: dict[str, bool] = {}  # lookbehind outcome by the `width` characters before pos
+        self.memoizable = not any(ins[0] == ASSERT for ins in program.code)  # no nested look-around
 
     def __call__(self, text: str, pos: int) -> Optional[bool]:
         """True/False on the current text; None when false now but more text could make it true."""
@@ -256,7 +258,14 @@ class _LookTest:
             if self.width is None:  # pragma: no cover - re rejects variable-width lookbehind
                 return True
             start = pos - self.width
-            found = start >= 0 and pos in _all_match_ends(self.program, text, start, limit=pos)
+            if start < 0:
+                return self.negate
+            window = text[start:pos]
+            found = self.memo.get(window)
+            if found is None:
+                found = pos in _all_match_ends(self.program, text, start, limit=pos)
+                if self.memoizable and len(self.memo) < 100_000:
+                    self.memo[window] = found
             return found != self.negate
         ends, open_end = _all_match_ends_open(self.program, text, pos)
         if self.negate:
@@ -360,6 +369,22 @@ def _closure_all(code, pc: int, text: str, pos: int, visited: set, out: list) ->
     return matched
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """The VM's threads after scanning text[start:pos]; lets many scans sharing that text resume there.
+
+    `dead_after` remembers, per next character, the result when no thread survives that character
+    (then nothing after it matters): most candidates of a step are settled by their first character.
+    """
+
+    text: str
+    start: int
+    pos: int
+    threads: tuple
+    match_end: Optional[int]
+    dead_after: dict = field(default_factory=dict, compare=False, repr=False)
+
+
 class PrefixScanner:
     """One regex, compiled for scanning text that may continue (see the module docstring)."""
 
@@ -371,18 +396,16 @@ class PrefixScanner:
         flags = tree.state.flags if hasattr(tree, "state") else flags
         self.pattern = pattern
         self.program = compile_program(pattern, tree, flags)
+        # Resuming is exact only when no assertion looks at text after its position.
+        self.resumable = not any(
+            ins[0] == ASSERT and not (isinstance(ins[1], _LookTest) and ins[1].behind) for ins in self.program.code
+        )
 
-    def scan(self, text: str, start: int = 0) -> ScanResult:
-        """Match at `start` like `re.match(pattern, text[...])`, and say whether more text could extend it.
-
-        Text before `start` is visible to lookbehinds, as with a compiled pattern's match(text, pos).
-        """
+    def _run(self, text: str, pos: int, threads: list, match_end: Optional[int], pending: list, steps: int = -1):
+        """Advance the threads over text[pos:] (at most `steps` characters if >= 0);
+        returns (position reached, threads, match_end)."""
         code = self.program.code
-        threads: list = []
-        pending: list = []
-        match_end = start if _closure(code, 0, text, start, set(), threads, pending) else None
-        pos = start
-        n = len(text)
+        n = len(text) if steps < 0 else min(len(text), pos + steps)
         while threads and pos < n:
             ch = text[pos]
             nxt: list = []
@@ -393,8 +416,49 @@ class PrefixScanner:
                     break  # a match: every lower-priority thread is cut
             threads = nxt
             pos += 1
+        return pos, threads, match_end
+
+    def _begin(self, text: str, start: int, pending: list):
+        threads: list = []
+        match_end = start if _closure(self.program.code, 0, text, start, set(), threads, pending) else None
+        return threads, match_end
+
+    def checkpoint(self, text: str, start: int = 0) -> Optional[Checkpoint]:
+        """Threads after text[start:], for scans of longer texts starting with `text`; None if not resumable."""
+        if not self.resumable:
+            return None
+        threads, match_end = self._begin(text, start, [])
+        pos, threads, match_end = self._run(text, start, threads, match_end, [])
+        return Checkpoint(text, start, pos, tuple(threads), match_end)
+
+    def scan(self, text: str, start: int = 0, checkpoint: Optional[Checkpoint] = None) -> ScanResult:
+        """Match at `start` like `re.match(pattern, text[...])`, and say whether more text could extend it.
+
+        Text before `start` is visible to lookbehinds, as with a compiled pattern's match(text, pos).
+        A `checkpoint` taken on a prefix of `text` (same start) skips re-scanning that prefix.
+        """
+        pending: list = []
+        if checkpoint is not None and checkpoint.start == start and text.startswith(checkpoint.text):
+            if not checkpoint.threads:  # every path ended inside the checkpointed text
+                return ScanResult(checkpoint.match_end, False)
+            pos, threads, match_end = checkpoint.pos, list(checkpoint.threads), checkpoint.match_end
+            if pos < len(text):
+                ch = text[pos]
+                known = checkpoint.dead_after.get(ch)
+                if known is not None:
+                    return known
+                pos, threads, match_end = self._run(text, pos, threads, match_end, pending, steps=1)
+                if not threads and not pending:
+                    result = ScanResult(match_end, False)
+                    if len(checkpoint.dead_after) < 10_000:
+                        checkpoint.dead_after[ch] = result
+                    return result
+        else:
+            threads, match_end = self._begin(text, start, pending)
+            pos = start
+        pos, threads, match_end = self._run(text, pos, threads, match_end, pending)
         live = self.program.live
-        can_extend = (pos >= n and any(live[pc] for pc in threads)) or any(live[pc] for pc in pending)
+        can_extend = (pos >= len(text) and any(live[pc] for pc in threads)) or any(live[pc] for pc in pending)
         return ScanResult(match_end, can_extend)
 
     def __repr__(self) -> str:
