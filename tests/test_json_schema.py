@@ -521,6 +521,21 @@ def test_any_of_and_one_of():
     raises_unsupported({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf", "#/oneOf")
 
 
+def test_dependencies_in_both_spellings():
+    props = {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "integer"}}
+    for schema in ({"type": "object", "properties": props, "dependencies": {"a": ["b"], "c": {"required": ["a"]}}},
+                   {"type": "object", "properties": props, "dependentRequired": {"a": ["b"]},
+                    "dependentSchemas": {"c": {"required": ["a"]}}}):
+        p = rx({**schema, "additionalProperties": False})
+        for mask in range(8):
+            obj = {n: 1 for i, n in enumerate("abc") if mask >> i & 1}
+            expected = ("a" not in obj or "b" in obj) and ("c" not in obj or "a" in obj)
+            assert accepts(p, obj) == expected, obj
+    p = rx({"type": "object", "dependencies": {"x": {"properties": {"y": {"type": "string"}}}}})
+    # y is declared (inside the dependent schema), x only required: declared properties come first
+    assert accepts(p, {"y": 1}) and accepts(p, {"y": "s", "x": 1}) and not accepts(p, {"y": 1, "x": 1})
+
+
 # -- whitespace -----------------------------------------------------------------------------------
 
 
@@ -546,8 +561,6 @@ def test_whitespace_default_and_override():
 @pytest.mark.parametrize("schema,keyword,pointer", [
     ({"not": {"type": "null"}}, "not", "#/not"),
     ({"properties": {"a": {"if": {"type": "string"}, "then": {"maxLength": 2}}}}, "if", "#/properties/a/if"),
-    ({"type": "object", "dependencies": {"a": ["b"]}}, "dependencies", "#/dependencies"),
-    ({"type": "object", "dependentRequired": {"a": ["b"]}}, "dependentRequired", "#/dependentRequired"),
     ({"type": "object", "unevaluatedProperties": False}, "unevaluatedProperties", "#/unevaluatedProperties"),
     ({"type": "array", "items": {"type": "array", "uniqueItems": True}}, "uniqueItems", "#/items/uniqueItems"),
     ({"$defs": {"n": {"type": "number", "multipleOf": 0.1}}, "$ref": "#/$defs/n"}, "multipleOf", "#/$defs/n/multipleOf"),

@@ -848,6 +848,7 @@ class _Builder:
                 parts.append(target)
         own_props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
         groups = [(k, s.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in s]
+        groups.extend(self._dependency_groups(s, ptr, len(own_props)))
         if groups:
             s["$$anyOfs"] = groups
         all_of = s.pop("allOf", None)
@@ -862,6 +863,28 @@ class _Builder:
             if result is False:
                 return False
         return result
+
+    def _dependency_groups(self, s: dict, ptr: str, pos: int) -> list:
+        """dependencies / dependentRequired / dependentSchemas as disjoint anyOf pairs:
+        either the trigger property is absent, or it is present with what it requires."""
+        groups = []
+        for kw in ("dependencies", "dependentRequired", "dependentSchemas"):
+            deps = s.pop(kw, None)
+            if deps is None:
+                continue
+            if not isinstance(deps, dict):
+                raise UnsupportedSchemaError(f"{kw} must be an object (at {ptr}/{kw})", kw, f"{ptr}/{kw}")
+            for name, dep in deps.items():
+                dptr = f"{ptr}/{kw}/{_ptr_escape(name)}"
+                absent = {"properties": {name: False}}
+                if isinstance(dep, list):
+                    present: Any = {"required": [name] + [d for d in dep if isinstance(d, str)]}
+                elif isinstance(dep, (dict, bool)):
+                    present = {"required": [name], "allOf": [dep]}
+                else:
+                    raise UnsupportedSchemaError(f"{kw} values must be arrays or schemas (at {dptr})", kw, dptr)
+                groups.append(("anyOf", [absent, present], dptr, pos))
+        return groups
 
     def merge(self, a: dict | bool, b: dict | bool) -> dict | bool:
         """Schema accepting exactly what both accept (conjunction), as one flat dict."""
@@ -1061,7 +1084,7 @@ class _Builder:
                     continue
                 self.unsupported(kw, self.kptr(s, kw), f"{kw!r} cannot be expressed as a regular expression")
         if "object" in types:
-            for kw in ("dependencies", "dependentRequired", "dependentSchemas", "unevaluatedProperties"):
+            for kw in ("unevaluatedProperties",):
                 if kw in s and s[kw] not in ({}, True):
                     self.unsupported(kw, self.kptr(s, kw), f"{kw!r} is not supported")
         if "array" in types:
