@@ -41,6 +41,10 @@ def timed(fn):
     return time.process_time() - start, result
 
 
+def _ratio(value: float) -> str:
+    return f"{value:.1f}x" if value < 10 else f"{value:,.0f}x"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="load runs per regex (median is shown)")
@@ -74,7 +78,7 @@ def main() -> int:
             raw = len(gzip.decompress(data))
             print(
                 f"| {name} | {index.num_states:,} | {index.num_transitions:,} | {build_s * 1e3:,.0f} | "
-                f"{save_s * 1e3:,.1f} | {load_s * 1e3:,.1f} | {build_s / load_s:,.0f}x | {raw:,} | {len(data):,} | "
+                f"{save_s * 1e3:,.1f} | {load_s * 1e3:,.1f} | {_ratio(build_s / load_s)} | {raw:,} | {len(data):,} | "
                 f"{raw / len(data):.1f}x |",
                 flush=True,
             )
