@@ -453,3 +453,29 @@ def test_copy_is_independent():
     assert other is not guide
     state = guide.get_next_state(guide.initial_state, 1)
     assert isinstance(other.get_next_instruction(state), Generate)
+
+
+@pytest.mark.parametrize("grammar_name", ["json", "arithmetic", "csv"])
+def test_bundled_grammars_random_walks_char_vocabulary(grammar_name):
+    """Random walks with a small character-level vocabulary: at every step EOS is offered exactly
+    when plain Lark parses the text, and the guide never runs out of tokens (no dead ends)."""
+    import string
+
+    pieces = list(string.printable) + ["true", "fal", "se", "null", '"a', 'b"', '\\"', "\\\\", '{"', '":', "1e", "-0", ".5", "é", "€"]
+    tok = char_tokenizer(pieces)
+    guide = CFGGuide(grammars.load(grammar_name), tok)
+    parser = Lark(grammars.load(grammar_name), parser="lalr")
+    rng = random.Random(grammar_name)
+    completed = 0
+    for _ in range(25):
+        state = guide.initial_state
+        for _ in range(40):
+            allowed = list(guide.get_next_instruction(state).tokens)
+            parses = lark_accepts(parser, state.text)
+            assert guide.can_terminate_state(state) == parses == (0 in allowed), state.text
+            assert allowed, f"dead end after {state.text!r}"
+            if 0 in allowed and rng.random() < 0.15:
+                completed += 1
+                break
+            state = guide.get_next_state(state, rng.choice(allowed))
+    assert completed > 0

@@ -132,3 +132,24 @@ def test_llama2_tokenizer(llama2_tokenizer_path):
     assert tok.decode([tok.vocabulary["<0x41>"]]) == ["A"]
     assert tok.decode([1]) == [""]  # <s> is special: no text
     assert "<s>" in tok.special_tokens and "</s>" in tok.special_tokens
+
+
+def test_transformers_fast_tokenizer_uses_its_tokenizer_json(llama2_tokenizer_path):
+    """A fast HF tokenizer exposes backend_tokenizer.to_str(): token bytes come from that JSON."""
+    text = open(llama2_tokenizer_path, encoding="utf-8").read()
+
+    class Backend:
+        def to_str(self):
+            return text
+
+    class FakeFast(FakeHF):
+        eos_token_id = 2
+        backend_tokenizer = Backend()
+
+        def get_vocab(self):
+            return {"</s>": 2, "\u2581hi": 1}
+
+    tok = Tokenizer.from_transformers(FakeFast())
+    assert tok.core_vocabulary.vocab_size == 32000
+    assert tok.core_vocabulary.id_to_bytes(tok.core_vocabulary.get(" the")[0]) == b" the"
+    assert tok.vocabulary == {"</s>": 2, "\u2581hi": 1}  # get_vocab() as the user's tokenizer gives it

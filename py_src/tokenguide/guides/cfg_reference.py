@@ -23,7 +23,20 @@ EOS is allowed exactly when plain Lark parses the text (pending text lexed to th
 `$END`). Known approximation: an unfinished last lexeme is checked against each acceptable
 terminal on its own; whether that terminal would later lose to another one of higher priority
 is only decided once the lexeme is complete (this can lead to dead ends, never to accepting a
-text that Lark rejects at EOS).
+text that Lark rejects at EOS). Example: with `?start: /ab*/ /bc?/` Lark's greedy /ab*/ takes
+every "b", so Lark accepts no text at all; the guide offers "a", "b", ... forever, never EOS.
+
+Hooks for faster guides (and for differential tests against them)
+-----------------------------------------------------------------
+- `advance_text(state, text)` checks a raw text, independent of any tokenizer; the resulting
+  state does not depend on how the text is split into pieces (tested).
+- `iter_valid_token_ids(state, candidates)` takes any candidate subset, so a full-vocabulary
+  comparison can be sampled.
+- `accepted_terminals(parser_state)`: the parser's acceptable terminals ('$END' included);
+  `self._lexer.lexers[parser_state.position].scanner.terminals` lists the contextual lexer's
+  terminals in Lark's priority order (string keywords folded into regex terminals appear in
+  `lexer.callback` as UnlessCallback); `self._ignore` holds the %ignore terminal names.
+- `CFGState.pending` is the unsettled text; `parser_state.state_stack` identifies the LR stack.
 """
 
 from __future__ import annotations
