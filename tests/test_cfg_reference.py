@@ -299,6 +299,7 @@ BRUTE_GRAMMARS = {
         3,
     ),
     "priorities": ('start: (A | B)+\nA.2: /ab/\nB: /a+/', "ab", 6, 2),
+    "case-insensitive": ('start: ("ab"i | NAME)+\nNAME: /[c-d]+/', "aAbc", 5, 2),
     "ambiguous terminals": (r"?start: /ab*/ /bc?/", "abc", 6, None),
 }
 

@@ -252,3 +252,18 @@ def test_regex_generation_fullmatches(which, regex, request):
         else:  # an unfinished generation is still a prefix of the language
             assert text.decode("utf-8", errors="ignore") is not None
     assert completed > 0
+
+
+def test_bitmask_into_numpy_int32_array():
+    """A numpy int32 array (e.g. a torch tensor's .numpy() view) is written in place."""
+    np = pytest.importorskip("numpy")
+    tok = tiny_tokenizer()
+    guide = RegexGuide.from_regex(r"[12]+", tok)
+    mask = np.zeros(bitmask_words(guide.vocab_size), dtype=np.int32)
+    guide.fill_bitmask(guide.initial_state, mask)
+    allowed = sorted(guide.get_next_instruction(guide.initial_state).tokens)
+    assert [t for t in range(guide.vocab_size) if (int(mask[t // 32]) >> (t % 32)) & 1] == allowed
+    with pytest.raises(ValueError, match="32-bit"):
+        guide.fill_bitmask(guide.initial_state, np.zeros(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        guide.fill_bitmask(guide.initial_state, np.zeros(4, dtype=np.int32)[::2])

@@ -145,7 +145,8 @@ class ReferenceCFGGuide(Guide):
         self._regex_flags = self.parser.lexer_conf.g_regex_flags
         self._scanners: dict[str, PrefixScanner] = {}
         for terminal in self.parser.terminals:  # compile now so unsupported regexes fail early
-            self._scanner(terminal.name)
+            if terminal.pattern is not None:
+                self._scanner(terminal.name)
 
         start = self.parser.parse_interactive("").parser_state
         conf = copy.copy(start.parse_conf)
