@@ -275,14 +275,18 @@ def test_number_ranges_property(lo, hi, lo_x, hi_x, values):
 
 def test_number_spellings_and_exponent_classes():
     p = rx({"type": "number", "minimum": 0})
-    for text in ("0", "0.0", "-0", "-0.0", "12.5", "1e+20", "1e-05", "2.5E3"):
+    for text in ("0", "0.0", "-0", "-0.0", "12.5", "1e+20", "1e-05", "2.5E17", "1e16"):
         assert p.fullmatch(text), text
-    for text in ("-1", "-1e-05", "-1e+20", "01", "1.", ".5", "+1"):
+    # exponents only where json.dumps uses them (|x| >= 1e16, |x| < 1e-4); other magnitudes are plain
+    for text in ("-1", "-1e-05", "-1e+20", "01", "1.", ".5", "+1", "2.5E3", "10e15"):
         assert not p.fullmatch(text), text
     p = rx({"type": "number", "minimum": -90, "maximum": 90})
     assert p.fullmatch("-90") and p.fullmatch("90.0") and p.fullmatch("1e-07") and not p.fullmatch("90.01")
     assert not p.fullmatch("1e+20")
     raises_unsupported({"type": "number", "minimum": 0.00001}, "minimum", "#/minimum")
+    raises_unsupported({"type": "number", "maximum": 1e20}, "maximum", "#/maximum")
+    p = rx({"type": "number", "exclusiveMinimum": 3})
+    assert p.fullmatch("1e+300") and p.fullmatch("3.000001") and not p.fullmatch("3") and not p.fullmatch("1e-05")
     raises_unsupported({"type": "number", "multipleOf": 0.3}, "multipleOf", "#/multipleOf")
 
 
@@ -519,6 +523,22 @@ def test_any_of_and_one_of():
             "oneOf": [{"properties": {"t": {"enum": [1]}}, "required": ["t"]}, {"properties": {"t": {"enum": [2]}}, "required": ["t"]}]})
     assert accepts(p, {"id": 1, "t": 2}) and not accepts(p, {"id": 1, "t": 3})
     raises_unsupported({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf", "#/oneOf")
+    raises_unsupported({"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 2}]}, "oneOf", "#/oneOf")
+
+
+def test_one_of_rewritten_type_by_type():
+    # branches without "type" accept every non-object in both: only objects can match exactly one
+    schema = {"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "additionalProperties": False,
+              "oneOf": [{"required": ["a"]}, {"required": ["b", "c"]}, {"required": ["c"]}]}
+    p = rx(schema)
+    for mask in range(8):
+        obj = {n: 1 for i, n in enumerate("abc") if mask >> i & 1}
+        matches = sum(set(r).issubset(obj) for r in (["a"], ["b", "c"], ["c"]))
+        assert accepts(p, obj) == (matches == 1), obj
+    p = rx({"oneOf": [{"required": ["a"]}, {"type": "string"}]})
+    assert accepts(p, {"a": 1}) and not accepts(p, {"b": 1}) and not accepts(p, "s") and accepts(p, 5)
+    p = rx({"oneOf": [{"type": "string"}, {"minimum": 3}]})  # strings match both branches
+    assert not accepts(p, "abc") and accepts(p, 7) and not accepts(p, 2) and accepts(p, None) and accepts(p, [1])
 
 
 def test_dependencies_in_both_spellings():

@@ -20,11 +20,11 @@ Output format
   U+0020; every other character is written as itself. ``minLength``/``maxLength`` count code
   points, an escape counts as one.
 * Numbers: integers without fraction or exponent and without ``-0``; ``number`` accepts any JSON
-  number spelling (``1``, ``1.0``, ``1e+16``, ``1E5``...). Within a range, plain decimal
-  spellings are exact; exponent spellings are accepted for a whole magnitude class (``[1, inf)``,
-  ``(0, 1)`` and their negatives) when the range contains that class, and a range that cuts a
-  class where ``json.dumps`` writes exponents (``|x| >= 1e16`` or ``0 < |x| < 1e-4``) is
-  unsupported.
+  number spelling (``1``, ``1.0``, ``1e+16``, ``1E5``...). Within a range (minimum, maximum...),
+  plain decimal spellings are exact, and exponent spellings (normalized mantissa ``d.ddd``) are
+  accepted only for the magnitudes json.dumps writes that way, ``|x| >= 1e16`` and
+  ``0 < |x| < 1e-4``, each taken whole when the range contains it; a range that contains only part
+  of one of them (``minimum: 0.00001``, ``maximum: 1e20``) is unsupported.
 * Free-form values (``{}``, ``true``, missing ``items``, additional properties without a schema)
   nest at most ``max_recursion_depth`` arrays/objects deep, and recursive ``$ref`` cycles are
   unrolled ``max_recursion_depth`` times; deeper instances are not accepted.
@@ -1012,7 +1012,11 @@ class _Builder:
                         flats.append(f)
                 if kind == "oneOf" and len(flats) > 1:
                     if not self._pairwise_disjoint(flats, base):
-                        self.unsupported("oneOf", gptr, "oneOf branches that may overlap cannot be expressed (exactly one must match)")
+                        exclusive = self._one_of_exclusive(flats, base)
+                        if exclusive is None:
+                            self.unsupported("oneOf", gptr, "oneOf branches that may overlap cannot be expressed (exactly one must match)")
+                        else:
+                            flats = exclusive
                 branch_lists.append(flats)
             total = 1
             for bl in branch_lists:
@@ -1093,6 +1097,101 @@ class _Builder:
                     self.unsupported(kw, self.kptr(s, kw), f"{kw!r} is not supported")
             if s.get("uniqueItems") is True and not (isinstance(s.get("maxItems"), int) and s["maxItems"] <= 1):
                 self.unsupported("uniqueItems", self.kptr(s, "uniqueItems"), "uniqueItems cannot be expressed as a regular expression")
+
+    # ---- oneOf as a union of disjoint branches -----------------------------------------------------
+    _TYPE_KEYWORDS = {
+        "string": {"minLength", "maxLength", "pattern", "format"},
+        "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+        "object": {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+                   "minProperties", "maxProperties", "unevaluatedProperties"},
+        "array": {"items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+                  "unevaluatedItems"},
+        "null": set(), "boolean": set(),
+    }
+
+    def _one_of_exclusive(self, flats: list, base: dict) -> list | None:
+        """Rewrite oneOf branches, type by type, as branches no two of which accept the same value;
+        None when that needs the negation of a constraint we cannot negate."""
+        out: list = []
+        for t in ("null", "boolean", "string", "number", "array", "object"):
+            full: list = []
+            part: list = []
+            for f in flats:
+                if f is True:
+                    full.append({})
+                    continue
+                types = set(self.types_of(f))
+                if t == "number" and "integer" in types and "number" not in types:
+                    part.append(f)
+                    continue
+                if t not in types:
+                    continue
+                if ("enum" in f or "const" in f or f.get("$$anyOfs") or "not" in f
+                        or any(k in f for k in self._TYPE_KEYWORDS[t])):
+                    part.append(f)
+                else:
+                    full.append(f)
+            only_t = {"type": [t] if t != "number" else ["number"]}
+            if len(full) >= 2 or (not full and not part):
+                continue  # two branches accept every value of this type: none is valid
+            if t == "object" and all(self._required_only(f) for f in full + part):
+                sets = [[r for r in f.get("required", []) if isinstance(r, str)] for f in full + part]
+                branches = self._exactly_one_required(sets)
+                if branches is None:
+                    return None
+                for b, i in branches:
+                    m = self.merge(self.merge((full + part)[i], only_t), b)
+                    if m is not False:
+                        out.append(m)
+                continue
+            if full and not part:
+                m = self.merge(full[0], only_t)
+                if m is not False:
+                    out.append(m)
+                continue
+            if full:
+                return None  # valid values of this type are those the other branches reject: no negation
+            restricted = [self.merge(f, only_t) for f in part]
+            restricted = [r for r in restricted if r is not False]
+            if len(restricted) > 1 and not self._pairwise_disjoint(restricted, base):
+                return None
+            out.extend(restricted)
+        return out
+
+    def _required_only(self, f: dict) -> bool:
+        return (not f.get("$$anyOfs") and "enum" not in f and "const" not in f and "not" not in f
+                and not any(k in f for k in self._TYPE_KEYWORDS["object"] - {"required"}))
+
+    def _exactly_one_required(self, sets: list[list[str]]) -> list[tuple[dict, int]] | None:
+        """Objects where exactly one of the required-name sets is fully present, as a union of
+        (schema, index of the set) branches: set i present, and one name of every other set absent."""
+        out: list[tuple[dict, int]] = []
+        for i, own in enumerate(sets):
+            choices = []
+            possible = True
+            for j, other in enumerate(sets):
+                if j == i:
+                    continue
+                missing = [n for n in other if n not in own]
+                if not missing:
+                    possible = False  # whenever set i is present, set j is too
+                    break
+                choices.append(sorted(set(missing)))
+            if not possible:
+                continue
+            combos = 1
+            for c in choices:
+                combos *= len(c)
+            if combos > _MAX_BRANCHES:
+                return None
+            seen = set()
+            for pick in itertools.product(*choices):
+                absent = tuple(sorted(set(pick)))
+                if absent in seen:
+                    continue
+                seen.add(absent)
+                out.append(({"required": list(own), "properties": {n: False for n in absent}}, i))
+        return out
 
     # ---- disjointness (for oneOf) --------------------------------------------------------------
     def _pairwise_disjoint(self, flats: list, base: dict) -> bool:
@@ -1372,35 +1471,26 @@ class _Builder:
                 return False
             return True
 
-        def meets(a: Decimal, b: Decimal | None) -> bool:
-            """Does the range meet the open interval (a, b)?"""
-            if hi is not None and (hi < a or (hi == a and (hi_s or a == zero))):
-                return False
-            if b is not None and lo is not None and lo >= b:
-                return False
-            return True
-
+        # Exponent spellings with a normalized mantissa, only for the magnitudes json.dumps writes
+        # that way: each class is taken whole when the range contains it.
         big = Decimal("1e16")
         tiny = Decimal("1e-4")
+        e_big = r"[eE]\+?0*(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"
+        e_tiny = r"[eE]-0*(?:[5-9]|[1-9][0-9]+)"
+        mant = r"[1-9](?:\.[0-9]+)?"
         classes = [
-            (Decimal(1), False, None, False, r"[1-9][0-9]*(?:\.[0-9]+)?[eE]\+?[0-9]+", big, None),
-            (zero, True, Decimal(1), True, r"[1-9](?:\.[0-9]+)?[eE]-0*[1-9][0-9]*", zero, tiny),
-            (None, False, Decimal(-1), False, r"-[1-9][0-9]*(?:\.[0-9]+)?[eE]\+?[0-9]+", None, -big),
-            (Decimal(-1), True, zero, True, r"-[1-9](?:\.[0-9]+)?[eE]-0*[1-9][0-9]*", -tiny, zero),
+            (big, False, None, False, mant + e_big),
+            (zero, True, tiny, True, mant + e_tiny),
+            (None, False, -big, False, "-" + mant + e_big),
+            (-tiny, True, zero, True, "-" + mant + e_tiny),
         ]
-        for a, a_open, b, b_open, rx, da, db in classes:
+        for a, a_open, b, b_open, rx in classes:
             if contains(a, a_open, b, b_open):
                 parts.append(rx)
-            else:
-                # does the range meet the part of this class that json.dumps writes with an exponent?
-                if da is None:
-                    hit = lo is None or lo <= db
-                else:
-                    hit = meets(da, db)
-                if hit:
-                    self.unsupported("minimum" if "minimum" in s else "maximum", ptr,
-                                     "a number range that contains some but not all numbers written with an exponent "
-                                     "(|x| >= 1e16 or 0 < |x| < 1e-4) is not supported")
+            elif _meets(lo, lo_s, hi, hi_s, a, a_open, b, b_open):
+                self.unsupported("minimum" if "minimum" in s else "maximum", ptr,
+                                 "a number range that contains some but not all numbers json.dumps writes with an "
+                                 "exponent (|x| >= 1e16 or 0 < |x| < 1e-4) is not supported")
         return _alt(parts)
 
     def t_string(self, s: dict) -> str | None:
@@ -1705,6 +1795,17 @@ class _Builder:
         except _TooBig:
             self.unsupported("minProperties", "#", "minProperties/maxProperties with this many properties make the regex too large")
             return self.members_chain(members, req, extra)
+
+
+def _meets(lo, lo_s, hi, hi_s, a, a_open, b, b_open) -> bool:
+    """Do the intervals (lo, hi) and (a, b) (None = infinite, *_s/*_open = endpoint excluded) meet?"""
+    lows = [(x, o) for x, o in ((lo, lo_s), (a, a_open)) if x is not None]
+    highs = [(x, o) for x, o in ((hi, hi_s), (b, b_open)) if x is not None]
+    if not lows or not highs:
+        return True
+    low = max(lows, key=lambda t: (t[0], t[1]))
+    high = min(highs, key=lambda t: (t[0], not t[1]))
+    return low[0] < high[0] or (low[0] == high[0] and not low[1] and not high[1])
 
 
 class _TooBig(Exception):
