@@ -282,6 +282,24 @@ def compile_program(pattern: str, tree, flags: int) -> _Program:
     return _Program(compiler.code, pattern)
 
 
+def _epsilon_reaches_assert(code, pc: int) -> bool:
+    """Is an assertion reachable from pc without consuming a character?"""
+    stack, seen = [pc], set()
+    while stack:
+        pc = stack.pop()
+        if pc in seen:
+            continue
+        seen.add(pc)
+        ins = code[pc]
+        if ins[0] == ASSERT:
+            return True
+        if ins[0] == JMP:
+            stack.append(ins[1])
+        elif ins[0] == SPLIT:
+            stack.extend(ins[1:3])
+    return False
+
+
 def _closure(code, pc: int, text: str, pos: int, visited: set, out: list, pending: list) -> bool:
     """Add the threads reachable from pc without consuming text, in priority order.
 
@@ -400,23 +418,57 @@ class PrefixScanner:
         self.resumable = not any(
             ins[0] == ASSERT and not (isinstance(ins[1], _LookTest) and ins[1].behind) for ins in self.program.code
         )
+        # A step (threads, next character) -> (threads, matched) depends on nothing else when the
+        # only assertions are simple lookbehinds: memoize steps, keyed with the characters those
+        # lookbehinds can see. This makes the VM a lazily built DFA.
+        behind = [ins[1] for ins in self.program.code if ins[0] == ASSERT]
+        self._step_memo: Optional[dict] = None
+        self._window = 1
+        if all(isinstance(t, _LookTest) and t.behind and t.memoizable and t.width is not None for t in behind):
+            self._step_memo = {}
+            self._window = max([t.width for t in behind] + [1])
+        # When no assertion is reachable before the first character, the starting threads do not
+        # depend on the text, and a first character that no thread accepts settles the scan.
+        self._start_threads: Optional[tuple] = None
+        self._start_match = False
+        self._first_char_dead: dict[str, bool] = {}
+        if not _epsilon_reaches_assert(self.program.code, 0):
+            threads: list = []
+            self._start_match = _closure(self.program.code, 0, "", 0, set(), threads, [])
+            self._start_threads = tuple(threads)
 
     def _run(self, text: str, pos: int, threads: list, match_end: Optional[int], pending: list, steps: int = -1):
         """Advance the threads over text[pos:] (at most `steps` characters if >= 0);
         returns (position reached, threads, match_end)."""
         code = self.program.code
         n = len(text) if steps < 0 else min(len(text), pos + steps)
+        memo = self._step_memo
+        window = self._window
         while threads and pos < n:
             ch = text[pos]
+            key = None
+            if memo is not None:
+                key = (tuple(threads), text[max(0, pos + 1 - window) : pos + 1])
+                hit = memo.get(key)
+                if hit is not None:
+                    threads, matched = hit
+                    if matched:
+                        match_end = pos + 1
+                    pos += 1
+                    continue
             nxt: list = []
             visited: set = set()
+            matched = False
             for pc in threads:
                 if code[pc][1](ch) and _closure(code, pc + 1, text, pos + 1, visited, nxt, pending):
+                    matched = True
                     match_end = pos + 1
                     break  # a match: every lower-priority thread is cut
+            if key is not None and len(memo) < 200_000:
+                memo[key] = (tuple(nxt), matched)
             threads = nxt
             pos += 1
-        return pos, threads, match_end
+        return pos, list(threads), match_end
 
     def _begin(self, text: str, start: int, pending: list):
         threads: list = []
@@ -453,6 +505,17 @@ class PrefixScanner:
                     if len(checkpoint.dead_after) < 10_000:
                         checkpoint.dead_after[ch] = result
                     return result
+        elif self._start_threads is not None and start < len(text):
+            ch = text[start]
+            match_end = start if self._start_match else None
+            if self._first_char_dead.get(ch):
+                return ScanResult(match_end, False)
+            code = self.program.code
+            if not any(code[pc][1](ch) for pc in self._start_threads):
+                if len(self._first_char_dead) < 10_000:
+                    self._first_char_dead[ch] = True
+                return ScanResult(match_end, False)
+            threads, pos = list(self._start_threads), start
         else:
             threads, match_end = self._begin(text, start, pending)
             pos = start
