@@ -240,7 +240,7 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
     first = _closure(nfa, (start,))
     ids = {first: 0}
     order = [first]
-    char_edges: list[list[tuple[int, int, int]]] = []
+    atom_moves: list[dict[int, int]] = []
     accept: list[bool] = []
     edges_of = nfa.edges
     closures: dict[frozenset[int], int] = {}
@@ -260,7 +260,7 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
                         buckets[atom] = {t}
                     else:
                         bucket.add(t)
-        pieces: list[tuple[int, int, int]] = []
+        moves: dict[int, int] = {}
         for atom, bucket in buckets.items():
             key = frozenset(bucket)
             target = closures.get(key)
@@ -278,8 +278,34 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
                     ids[state_set] = target
                     order.append(state_set)
                 closures[key] = target
-            pieces.extend((lo, hi, target) for lo, hi in atom_intervals[atom])
-        pieces.sort()
+            moves[atom] = target
+        atom_moves.append(moves)
+    return _merge_char_states(atom_moves, accept, atom_intervals)
+
+
+def _merge_char_states(atom_moves, accept, atom_intervals):
+    """Minimize the character DFA over atoms, then spell each edge as code-point intervals.
+
+    Merging equivalent states here, where there are few atoms, saves expanding them
+    all into UTF-8 bytes; the byte automaton is minimized again at the end.
+    """
+    n = len(atom_moves)
+    k = len(atom_intervals)
+    sink = n
+    trans = [[moves.get(a, sink) for a in range(k)] for moves in atom_moves]
+    trans.append([sink] * k)
+    blocks = _hopcroft(trans, {s for s in range(n) if accept[s]}, k)
+    number: dict[int, int] = {}
+    first_of: list[int] = []
+    for s in range(n):  # number blocks by first member, so the start state stays 0
+        if blocks[s] not in number:
+            number[blocks[s]] = len(first_of)
+            first_of.append(s)
+    char_edges: list[list[tuple[int, int, int]]] = []
+    for s in first_of:
+        pieces = sorted(
+            (lo, hi, number[blocks[t]]) for atom, t in atom_moves[s].items() for lo, hi in atom_intervals[atom]
+        )
         out: list[tuple[int, int, int]] = []
         for lo, hi, target in pieces:
             if out and out[-1][2] == target and out[-1][1] + 1 == lo:
@@ -287,7 +313,7 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
             else:
                 out.append((lo, hi, target))
         char_edges.append(out)
-    return char_edges, accept
+    return char_edges, [accept[s] for s in first_of]
 
 
 # -- characters to UTF-8 bytes ------------------------------------------------------

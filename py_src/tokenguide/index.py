@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], object]
 _YIELD_EVERY = 64  # states walked between cooperative yields
-_CLASS_TRIE_THRESHOLD = 400_000  # trie steps (first state's walk x states) above which byte classes pay
+_CLASS_TRIE_STEPS = 150_000  # byte-trie steps after which collapsing tokens by byte classes is tried
 
 
 class Index:
@@ -135,32 +135,31 @@ class Index:
         tick("vocabulary", 1, 1)
         yield
         walker = _Walker(dfa, prepared.trie, by_class=False)
-        first = walker.walk(0)
-        if walker.visited * dfa.num_states > _CLASS_TRIE_THRESHOLD:
-            # Many states would each walk a large part of the byte trie: collapse tokens
-            # that read the same byte classes first, when that shrinks the trie.
-            trie = _class_trie(dfa, prepared)
-            if trie is not None and trie.num_nodes * 2 < prepared.trie.num_nodes:
-                walker = _Walker(dfa, trie, by_class=True)
-                first = walker.walk(0)
-        self._trie = walker.trie
-        ranges: dict[int, tuple[array, array, array]] = {0: first}
+        try_classes = True
+        ranges: dict[int, tuple[array, array, array]] = {}
         seen = {0}
         queue = deque([0])
         done = 0
         while queue:
             state = queue.popleft()
-            found = ranges.get(state)
-            if found is None:
-                found = ranges[state] = walker.walk(state)
+            found = ranges[state] = walker.walk(state)
             for ns in found[2]:
                 if ns not in seen:
                     seen.add(ns)
                     queue.append(ns)
             done += 1
+            if try_classes and walker.visited > _CLASS_TRIE_STEPS:
+                # States keep walking large parts of the byte trie: collapse tokens that
+                # read the same byte classes, and start over on that smaller trie if it is.
+                try_classes = False
+                trie = _class_trie(dfa, prepared)
+                if trie is not None and trie.num_nodes * 2 < prepared.trie.num_nodes:
+                    walker = _Walker(dfa, trie, by_class=True)
+                    ranges, seen, queue, done = {}, {0}, deque([0]), 0
             if done % _YIELD_EVERY == 0:
                 tick("states", done, done + len(queue))
                 yield
+        self._trie = walker.trie
         tick("states", done, done)
         self._initial = 0
         self._finals = frozenset(s for s in seen if s in dfa.finals)
@@ -341,7 +340,7 @@ class TokenTrie:
     Keys are numbered in sorted order, so every subtree holds a contiguous range of keys.
     Node i has `labels[i]` (the symbol read to reach it), `depths[i]`, `ends[i]` (the
     first node after its subtree), `below[i]` (a bit mask of the symbols in its subtree,
-    below the node itself), `ends_key[i]`, and `keys_before[i]` (how many keys end at
+    below the node itself), `children[i]` (the mask of its children's symbols), `ends_key[i]`, and `keys_before[i]` (how many keys end at
     nodes before i): the keys of the subtree of i are keys_before[i] .. keys_before[ends[i]].
     Node 0 is the root. `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k,
     ascending; `position[token_id]` is the key of a token, or -1.
@@ -388,8 +387,11 @@ class TokenTrie:
         while path:
             ends[path.pop()] = n
         below = [0] * n
+        children = [0] * n
         for i in range(n - 1, 0, -1):
-            below[parents[i]] |= below[i] | (1 << labels[i])
+            bit = 1 << labels[i]
+            below[parents[i]] |= below[i] | bit
+            children[parents[i]] |= bit
         keys_before = [0] * (n + 1)
         count = 0
         for i in range(n):
@@ -400,6 +402,7 @@ class TokenTrie:
         self.depths = depths
         self.ends = ends
         self.below = below
+        self.children = children
         self.ends_key = ends_key
         self.keys_before = keys_before
         self.max_depth = max(depths)
@@ -430,9 +433,11 @@ def _class_trie(dfa: ByteDFA, prepared: PreparedVocabulary) -> TokenTrie | None:
         return None
     live = [any(row[c] >= 0 for row in dfa.table) for c in range(k)]
     translate = bytes(dfa.classes[b] if live[dfa.classes[b]] else 255 for b in range(256))
+    keys = [token.translate(translate) for token in prepared.tokens]
+    if len(set(keys)) * 2 > len(keys):
+        return None  # too little to gain
     keyed: dict[bytes, list[int]] = {}
-    for token, ids in zip(prepared.tokens, prepared.ids):
-        key = token.translate(translate)
+    for key, ids in zip(keys, prepared.ids):
         if 255 in key:
             continue
         found = keyed.get(key)
@@ -448,7 +453,8 @@ class _Walker:
     """Walks a token trie through one automaton, one start state at a time.
 
     `rows[s][label]` is the next state for a trie label (a byte, or a byte class);
-    `leave[s]` is the mask of labels that do not loop back to s.
+    `leave[s]` is the mask of labels that do not loop back to s, `live[s]` of those that
+    lead anywhere.
     """
 
     def __init__(self, dfa: ByteDFA, trie: TokenTrie, by_class: bool):
@@ -466,19 +472,24 @@ class _Walker:
                 label_mask[classes[b]] |= 1 << b
             all_labels = (1 << 256) - 1
         self.leave = []
+        self.live = []
         for s, row in enumerate(dfa.table):
             loop = 0
+            live = 0
             for c, t in enumerate(row):
                 if t == s:
                     loop |= label_mask[c]
+                if t >= 0:
+                    live |= label_mask[c]
             self.leave.append(all_labels ^ loop)
+            self.live.append(live)
 
     def walk(self, start: int) -> tuple[array, array, array]:
         """(first key, end key, next state) ranges of the keys allowed from `start`."""
         t = self.trie
         labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
-        ends_key, before = t.ends_key, t.keys_before
-        rows, leave = self.rows, self.leave
+        ends_key, before, children = t.ends_key, t.keys_before, t.children
+        rows, leave, live = self.rows, self.leave, self.live
         los, his, nexts = array("I"), array("I"), array("I")
         stack = [start] * (t.max_depth + 1)
         n = len(labels)
@@ -492,14 +503,19 @@ class _Walker:
                 i = ends[i]
                 continue
             if below[i] & leave[ns]:
-                # Some symbol below leaves the state: look inside; this node's own key, if any.
-                stack[d] = ns
+                # Some symbol below leaves the state: look inside (unless no child can follow);
+                # this node's own key, if any, ends here.
+                if children[i] & live[ns]:
+                    stack[d] = ns
+                    nxt = i + 1
+                else:
+                    nxt = ends[i]
                 if not ends_key[i]:
-                    i += 1
+                    i = nxt
                     continue
                 lo = before[i]
                 hi = lo + 1
-                i += 1
+                i = nxt
             else:
                 # Every symbol below loops on `ns`: the whole subtree ends there.
                 lo = before[i]
