@@ -1,0 +1,460 @@
+"""The Python side of the web app's worker (web/worker.js): vocabularies, builds, live guides.
+
+The worker runs Pyodide and calls these functions; results are plain dicts, lists, str and
+bytes so the worker can convert them to JavaScript values. Everything here also runs in
+CPython, which is how it is tested outside the browser.
+
+State kept between calls (one worker = one user):
+- vocabularies by fingerprint, plus the worker's source keys (file name, size, date, EOS) that
+  map to them, so the same file is read and prepared once and reused for every regex;
+- the last index built (for a RegexGuide in the live guide) and one live guide session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from typing import Any, Callable
+
+from .errors import BuildCancelled, RegexError, StateLimitError, TokenguideError, VocabularyError
+from .index import Index, prepare_vocabulary
+from .tokenizer import Tokenizer, decode_utf8_prefix
+from .vocabulary import Vocabulary
+
+__all__ = [
+    "load_vocabulary",
+    "build_index",
+    "regex_from_schema",
+    "grammar_text",
+    "guide_start",
+    "guide_view",
+    "guide_step",
+    "guide_back",
+    "guide_reset",
+    "error_info",
+    "token_display",
+    "call",
+]
+
+_KEEP_VOCABULARIES = 3
+_vocabularies: dict[str, Vocabulary] = {}  # fingerprint -> Vocabulary (most recent last)
+_source_keys: dict[str, str] = {}  # worker's key for a file + EOS choice -> fingerprint
+_last_index: dict[str, Any] = {}  # {"index": Index, "regex": str, "ascii": bool, "fingerprint": str}
+_session: "_GuideSession | None" = None
+
+
+# --------------------------------------------------------------------------------------------
+# Errors and display helpers
+# --------------------------------------------------------------------------------------------
+
+
+def error_info(exc: BaseException) -> dict[str, Any]:
+    """A JSON-able description of an exception for the page: kind, message, regex position."""
+    kind = type(exc).__name__
+    if isinstance(exc, KeyboardInterrupt):
+        kind, message = "BuildCancelled", "the build was cancelled"
+    else:
+        message = str(exc) or kind
+    info: dict[str, Any] = {"kind": kind, "message": message}
+    if isinstance(exc, RegexError):
+        info["message"] = exc.msg if getattr(exc, "msg", None) else message
+        info["pos"] = exc.pos
+        info["pattern"] = exc.pattern
+        info["full"] = message
+    if isinstance(exc, StateLimitError):
+        info["hint"] = "simplify the regex (bounded repetitions like {1,500} multiply states) or raise the state limit"
+    elif isinstance(exc, VocabularyError):
+        info["hint"] = "pick a HuggingFace vocab.json or tokenizer.json, and check the EOS token"
+    elif not isinstance(exc, (TokenguideError, KeyboardInterrupt, ValueError)):
+        import traceback
+
+        info["traceback"] = "".join(traceback.format_exception(exc))[-3000:]
+    return info
+
+
+def token_display(vocabulary: Vocabulary, token_id: int) -> str:
+    """A token's text for display: UTF-8 text with escapes for control characters and `\\xNN`
+    for bytes that are not (complete) UTF-8; EOS and special tokens by their name."""
+    data = vocabulary.id_to_bytes(token_id)
+    if data is None:
+        name = vocabulary.id_to_token(token_id)
+        if token_id == vocabulary.eos_token_id:
+            return f"{name or '<eos>'} (EOS)"
+        return f"{name} (special)" if name is not None else "(unknown id)"
+    out = []
+    for ch in data.decode("utf-8", "surrogateescape"):
+        cp = ord(ch)
+        if 0xDC80 <= cp <= 0xDCFF:
+            out.append(f"\\x{cp - 0xDC00:02x}")
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def _parse_eos(eos: Any) -> int | str | None:
+    """EOS as typed in the page: '' or None -> guess, digits -> id, anything else -> token text."""
+    if eos is None:
+        return None
+    if isinstance(eos, (int, float)) and not isinstance(eos, bool):
+        return int(eos)
+    text = str(eos).strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() else text
+
+
+# --------------------------------------------------------------------------------------------
+# Vocabularies
+# --------------------------------------------------------------------------------------------
+
+
+def _remember(vocabulary: Vocabulary) -> str:
+    fingerprint = vocabulary.fingerprint()
+    _vocabularies.pop(fingerprint, None)
+    _vocabularies[fingerprint] = vocabulary
+    while len(_vocabularies) > _KEEP_VOCABULARIES:
+        oldest = next(iter(_vocabularies))
+        del _vocabularies[oldest]
+        for key in [k for k, f in _source_keys.items() if f == oldest]:
+            del _source_keys[key]
+    return fingerprint
+
+
+def _vocabulary(fingerprint: str) -> Vocabulary:
+    found = _vocabularies.get(fingerprint)
+    if found is None:
+        raise VocabularyError("the vocabulary is no longer loaded in the worker: choose it again")
+    return found
+
+
+def _vocab_info(vocabulary: Vocabulary, fingerprint: str, seconds: float, reused: bool) -> dict[str, Any]:
+    return {
+        "fingerprint": fingerprint,
+        "vocab_size": vocabulary.vocab_size,
+        "num_tokens": sum(len(ids) for ids in vocabulary.tokens.values()),
+        "eos_token_id": vocabulary.eos_token_id,
+        "eos_token": vocabulary.eos_token,
+        "eos_note": vocabulary.eos_note,
+        "decoding": vocabulary.decoding,
+        "source": vocabulary.source,
+        "seconds": seconds,
+        "reused": reused,
+    }
+
+
+def load_vocabulary(text: str | bytes | None, filename: str, eos: Any = None, key: str | None = None) -> dict[str, Any]:
+    """Read (or reuse) a vocab.json / tokenizer.json and prepare it for index builds.
+
+    `key` identifies the file for the worker (name, size, modification date); with the EOS choice
+    it finds an already prepared vocabulary without reading the text again (text may then be None).
+    Returns the vocabulary's description (sizes, EOS and how it was chosen, fingerprint).
+    """
+    eos_value = _parse_eos(eos)
+    source_key = None if key is None else f"{key}\0{eos_value!r}"
+    if source_key is not None and source_key in _source_keys and _source_keys[source_key] in _vocabularies:
+        fingerprint = _source_keys[source_key]
+        vocabulary = _vocabularies.pop(fingerprint)
+        _vocabularies[fingerprint] = vocabulary
+        return _vocab_info(vocabulary, fingerprint, 0.0, True)
+    if text is None:
+        raise VocabularyError(f"{filename}: the file's content is needed (it is not loaded in the worker)")
+    start = time.perf_counter()
+    vocabulary = Vocabulary.from_json_text(text, filename=filename, eos=eos_value)
+    prepare_vocabulary(vocabulary)  # the token trie, shared by every build with this vocabulary
+    fingerprint = _remember(vocabulary)
+    if source_key is not None:
+        _source_keys[source_key] = fingerprint
+    return _vocab_info(vocabulary, fingerprint, time.perf_counter() - start, False)
+
+
+# --------------------------------------------------------------------------------------------
+# Index builds
+# --------------------------------------------------------------------------------------------
+
+
+async def build_index(
+    regex: str,
+    fingerprint: str,
+    ascii: bool = False,
+    max_states: int = 100_000,
+    progress: Callable[[str, int, int], Any] | None = None,
+    should_cancel: Callable[[], Any] | None = None,
+) -> dict[str, Any]:
+    """Build the index of `regex` for a loaded vocabulary; return its file bytes and statistics.
+
+    Yields to the event loop while it works (Index.build_async), so the worker can receive a
+    cancel message; `should_cancel()` is asked at every checkpoint. The bytes are exactly what
+    `python -m tokenguide build` writes for the same regex, vocabulary and options.
+    """
+    if not isinstance(regex, str) or regex == "":
+        raise RegexError("the regex is empty: type a regular expression or pick an example", regex or "", None)
+    vocabulary = _vocabulary(fingerprint)
+    cancel = (lambda: bool(should_cancel())) if should_cancel is not None else None
+    start = time.perf_counter()
+    try:
+        index = await Index.build_async(
+            regex, vocabulary, ascii=bool(ascii), max_states=int(max_states), progress=progress, should_cancel=cancel
+        )
+    except KeyboardInterrupt:
+        raise BuildCancelled("the build was cancelled") from None
+    built = time.perf_counter() - start
+    data = index.to_bytes()
+    _last_index.clear()
+    _last_index.update(index=index, regex=regex, ascii=bool(ascii), fingerprint=fingerprint)
+    return {
+        "bytes": data,
+        "num_states": index.num_states,
+        "num_transitions": index.num_transitions,
+        "num_final_states": len(index.final_states),
+        "initial_state": index.initial_state,
+        "vocab_size": index.vocab_size,
+        "eos_token_id": index.eos_token_id,
+        "build_seconds": built,
+        "total_seconds": time.perf_counter() - start,
+        "file_size": len(data),
+    }
+
+
+def regex_from_schema(schema_text: str) -> dict[str, Any]:
+    """The regex of a JSON Schema (tokenguide.json_schema), with any warning about ignored keywords."""
+    import warnings
+
+    from .json_schema import build_regex_from_schema
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        regex = build_regex_from_schema(schema_text)
+    return {"regex": regex, "warnings": [str(w.message) for w in caught]}
+
+
+def grammar_text(name: str) -> str:
+    """The text of a bundled Lark grammar (tokenguide.grammars), for the live guide's editor."""
+    from . import grammars
+
+    return grammars.load(name)
+
+
+# --------------------------------------------------------------------------------------------
+# Live guide
+# --------------------------------------------------------------------------------------------
+
+_CHUNK = 2048  # candidate tokens tried between two yields of a CFG step
+
+
+class _GuideSession:
+    """One live guide: the guide, the path of token ids, and the states along it."""
+
+    def __init__(self, kind: str, guide: Any, vocabulary: Vocabulary, description: str):
+        self.kind = kind
+        self.guide = guide
+        self.vocabulary = vocabulary
+        self.description = description
+        self.tokens: list[int] = []
+        self.states: list[Any] = [guide.initial_state]
+        self.allowed: dict[int, list[int]] = {}  # depth -> allowed ids (computed once per depth)
+
+    @property
+    def state(self) -> Any:
+        return self.states[-1]
+
+    def done(self) -> bool:
+        return bool(self.tokens) and self.tokens[-1] == self.vocabulary.eos_token_id
+
+    def text(self) -> str:
+        if self.kind == "cfg":
+            return self.state.text
+        data = b"".join(self.vocabulary.id_to_bytes(t) or b"" for t in self.tokens)
+        return decode_utf8_prefix(data)
+
+    def state_label(self) -> str:
+        if self.done():
+            return "end (EOS emitted)"
+        if self.kind == "regex":
+            return str(self.state)
+        return f"parser state {self.state.parser_state.position}, pending {self.state.pending!r}"
+
+    def is_final(self) -> bool:
+        return (not self.done()) and bool(self.guide.is_final_state(self.state))
+
+    async def compute_allowed(self, progress, should_cancel) -> list[int]:
+        depth = len(self.tokens)
+        found = self.allowed.get(depth)
+        if found is not None:
+            return found
+        if self.done():
+            found = []
+        elif self.kind == "regex":
+            found = list(self.guide.index.state_transitions(self.state)[0])
+        else:
+            guide = self.guide
+            candidates = guide._candidates
+            state = self.state
+            found = []
+            total = len(candidates)
+            for lo in range(0, total, _CHUNK):
+                if should_cancel is not None and should_cancel():
+                    raise BuildCancelled("the step was cancelled")
+                found.extend(guide.iter_valid_token_ids(state, candidates[lo : lo + _CHUNK]))
+                if progress is not None:
+                    progress("allowed tokens", min(total, lo + _CHUNK), total)
+                await asyncio.sleep(0)
+        self.allowed[depth] = found
+        return found
+
+
+def _require_session() -> _GuideSession:
+    if _session is None:
+        raise TokenguideError("no live guide: start one first")
+    return _session
+
+
+async def guide_start(
+    kind: str,
+    source: str,
+    fingerprint: str,
+    ascii: bool = False,
+    progress: Callable[[str, int, int], Any] | None = None,
+    should_cancel: Callable[[], Any] | None = None,
+) -> dict[str, Any]:
+    """Start a live guide: kind "regex" (source = regex) or "cfg" (source = Lark grammar text).
+
+    A regex guide reuses the last index built when it matches (same regex, options, vocabulary).
+    """
+    global _session
+    vocabulary = _vocabulary(fingerprint)
+    if kind == "regex":
+        from .guides import RegexGuide
+
+        last = _last_index
+        if last.get("regex") == source and last.get("ascii") == bool(ascii) and last.get("fingerprint") == fingerprint:
+            index = last["index"]
+        else:
+            if not source:
+                raise RegexError("the regex is empty: type a regular expression or pick an example", "", None)
+            try:
+                index = await Index.build_async(
+                    source, vocabulary, ascii=bool(ascii), progress=progress,
+                    should_cancel=(lambda: bool(should_cancel())) if should_cancel else None,
+                )
+            except KeyboardInterrupt:
+                raise BuildCancelled("the build was cancelled") from None
+            _last_index.clear()
+            _last_index.update(index=index, regex=source, ascii=bool(ascii), fingerprint=fingerprint)
+        guide = RegexGuide(index)
+        description = f"RegexGuide: {index.num_states:,} states, {index.num_transitions:,} transitions"
+    elif kind == "cfg":
+        from .guides import CFGGuide
+
+        if not source.strip():
+            raise TokenguideError("the grammar is empty: type a Lark grammar or pick a bundled one")
+        guide = CFGGuide(source, Tokenizer(vocabulary))
+        description = f"CFGGuide ({type(guide).__name__})"
+    else:
+        raise ValueError(f"unknown guide kind {kind!r}: expected 'regex' or 'cfg'")
+    _session = _GuideSession(kind, guide, vocabulary, description)
+    return {"description": description, "kind": kind}
+
+
+async def guide_view(
+    filter_text: str = "",
+    limit: int = 300,
+    progress: Callable[[str, int, int], Any] | None = None,
+    should_cancel: Callable[[], Any] | None = None,
+) -> dict[str, Any]:
+    """The current state of the live guide: generated text, path, and the allowed tokens matching
+    `filter_text` (a token id, or text contained in the token's display text), at most `limit`."""
+    session = _require_session()
+    allowed = await session.compute_allowed(progress, should_cancel)
+    vocabulary = session.vocabulary
+    needle = (filter_text or "").strip()
+    items = []
+    matched = 0
+    for token_id in allowed:
+        text = token_display(vocabulary, token_id)
+        if needle and not (needle == str(token_id) or needle in text):
+            continue
+        matched += 1
+        if len(items) < limit:
+            items.append([token_id, text, token_id == vocabulary.eos_token_id])
+    return {
+        "kind": session.kind,
+        "description": session.description,
+        "state": session.state_label(),
+        "final": session.is_final(),
+        "done": session.done(),
+        "text": session.text(),
+        "path": [[t, token_display(vocabulary, t)] for t in session.tokens],
+        "num_allowed": len(allowed),
+        "num_matched": matched,
+        "items": items,
+    }
+
+
+def guide_step(token_id: int) -> None:
+    """Advance the live guide by one allowed token (an error names a token that is not allowed)."""
+    session = _require_session()
+    token_id = int(token_id)
+    allowed = session.allowed.get(len(session.tokens))
+    if session.done():
+        raise TokenguideError("the generation has ended (EOS was emitted): go back or reset")
+    if allowed is not None and token_id not in set(allowed):
+        raise TokenguideError(
+            f"token {token_id} ({token_display(session.vocabulary, token_id)}) is not allowed in this state"
+        )
+    session.states.append(session.guide.get_next_state(session.state, token_id))
+    session.tokens.append(token_id)
+
+
+def guide_back() -> None:
+    """Undo the last token of the live guide (nothing at the start)."""
+    session = _require_session()
+    if session.tokens:
+        session.allowed.pop(len(session.tokens), None)
+        session.tokens.pop()
+        session.states.pop()
+
+
+def guide_reset() -> None:
+    """Back to the guide's initial state (allowed tokens of the initial state are kept)."""
+    session = _require_session()
+    while session.tokens:
+        guide_back()
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point for the worker
+# --------------------------------------------------------------------------------------------
+
+_CALLABLE = {
+    "load_vocabulary": load_vocabulary,
+    "build_index": build_index,
+    "regex_from_schema": regex_from_schema,
+    "grammar_text": grammar_text,
+    "guide_start": guide_start,
+    "guide_view": guide_view,
+    "guide_step": guide_step,
+    "guide_back": guide_back,
+    "guide_reset": guide_reset,
+}
+
+
+async def call(name: str, *args: Any) -> dict[str, Any]:
+    """Run one bridge function for the worker: {"ok": True, "result": ...} or
+    {"ok": False, "error": error_info(...)} (errors never escape as exceptions, so the page always
+    gets the kind, message and regex position). KeyboardInterrupt (the page's cancel) counts as
+    a cancelled build."""
+    fn = _CALLABLE.get(name)
+    if fn is None:
+        return {"ok": False, "error": {"kind": "Error", "message": f"unknown bridge function {name!r}"}}
+    try:
+        result = fn(*args)
+        if inspect.isawaitable(result):
+            result = await result
+        return {"ok": True, "result": result}
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - every failure is reported to the page
+        return {"ok": False, "error": error_info(exc)}

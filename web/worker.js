@@ -1,0 +1,126 @@
+// tokenguide web app: the Pyodide worker (a dedicated module Web Worker).
+//
+// Runs Python off the page's thread so the page never freezes. Protocol (page -> worker):
+//   {type: 'init', cancelBuffer?: SharedArrayBuffer}          start Pyodide, load the tokenguide package
+//   {id, type: 'call', name, args}                            call tokenguide.web_bridge.<name>(...args)
+//   {id, type: 'vocab', source: {url | file}, eos, key}       read a vocabulary (URL or File) and prepare it
+//   {type: 'cancel'}                                          stop the running build / guide step
+// Worker -> page: {type: 'status', text}, {type: 'ready', seconds} or {type: 'fatal', message},
+//   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
+//
+// Cancel: with cross-origin isolation the page shares a SharedArrayBuffer; the worker makes it
+// Pyodide's interrupt buffer (a KeyboardInterrupt anywhere in Python) and the builds also poll it.
+// Without it, the 'cancel' message sets a flag that the build polls between its yields.
+
+import { loadPyodide } from './pyodide/pyodide.mjs';
+
+let pyodide = null;
+let bridge = null;
+let interrupt = null; // Int32Array over the shared buffer: [0] = Pyodide interrupt (2 = SIGINT), [1] = cancel flag
+let cancelled = false;
+let queue = Promise.resolve(); // calls run one at a time, in order
+
+const post = (msg, transfer) => self.postMessage(msg, transfer || []);
+
+function shouldCancel() {
+  return cancelled || (interrupt !== null && Atomics.load(interrupt, 1) === 1);
+}
+
+function resetCancel() {
+  cancelled = false;
+  if (interrupt !== null) {
+    Atomics.store(interrupt, 0, 0);
+    Atomics.store(interrupt, 1, 0);
+  }
+}
+
+async function init(msg) {
+  const t0 = performance.now();
+  try {
+    post({ type: 'status', text: 'Loading the Python runtime…' });
+    const indexURL = new URL('./pyodide/', import.meta.url).href;
+    pyodide = await loadPyodide({ indexURL });
+    if (msg.cancelBuffer) {
+      interrupt = new Int32Array(msg.cancelBuffer);
+      pyodide.setInterruptBuffer(interrupt);
+    }
+    post({ type: 'status', text: 'Loading tokenguide…' });
+    const errors = [];
+    await pyodide.loadPackage(['tokenguide'], {
+      messageCallback: () => {},
+      errorCallback: (m) => errors.push(String(m)),
+    });
+    if (errors.length) throw new Error(`could not load the tokenguide package: ${errors.join('; ')}`);
+    bridge = pyodide.pyimport('tokenguide.web_bridge');
+    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null });
+  } catch (err) {
+    post({ type: 'fatal', message: String(err && err.message ? err.message : err) });
+  }
+}
+
+function toJs(proxy) {
+  if (proxy === undefined || proxy === null || typeof proxy !== 'object' || typeof proxy.toJs !== 'function') return proxy;
+  try {
+    return proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
+  } finally {
+    proxy.destroy();
+  }
+}
+
+// Call a bridge function through web_bridge.call, which turns Python exceptions into
+// {kind, message, pos?, pattern?} objects; those are thrown here as errors with .info.
+async function callBridge(id, name, args) {
+  const progress = (stage, done, total) => post({ type: 'progress', id, stage, done, total });
+  // null becomes undefined (Python None; Pyodide maps JS null to a distinct jsnull)
+  const fullArgs = args.map((a) => (a === '$progress' ? progress : a === '$cancel' ? shouldCancel : a === null ? undefined : a));
+  resetCancel();
+  try {
+    const reply = toJs(await bridge.call(name, ...fullArgs));
+    if (!reply.ok) throw Object.assign(new Error(reply.error.message), { info: reply.error });
+    return reply.result;
+  } finally {
+    resetCancel();
+  }
+}
+
+async function readVocab(msg) {
+  const { source, eos, key } = msg;
+  let text = null;
+  const cached = await callBridge(msg.id, 'load_vocabulary', [null, source.name, eos, key]).catch(() => null);
+  if (cached) return cached;
+  if (source.url) {
+    post({ type: 'progress', id: msg.id, stage: 'reading vocabulary', done: 0, total: 1 });
+    const resp = await fetch(new URL(source.url, self.location.href));
+    if (!resp.ok) throw Object.assign(new Error(`${source.name}: HTTP ${resp.status}`), { info: { kind: 'VocabularyError', message: `could not read ${source.name} (HTTP ${resp.status})` } });
+    text = await resp.text();
+  } else {
+    text = await source.file.text();
+  }
+  post({ type: 'progress', id: msg.id, stage: 'preparing vocabulary', done: 0, total: 1 });
+  return callBridge(msg.id, 'load_vocabulary', [text, source.name, eos, key]);
+}
+
+async function handle(msg) {
+  const { id } = msg;
+  try {
+    let result;
+    if (msg.type === 'vocab') result = await readVocab(msg);
+    else result = await callBridge(id, msg.name, msg.args || []);
+    const transfer = result && result.bytes instanceof Uint8Array ? [result.bytes.buffer] : [];
+    post({ id, type: 'result', ok: true, result }, transfer);
+  } catch (err) {
+    const info = err && err.info ? err.info : { kind: 'Error', message: String(err && err.message ? err.message : err) };
+    post({ id, type: 'result', ok: false, error: info });
+  }
+}
+
+self.onmessage = (event) => {
+  const msg = event.data;
+  if (msg.type === 'init') {
+    queue = queue.then(() => init(msg));
+  } else if (msg.type === 'cancel') {
+    cancelled = true; // seen by shouldCancel between the build's yields
+  } else {
+    queue = queue.then(() => (bridge ? handle(msg) : post({ id: msg.id, type: 'result', ok: false, error: { kind: 'Error', message: 'Python is not loaded' } })));
+  }
+};
