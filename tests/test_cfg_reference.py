@@ -74,7 +74,7 @@ SCANNER_PATTERNS = [
     r"\d+(\.\d+)?",
     r"(ab|a)b*",
     r"[^\"\\]+",
-    r"(a*)*b",
+    r"(a+)*b",
     r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?",
     r"é|ü+",
 ]
@@ -107,6 +107,8 @@ def test_prefix_scanner_errors():
         PrefixScanner("a(")
     with pytest.raises(RegexError, match="does not support"):
         PrefixScanner(r"(a)\1")
+    with pytest.raises(RegexError, match="empty string"):
+        PrefixScanner(r"(a*)*b")
     with pytest.raises(RegexError, match="too large"):
         PrefixScanner(r"(a{1,1000}){1,1000}")
 
@@ -480,3 +482,47 @@ def test_bundled_grammars_random_walks_char_vocabulary(grammar_name):
                 break
             state = guide.get_next_state(state, rng.choice(allowed))
     assert completed > 0
+
+
+def _regexes():
+    """Small random regexes over the alphabet "ab": literals, classes, groups, alternation, repeats."""
+    from hypothesis import strategies as st
+
+    atoms = st.sampled_from(["a", "b", "[ab]", "[^a]", ".", "(?:ab)", "(?i:A)"])
+
+    def extend(inner):
+        return st.one_of(
+            st.tuples(inner, inner).map("".join),
+            st.tuples(inner, inner).map(lambda p: f"(?:{p[0]}|{p[1]})"),
+            st.tuples(inner, st.sampled_from(["*", "+", "?", "*?", "+?", "??", "{1,2}", "{2}", "{0,2}?"])).map(
+                lambda p: f"(?:{p[0]}){p[1]}"
+            ),
+        )
+
+    return st.recursive(atoms, extend, max_leaves=5)
+
+
+def test_prefix_scanner_fuzz_against_re():
+    """match_end equals re.match's; any continuation that lengthens the match implies can_extend."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(_regexes(), st.text(alphabet="abA", max_size=5))
+    def check(pattern, text):
+        try:
+            scanner = PrefixScanner(pattern)
+        except RegexError as exc:  # nested repetition of an empty-capable part: refused, not mis-scanned
+            assert "empty string" in str(exc)
+            return
+        rx = re.compile(pattern)
+        result = scanner.scan(text)
+        m = rx.match(text)
+        assert result.match_end == (m.end() if m else None)
+        for k in (1, 2):
+            for s in itertools.product("abA", repeat=k):
+                m2 = rx.match(text + "".join(s))
+                if m2 is not None and m2.end() > len(text):
+                    assert result.can_extend, (pattern, text, s)
+
+    check()

@@ -10,11 +10,12 @@ the one `re.match` returns, and the threads still running at the end of the text
 the higher-priority paths that could still win with more text.
 
 Supported: literals, classes, `.`, alternation, groups, greedy and lazy repeats, inline flags,
-anchors and lookarounds. Assertions are evaluated on the current text, as `re` would; one that
+anchors and lookarounds. Repeating a sub-pattern that can match the empty string (`(a*)*`) is
+refused: `re` ends such a loop after an empty iteration, which a Thompson VM cannot mirror. Assertions are evaluated on the current text, as `re` would; one that
 fails only for lack of text (a lookahead running past the end, `\\b` at the end) keeps its path
 open for `can_extend`. Not modelled: an assertion true now that more text would falsify (`$`,
 a negative lookahead at the end) — grammars rarely put those in terminals. Backreferences, atomic groups, possessive repeats and
-conditionals raise RegexError.
+conditionals raise RegexError too.
 """
 
 from __future__ import annotations
@@ -177,6 +178,14 @@ class _Compiler:
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
             low, high, sub = av
             greedy = op is _c.MAX_REPEAT
+            if high > 1 and sub.getwidth()[0] == 0:
+                # `re` stops a loop after an iteration that matched nothing; a Thompson VM cannot
+                # follow that rule, so such patterns would be scanned differently: refuse them.
+                raise RegexError(
+                    "the reference CFG lexer does not support repeating a sub-pattern that can match "
+                    "the empty string (e.g. (a*)*); rewrite it without the nested optional part",
+                    self.pattern,
+                )
             for _ in range(low):
                 self.compile_seq(sub, flags)
             if high == _MAXREPEAT:
