@@ -1,9 +1,11 @@
 """Index construction: tokenguide against outlines-core, same process, same vocabularies.
 
-Usage: .venv/bin/python benchmarks/bench_index.py [--repeat 5] [--vocab gpt2|llama2|both] [--markdown]
+Usage: .venv/bin/python benchmarks/bench_index.py [--repeat 5] [--vocab gpt2|llama2|both] [--pyodide]
 Prints one row per regex: median build time of each (ms), the ratio ours/theirs, states
 and transitions, and the geometric mean of the ratios. outlines-core rows are skipped
 when it is not installed or exceeds --oc-timeout seconds (run in a child process).
+With --pyodide the same script runs inside Pyodide under Node (tests/pyodide/run_pytest.mjs),
+where only tokenguide is timed.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def _oc_worker(path, regex, repeat, queue):
 
 
 def oc_time(path, regex, repeat, timeout):
+    if sys.platform == "emscripten":
+        return None
     try:
         import outlines_core  # noqa: F401
     except ImportError:
@@ -69,7 +73,15 @@ def main(argv=None) -> int:
     parser.add_argument("--vocab", choices=["gpt2", "llama2", "both"], default="both")
     parser.add_argument("--oc-timeout", type=float, default=120.0)
     parser.add_argument("--only", help="comma-separated regex names")
+    parser.add_argument("--pyodide", action="store_true", help="run inside Pyodide under Node")
     args = parser.parse_args(argv)
+    if args.pyodide:
+        import subprocess
+
+        rest = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--pyodide"]
+        cmd = ["node", str(ROOT / "tests/pyodide/run_pytest.mjs"), str(ROOT), str(ROOT / ".cache/wheels"),
+               "--exec", str(Path(__file__).resolve()), *rest]
+        return subprocess.call(cmd)
     names = ["gpt2", "llama2"] if args.vocab == "both" else [args.vocab]
     cases = {**REGEX_CASES, **HARD_REPETITIONS}
     if args.only:

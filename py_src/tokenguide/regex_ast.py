@@ -2,7 +2,9 @@
 
 The parser is the standard library's own (`re._parser`), so syntax and meaning are
 those of `re`: every class is resolved to code-point ranges with the flags in force
-(`(?i)`, `(?s)`, `(?a)`, scoped flags included). Constructs that are not regular
+(`(?i)`, `(?s)`, `(?a)`, scoped flags included). `\\d`, `\\w` and `\\s` come from the pinned
+tables in `unicode_tables` (Unicode 16.0, as Python 3.14's `re`), so every runtime builds the
+same automaton; case-insensitive classes and literals are folded by the running `re`. Constructs that are not regular
 (lookaround, backreferences, `\\b`, conditionals) or that change the language in ways
 an automaton cannot follow (possessive repeats, atomic groups, anchors in the middle)
 raise RegexError with their position.
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import charset
+from . import charset, unicode_tables
 from .charset import Ranges
 from .errors import RegexError
 
@@ -159,21 +161,43 @@ class _Converter:
         return found
 
     def char_class(self, items: list, flags: int) -> Ranges:
-        if flags & IGNORECASE or any(op is C.CATEGORY for op, _ in items):
+        if flags & IGNORECASE:
             return charset.ranges_of_class(_class_source(items), flags & (IGNORECASE | ASCII))
         negate = False
-        ranges = []
+        parts: list[Ranges] = []
         for op, av in items:
             if op is C.NEGATE:
                 negate = True
             elif op is C.LITERAL:
-                ranges.append((av, av))
+                parts.append(((av, av),))
             elif op is C.RANGE:
-                ranges.append(av)
+                parts.append((av,))
+            elif op is C.CATEGORY:
+                parts.append(_category(av, bool(flags & ASCII)))
             else:  # pragma: no cover - sre produces no other items here
                 raise RegexError(f"unexpected item {op} in a character class", self.pattern)
-        result = charset.normalize(ranges)
+        result = charset.union(*parts)
         return charset.complement(result) if negate else result
+
+
+_ASCII_CATEGORIES = {
+    "DIGIT": ((0x30, 0x39),),
+    "WORD": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
+    "SPACE": ((0x09, 0x0D), (0x20, 0x20)),
+}
+
+
+def _category(code, ascii_only: bool) -> Ranges:
+    """\\d, \\w, \\s and their negations: ASCII sets, or the pinned Unicode tables."""
+    name = str(code).replace("CATEGORY_", "")
+    negated = name.startswith("NOT_")
+    base = name[4:] if negated else name
+    if ascii_only:
+        ranges = _ASCII_CATEGORIES[base]
+    else:
+        ranges = getattr(unicode_tables, base)
+    ranges = charset.normalize(ranges)
+    return charset.complement(ranges) if negated else ranges
 
 
 def _class_source(items: list) -> str:
