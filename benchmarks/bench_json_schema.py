@@ -75,8 +75,9 @@ def _resolve(schema, root, seen=0):
     return schema
 
 
-def _declared(schema, root, depth=0) -> list[tuple[str, object]]:
-    """(name, subschema) of declared properties in output order, through $ref/allOf/anyOf/oneOf."""
+def _declared(schema, root, depth=0, keys=()) -> list[tuple[str, object]]:
+    """(name, subschema) of declared properties in output order, through $ref/allOf/anyOf/oneOf;
+    of anyOf/oneOf branches, the one declaring most of `keys` (the instance's keys)."""
     schema = _resolve(schema, root)
     if not isinstance(schema, dict) or depth > 8:
         return []
@@ -84,9 +85,18 @@ def _declared(schema, root, depth=0) -> list[tuple[str, object]]:
     props = schema.get("properties")
     if isinstance(props, dict):
         out.extend(props.items())
-    for key in ("allOf", "anyOf", "oneOf"):
-        for sub in schema.get(key, []) if isinstance(schema.get(key), list) else []:
-            out.extend(_declared(sub, root, depth + 1))
+    for sub in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
+        out.extend(_declared(sub, root, depth + 1, keys))
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key) if isinstance(schema.get(key), list) else []
+        best = None
+        for sub in branches:
+            decl = _declared(sub, root, depth + 1, keys)
+            score = len({n for n, _ in decl} & set(keys))
+            if best is None or score > best[0]:
+                best = (score, decl)
+        if best is not None:
+            out.extend(best[1])
     req = schema.get("required")
     names = {n for n, _ in out}
     if isinstance(req, list):
@@ -100,7 +110,7 @@ def reorder(value, schema, root, depth=0):
     if depth > 30:
         return value
     if isinstance(value, dict):
-        decl = _declared(schema, root)
+        decl = _declared(schema, root, keys=tuple(value))
         order: list[str] = []
         subs: dict[str, list] = defaultdict(list)
         for name, sub in decl:
@@ -118,7 +128,7 @@ def reorder(value, schema, root, depth=0):
                 out[k] = reorder(v, addl if isinstance(addl, dict) else {}, root, depth + 1)
         return out
     if isinstance(value, list):
-        items = schema.get("items") if isinstance(schema, dict) else None
+        items = _resolve(schema.get("items"), root) if isinstance(schema, dict) else None
         if isinstance(items, dict):
             return [reorder(v, items, root, depth + 1) for v in value]
         return value
