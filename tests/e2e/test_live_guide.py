@@ -1,0 +1,172 @@
+"""End-to-end tests of the builder page's live guide: a CFGGuide (Lark grammar) and a RegexGuide
+stepped in the worker. Allowed tokens are compared with the same guides run here in CPython.
+
+The CFG tests use a small vocabulary: the reference CFGGuide tries every token at each step,
+which takes seconds per step on a 50,000-token vocabulary under Pyodide.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
+from playwright.sync_api import expect  # noqa: E402
+
+from _webapp import (  # noqa: E402
+    BUILD_TIMEOUT_MS,
+    GPT2_VOCAB,
+    START_TIMEOUT_MS,
+    check_offline,
+    guarded_context,
+    mark_state,
+    start_dist_server,
+    wait_state,
+)
+
+from tokenguide import grammars  # noqa: E402
+from tokenguide.guides import CFGGuide  # noqa: E402
+from tokenguide.index import Index  # noqa: E402
+from tokenguide.tokenizer import Tokenizer  # noqa: E402
+from tokenguide.vocabulary import Vocabulary  # noqa: E402
+
+PIECES = [str(d) for d in range(10)] + ["+", "-", "*", "/", "(", ")", "Ġ", "12", "x", "y", "</s>"]  # Ġ: a space (GPT-2 byte-level)
+
+
+@pytest.fixture(scope="module")
+def small_vocab(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("vocab") / "vocab.json"
+    path.write_text(json.dumps({t: i for i, t in enumerate(PIECES)}), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def app(browser):
+    server, url = start_dist_server()
+    context, attempted = guarded_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "index.html")
+    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
+    yield page, attempted, errors
+    context.close()
+    server.shutdown()
+
+
+@pytest.fixture()
+def page(app):
+    page, attempted, errors = app
+    yield page
+    check_offline(attempted)
+    assert not errors, f"uncaught script errors: {errors}"
+
+
+def guide_idle(page) -> None:
+    """Wait until the worker finished the guide's last request (Start enabled again)."""
+    expect(page.get_by_test_id("guide-start")).to_be_enabled(timeout=BUILD_TIMEOUT_MS)
+
+
+def shown_tokens(page) -> list[int]:
+    return [int(x) for x in page.eval_on_selector_all("[data-testid=guide-token]", "els => els.map(e => e.dataset.tokenId)")]
+
+
+def step(page, token_id: int) -> None:
+    page.locator(f'[data-testid=guide-token][data-token-id="{token_id}"]').click()
+    guide_idle(page)
+
+
+def test_cfg_guide_steps_match_cpython(page, small_vocab):
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files(str(small_vocab))
+    assert wait_state(page, "ready", "error") == "ready", page.get_by_test_id("error").text_content()
+    page.get_by_test_id("guide-kind-cfg").check()
+    page.get_by_test_id("guide-grammar-select").select_option("arithmetic")
+    expect(page.get_by_test_id("guide-grammar")).to_have_value(grammars.load("arithmetic"))
+    page.get_by_test_id("guide-start").click()
+    guide_idle(page)
+    expect(page.get_by_test_id("guide-view")).to_be_visible()
+    expect(page.get_by_test_id("error")).to_be_hidden()
+
+    vocab = Vocabulary.from_file(small_vocab)
+    guide = CFGGuide(grammars.load("arithmetic"), Tokenizer(vocab))
+    state = guide.initial_state
+    for piece in ["1", "+", "12", "*", "("]:
+        expected = sorted(guide.get_next_instruction(state).tokens)
+        assert sorted(shown_tokens(page)) == expected
+        assert page.get_by_test_id("guide-count").get_attribute("data-allowed") == str(len(expected))
+        token_id = PIECES.index(piece)
+        step(page, token_id)
+        state = guide.get_next_state(state, token_id)
+        assert page.get_by_test_id("guide-text").text_content() == state.text
+        expect(page.get_by_test_id("guide-final")).to_be_visible() if guide.is_final_state(state) else expect(
+            page.get_by_test_id("guide-final")
+        ).to_be_hidden()
+    assert page.get_by_test_id("guide-text").text_content() == "1+12*("
+    assert vocab.eos_token_id not in shown_tokens(page), "EOS is not allowed inside an open parenthesis"
+    step(page, PIECES.index("x"))
+    step(page, PIECES.index(")"))
+    expect(page.get_by_test_id("guide-final")).to_be_visible()
+    assert vocab.eos_token_id in shown_tokens(page)
+    assert page.get_by_test_id("guide-path").locator("li").count() == 7
+
+    page.get_by_test_id("guide-back").click()
+    guide_idle(page)
+    assert page.get_by_test_id("guide-text").text_content() == "1+12*(x"
+    expect(page.get_by_test_id("guide-final")).to_be_hidden()
+
+    step(page, PIECES.index(")"))
+    step(page, vocab.eos_token_id)
+    assert page.get_by_test_id("guide-view").get_attribute("data-done") == "true"
+    assert shown_tokens(page) == []
+
+    page.get_by_test_id("guide-reset").click()
+    guide_idle(page)
+    assert page.get_by_test_id("guide-text").text_content() == ""
+    assert sorted(shown_tokens(page)) == sorted(guide.get_next_instruction(guide.initial_state).tokens)
+
+
+def test_grammar_error_is_reported(page):
+    page.get_by_test_id("guide-grammar").fill("start: ( \n")
+    page.get_by_test_id("guide-start").click()
+    guide_idle(page)
+    expect(page.get_by_test_id("error")).to_be_visible()
+    assert "grammar" in page.get_by_test_id("error").text_content().lower()
+    assert page.get_by_test_id("guide-grammar").input_value() == "start: ( \n"
+
+
+def test_regex_guide_on_built_index_with_filter(page):
+    mark_state(page)
+    page.get_by_test_id("vocab-default").click()
+    assert wait_state(page, "ready", "error") == "ready"
+    regex = r"(yes|no|maybe)!"
+    page.get_by_test_id("regex-input").fill(regex)
+    mark_state(page)
+    page.get_by_test_id("build-button").click()
+    assert wait_state(page, "done", "error") == "done"
+    page.get_by_test_id("guide-from-index").click()
+    guide_idle(page)
+    vocab = Vocabulary.from_file(GPT2_VOCAB)
+    index = Index(regex, vocab)
+    allowed = index.get_allowed_tokens(index.initial_state)
+    assert sorted(shown_tokens(page)) == sorted(allowed)
+
+    page.get_by_test_id("guide-filter").fill("ye")
+    expect(page.get_by_test_id("guide-count")).to_contain_text("match the filter", timeout=BUILD_TIMEOUT_MS)
+    guide_idle(page)
+    shown = shown_tokens(page)
+    assert shown and all(b"ye" in vocab.id_to_bytes(t) for t in shown)
+    yes = vocab.get("yes")[0]
+    assert yes in shown
+    step(page, yes)
+    page.get_by_test_id("guide-filter").fill("")
+    expect(page.get_by_test_id("guide-count")).not_to_contain_text("match the filter", timeout=BUILD_TIMEOUT_MS)
+    guide_idle(page)
+    state = index.get_next_state(index.initial_state, yes)
+    expect(page.get_by_test_id("guide-state")).to_have_text(str(state))
+    assert sorted(shown_tokens(page)) == sorted(index.get_allowed_tokens(state))
+    step(page, vocab.get("!")[0])
+    expect(page.get_by_test_id("guide-final")).to_be_visible()
+    assert page.get_by_test_id("guide-text").text_content() == "yes!"
