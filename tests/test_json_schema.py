@@ -367,8 +367,20 @@ def test_pattern_properties_and_property_names():
     p = rx({"type": "object", "properties": {"id": {"type": "string"}},
             "patternProperties": {"^[0-9]+$": {"type": "boolean"}}, "additionalProperties": False})
     assert accepts(p, {"id": "a", "12": True}) and not accepts(p, {"id": "a", "1x": True})
-    raises_unsupported({"type": "object", "patternProperties": {"^x": {"type": "integer"}}}, "patternProperties",
+    raises_unsupported({"type": "object", "patternProperties": {"^ab": {"type": "integer"}}}, "patternProperties",
                        "#/patternProperties")
+    # other properties: those the pattern matches take its schema, the rest additionalProperties
+    p = rx({"type": "object", "patternProperties": {"^x": {"type": "integer"}}})
+    assert accepts(p, {"xa": 1, "b": "s", "": None}) and not accepts(p, {"xa": "s"}) and not accepts(p, {"x": []})
+    p = rx({"type": "object", "patternProperties": {"^[a-z]{2}$": {"type": "null"}}, "additionalProperties": {"type": "boolean"}})
+    assert accepts(p, {"ab": None, "abc": True, "A": False, "a\nb": True}) and not accepts(p, {"ab": True})
+    assert not accepts(p, {"abc": None})
+    p = rx({"type": "object", "patternProperties": {r"\w": {"type": "string"}}})
+    assert accepts(p, {"a-": "s", "-": 1, "": 2}) and not accepts(p, {"-a": 1})
+    # a pattern that matches every key applies to declared and other properties alike
+    p = rx({"type": "object", "properties": {"id": {"type": "integer"}}, "patternProperties": {".*": {"minimum": 0}}})
+    assert accepts(p, {"id": 3, "n": 2}) and not accepts(p, {"id": -3}) and not accepts(p, {"n": -1})
+    assert accepts(p, {"n": "s"}) and not p.fullmatch('{"id":1,"id":2}')
     p = rx({"type": "object", "propertyNames": {"maxLength": 2}, "additionalProperties": {"type": "null"}})
     assert accepts(p, {"ab": None}) and not accepts(p, {"abc": None})
 

@@ -470,6 +470,57 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     return _alt(results)
 
 
+def _pattern_complement(pattern: str) -> str | None | bool:
+    """Serialized content of the strings `pattern` does NOT find a match in: None when it matches
+    every string, False when the complement is not one of the simple shapes handled here
+    (one character class, repeated at least once, anchored or not). Raises _PatternError."""
+    parsed = _parse_pattern(pattern)
+    branches = _top_branches(list(parsed.data))
+    for branch in branches:
+        start, body, end = _split_anchors(branch)
+        if not (start and end) and _width(body)[0] == 0 and all(op != _C.AT for op, _ in body):
+            return None  # an empty match is found in every string
+    if len(branches) != 1:
+        return False
+    start, body, end = _split_anchors(branches[0])
+    if len(body) != 1:
+        return False
+    op, av = body[0]
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
+        lo, hi, sub = av
+        hi = None if hi == _C.MAXREPEAT else hi
+        if len(sub.data) != 1:
+            return False
+        op, av = sub.data[0]
+    else:
+        lo, hi = 1, 1
+    chars = _item_ranges(op, av)
+    if chars is None:
+        return False
+    inside = _json_chars(chars)
+    outside = _json_chars(_complement(chars))
+    anyc = STRING_CHAR + "*"
+    if not start and not end:
+        if lo != 1:
+            return False
+        return "" if outside is None else _rep(outside, 0, None)  # no character of the class
+    if start and end:
+        alts: list[str | None] = [None if outside is None else anyc + _group(outside) + anyc]
+        if inside is not None:
+            if lo > 0:
+                alts.append(_rep(inside, 0, lo - 1) if lo > 1 else "")
+            if hi is not None:
+                alts.append(_rep(inside, hi + 1, None))
+        elif lo > 0:
+            alts.append("")
+        return _alt(alts) or False
+    if lo != 1:
+        return False
+    if outside is None:
+        return ""
+    return _opt(_group(outside) + anyc) if start else _opt(anyc + _group(outside))
+
+
 def _width(items: list) -> tuple[int, int]:
     sp = _P.SubPattern(_P.State(), items) if hasattr(_P, "State") else _P.SubPattern(_P.Pattern(), items)
     lo, hi = sp.getwidth()
@@ -1682,6 +1733,24 @@ class _Builder:
                     return None
                 v = self.value(addl, aptr)
                 return None if v is None else f"{key_re}{ws}:{ws}{v}"
+        if pprops and len(pprops) == 1 and not all(p in (True, {}) for p in pprops.values()):
+            (pat, psch), = pprops.items()
+            ppt = f"{self.kptr(s, 'patternProperties')}/{_ptr_escape(pat)}"
+            try:
+                comp = _pattern_complement(pat)
+            except _PatternError:
+                comp = False
+            if comp is None:
+                # the pattern matches every key: every other property takes the pattern's schema
+                # (declared ones were already combined with it)
+                v = self.value(psch, ppt)
+                return None if v is None else '"' + _not_in_keys(names) + '"' + f"{ws}:{ws}" + v
+            if comp is not False and addl is not False and not names:
+                body = pattern_to_string_body(pat)
+                v = self.value(psch, ppt)
+                other = self.value(addl, aptr) if addl is not True else self.any_value(self.free_depth)
+                return _alt([None if body is None or v is None else f'"{body}"{ws}:{ws}{v}',
+                             None if other is None else f'"{comp}"{ws}:{ws}{other}'])
         if pprops:
             alts: list[str | None] = []
             if addl is not False and not all(p in (True, {}) for p in pprops.values()):
