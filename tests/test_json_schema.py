@@ -590,8 +590,24 @@ def test_whitespace_default_and_override():
 # -- unsupported keywords and lenient mode ----------------------------------------------------------
 
 
+def test_simple_not_is_rewritten():
+    p = rx({"not": {"type": ["object", "null"]}})
+    assert [accepts(p, v) for v in ({}, None, 1, "a", [])] == [False, False, True, True, True]
+    p = rx({"type": "string", "not": {"enum": ["intramural", 'q"']}})
+    assert [accepts(p, v) for v in ("intramural", 'q"', "intramurals", "")] == [False, False, True, True]
+    p = rx({"not": {"const": True}})
+    assert [accepts(p, v) for v in (True, False, None)] == [False, True, True]
+    p = rx({"type": "object", "not": {"required": ["a", "b"]}})
+    assert [accepts(p, v) for v in ({"a": 1}, {"a": 1, "b": 2}, {})] == [True, False, True]
+    assert accepts(rx({"type": "string", "not": {"type": "integer"}}), "s")
+    with pytest.raises(UnsupportedSchemaError, match="accepts no value"):
+        build_regex_from_schema({"not": {}})
+
+
 @pytest.mark.parametrize("schema,keyword,pointer", [
-    ({"not": {"type": "null"}}, "not", "#/not"),
+    ({"not": {"type": "integer"}}, "not", "#/not"),
+    ({"not": {"enum": [1, "a"]}}, "not", "#/not"),
+    ({"not": {"type": "string", "maxLength": 3}}, "not", "#/not"),
     ({"properties": {"a": {"if": {"type": "string"}, "then": {"maxLength": 2}}}}, "if", "#/properties/a/if"),
     ({"type": "object", "unevaluatedProperties": False}, "unevaluatedProperties", "#/unevaluatedProperties"),
     ({"type": "array", "items": {"type": "array", "uniqueItems": True}}, "uniqueItems", "#/items/uniqueItems"),

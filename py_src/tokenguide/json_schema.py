@@ -87,7 +87,7 @@ _VALIDATION = {
     "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems", "minLength",
     "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef",
-    "$recursiveRef", "$$anyOfs",
+    "$recursiveRef", "$$anyOfs", "$$notenum",
 }
 
 # Standard formats a validator may check; unknown formats are annotations.
@@ -900,6 +900,12 @@ class _Builder:
         own_props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
         groups = [(k, s.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in s]
         groups.extend(self._dependency_groups(s, ptr, len(own_props)))
+        if "not" in s:
+            neg = self._negate(s, ptr, len(own_props))
+            if neg is False:
+                return False
+            if neg is not None:
+                groups.extend(neg)
         if groups:
             s["$$anyOfs"] = groups
         all_of = s.pop("allOf", None)
@@ -914,6 +920,40 @@ class _Builder:
             if result is False:
                 return False
         return result
+
+    def _negate(self, s: dict, ptr: str, pos: int) -> list | None | bool:
+        """Rewrite `not` in place when its schema is a type list, an enum/const, or required names.
+        Returns anyOf groups to add, None (nothing to add, or left for check_generic to report),
+        or False when nothing can match."""
+        sub = self.flatten(s["not"], f"{ptr}/not")
+        if sub is True:
+            return False
+        if sub is False:
+            del s["not"]
+            return None
+        keys = {k for k in sub if k in _VALIDATION}
+        if not keys:
+            return False  # not {} rejects everything
+        if keys == {"type"}:
+            banned = set(self.types_of(sub))
+            if "integer" in banned and "number" not in banned and "number" in self.types_of(s):
+                return None  # "number but not integer" is not expressible
+            allowed = [t for t in _ALL_TYPES if t not in banned and not (t == "integer" and "number" in banned)]
+            if not allowed:
+                return False
+            del s["not"]
+            s["type"] = _type_intersection(s["type"], allowed) if "type" in s else allowed
+            return None
+        if keys <= {"enum", "const"}:
+            values = _enum_values(sub) or []
+            del s["not"]
+            s["$$notenum"] = list(s.get("$$notenum", [])) + values
+            return None
+        if keys == {"required"} and isinstance(sub["required"], list) and sub["required"]:
+            del s["not"]
+            names = [n for n in sub["required"] if isinstance(n, str)]
+            return [("anyOf", [{"properties": {n: False}} for n in names], f"{ptr}/not", pos)]
+        return None
 
     def _dependency_groups(self, s: dict, ptr: str, pos: int) -> list:
         """dependencies / dependentRequired / dependentSchemas as disjoint anyOf pairs:
@@ -956,6 +996,9 @@ class _Builder:
                 out[k] = list(out.get(k, [])) + list(v)
                 continue
             if k == "$$anyOfs":
+                continue
+            if k == "$$notenum":
+                out[k] = list(out.get(k, [])) + list(v)
                 continue
             ptrs.setdefault(k, b.get("$$ptrs", {}).get(k, f"{bptr}/{_ptr_escape(k)}"))
             if k not in out:
@@ -1344,7 +1387,10 @@ class _Builder:
     def enum_value(self, s: dict) -> str | None:
         values = _enum_values(s)
         assert values is not None
-        rest = {k: v for k, v in s.items() if k not in ("enum", "const") and k not in _ANNOTATIONS and not k.startswith("$$") and k != "type"}
+        if s.get("$$notenum"):
+            banned = {_canon(v) for v in s["$$notenum"]}
+            values = [v for v in values if _canon(v) not in banned]
+        rest = {k: v for k, v in s.items() if k in _VALIDATION and k not in ("enum", "const", "type", "$$notenum")}
         if "type" in s:
             types = set(self.types_of(s))
             if "number" in types:
@@ -1419,11 +1465,21 @@ class _Builder:
         return r
 
     # ---- scalar types ------------------------------------------------------------------------
-    def t_null(self, s: dict) -> str:
-        return NULL
+    def _banned(self, s: dict, t: str) -> list:
+        """Values of type `t` that a `not: {enum}` excludes."""
+        out = []
+        for v in s.get("$$notenum", []):
+            vt = _json_type_of(v)
+            if vt == t or (t == "number" and vt == "integer"):
+                out.append(v)
+        return out
 
-    def t_boolean(self, s: dict) -> str:
-        return BOOLEAN
+    def t_null(self, s: dict) -> str | None:
+        return None if self._banned(s, "null") else NULL
+
+    def t_boolean(self, s: dict) -> str | None:
+        banned = self._banned(s, "boolean")
+        return _alt([None if True in banned else "true", None if False in banned else "false"])
 
     def _bounds(self, s: dict) -> tuple[Decimal | None, bool, Decimal | None, bool]:
         lo: Decimal | None = None
@@ -1457,7 +1513,12 @@ class _Builder:
                 hi, hi_s = v, True
         return lo, lo_s, hi, hi_s
 
+    def _no_banned(self, s: dict, t: str) -> None:
+        if self._banned(s, t):
+            self.unsupported("not", s.get("$$ptr", "#") + "/not", f"not: {{enum}} with {t} values is not supported")
+
     def t_integer(self, s: dict) -> str | None:
+        self._no_banned(s, "integer")
         lo, lo_s, hi, hi_s = self._bounds(s)
         ilo = ihi = None
         if lo is not None:
@@ -1476,6 +1537,7 @@ class _Builder:
         return int_range_regex(ilo, ihi)
 
     def t_number(self, s: dict) -> str | None:
+        self._no_banned(s, "number")
         lo, lo_s, hi, hi_s = self._bounds(s)
         if "multipleOf" in s:
             m = s["multipleOf"]
@@ -1564,6 +1626,8 @@ class _Builder:
         pattern = s.get("pattern")
         if pattern is not None and not isinstance(pattern, str):
             raise UnsupportedSchemaError(f"pattern must be a string (at {self.kptr(s, 'pattern')})", "pattern", self.kptr(s, "pattern"))
+        if (fmt is not None or pattern is not None) and self._banned(s, "string"):
+            self.unsupported("not", s.get("$$ptr", "#") + "/not", "not: {enum} with strings beside pattern/format is not supported")
         if fmt is not None:
             if pattern is not None:
                 self.unsupported("pattern", self.kptr(s, "pattern"), "pattern together with format is not supported")
@@ -1584,10 +1648,17 @@ class _Builder:
                 if body is None:
                     return None
                 return '"' + body + '"'
+        banned = self._banned(s, "string")
+        if banned:
+            if min_len or max_len is not None:
+                self.unsupported("not", s.get("$$ptr", "#") + "/not", "not: {enum} with strings beside minLength/maxLength is not supported")
+            else:
+                return '"' + _not_in_keys(banned) + '"'
         return '"' + _rep(STRING_CHAR, min_len, max_len) + '"'
 
     # ---- arrays ------------------------------------------------------------------------------
     def t_array(self, s: dict) -> str | None:
+        self._no_banned(s, "array")
         ws = self.ws
         ptr = s.get("$$ptr", "#")
         prefix: list[Any] = []
@@ -1644,6 +1715,7 @@ class _Builder:
 
     # ---- objects -----------------------------------------------------------------------------
     def t_object(self, s: dict) -> str | None:
+        self._no_banned(s, "object")
         ws = self.ws
         props = s.get("properties", {})
         if not isinstance(props, dict):
