@@ -266,7 +266,7 @@ class _GuideSession:
         return bool(self.tokens) and self.tokens[-1] == self.vocabulary.eos_token_id
 
     def text(self) -> str:
-        if self.kind == "cfg":
+        if self.kind == "cfg" and isinstance(getattr(self.state, "text", None), str):
             return self.state.text
         data = b"".join(self.vocabulary.id_to_bytes(t) or b"" for t in self.tokens)
         return decode_utf8_prefix(data)
@@ -276,7 +276,12 @@ class _GuideSession:
             return "end (EOS emitted)"
         if self.kind == "regex":
             return str(self.state)
-        return f"parser state {self.state.parser_state.position}, pending {self.state.pending!r}"
+        parser_state = getattr(self.state, "parser_state", None)
+        position = getattr(parser_state, "position", None)
+        if position is None:
+            return f"step {len(self.tokens)}"
+        pending = getattr(self.state, "pending", "")
+        return f"parser state {position}" + (f", pending {pending!r}" if pending else "")
 
     def is_final(self) -> bool:
         return (not self.done()) and bool(self.guide.is_final_state(self.state))
@@ -290,7 +295,12 @@ class _GuideSession:
             found = []
         elif self.kind == "regex":
             found = list(self.guide.index.state_transitions(self.state)[0])
+        elif not (hasattr(self.guide, "iter_valid_token_ids") and hasattr(self.guide, "_candidates")):
+            # a guide without incremental candidate checks: one call (no progress, no cancel inside)
+            found = sorted(int(t) for t in self.guide.get_next_instruction(self.state).tokens)
         else:
+            # the reference CFGGuide tries every token: do it in chunks, yielding in between, so the
+            # page sees progress and can stop a long step
             guide = self.guide
             candidates = guide._candidates
             state = self.state

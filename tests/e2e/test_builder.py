@@ -300,3 +300,35 @@ def test_upload_llama2_tokenizer_json(page, tmp_path):
     page.get_by_test_id("vocab-default").click()
     assert wait_state(page, "ready", "error") == "ready"
     expect(page.get_by_test_id("vocab-info")).to_contain_text("already prepared")
+
+
+def test_service_worker_makes_the_app_work_offline(browser, tmp_path):
+    """After a first visit, the service worker serves the app and Python with the server gone."""
+    server, url = start_dist_server()
+    context, attempted = guarded_context(browser, service_workers="allow")
+    try:
+        page = context.new_page()
+        page.goto(url + "index.html")
+        assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        page.wait_for_function(
+            """async () => {
+                 const cache = await caches.open('tokenguide-v1');
+                 const keys = (await cache.keys()).map((r) => r.url);
+                 return keys.some((u) => u.endsWith('pyodide.asm.wasm')) && keys.some((u) => /tokenguide-.*\\.whl$/.test(u))
+                     && keys.some((u) => u.endsWith('gpt2-vocab.json'));
+               }""",
+            timeout=START_TIMEOUT_MS, polling=500,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    context.set_offline(True)
+    page.reload()
+    assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready", page.get_by_test_id("error").text_content()
+    regex = r"[a-c]{2}"
+    assert build(page, regex) == "done", page.get_by_test_id("error").text_content()
+    _, data = download(page, tmp_path)
+    assert data == Index(regex, Vocabulary.from_file(GPT2_VOCAB)).to_bytes()
+    context.close()
+    check_offline(attempted)
