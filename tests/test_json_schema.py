@@ -290,6 +290,29 @@ def test_number_spellings_and_exponent_classes():
     raises_unsupported({"type": "number", "multipleOf": 0.3}, "multipleOf", "#/multipleOf")
 
 
+@SETTINGS
+@given(st.sampled_from(BOUNDS + [None]), st.sampled_from(BOUNDS + [None]), st.sampled_from([0.1, 0.01, 0.001]),
+       st.lists(st.decimals(-200, 200, places=4, allow_nan=False, allow_infinity=False), min_size=1, max_size=15))
+def test_number_multiple_of_decimal_property(lo, hi, step, values):
+    schema: dict = {"type": "number", "multipleOf": step}
+    if lo is not None:
+        schema["minimum"] = float(lo)
+    if hi is not None:
+        schema["maximum"] = float(hi)
+    try:
+        p = rx(schema)
+    except UnsupportedSchemaError as exc:
+        assert exc.keyword is None and "accepts no value" in str(exc)
+        step_d = Decimal(repr(step))
+        assert lo is not None and hi is not None and (lo / step_d).to_integral_value(rounding="ROUND_CEILING") * step_d > hi
+        return
+    step_d = Decimal(repr(step))
+    for d in values + [Decimal("1e16"), Decimal("-2.5e17")]:
+        text = format(d, "f") if abs(d) < 10**16 else repr(float(d))
+        inside = (lo is None or d >= lo) and (hi is None or d <= hi)
+        assert (p.fullmatch(text) is not None) == (inside and d % step_d == 0), (schema, text)
+
+
 # -- objects --------------------------------------------------------------------------------------
 
 
@@ -611,7 +634,7 @@ def test_simple_not_is_rewritten():
     ({"properties": {"a": {"if": {"type": "string"}, "then": {"maxLength": 2}}}}, "if", "#/properties/a/if"),
     ({"type": "object", "unevaluatedProperties": False}, "unevaluatedProperties", "#/unevaluatedProperties"),
     ({"type": "array", "items": {"type": "array", "uniqueItems": True}}, "uniqueItems", "#/items/uniqueItems"),
-    ({"$defs": {"n": {"type": "number", "multipleOf": 0.1}}, "$ref": "#/$defs/n"}, "multipleOf", "#/$defs/n/multipleOf"),
+    ({"$defs": {"n": {"type": "number", "multipleOf": 0.25}}, "$ref": "#/$defs/n"}, "multipleOf", "#/$defs/n/multipleOf"),
 ])
 def test_unsupported_keywords_name_keyword_and_pointer(schema, keyword, pointer):
     raises_unsupported(schema, keyword, pointer)

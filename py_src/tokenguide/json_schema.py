@@ -638,48 +638,76 @@ def int_range_regex(lo: int | None, hi: int | None) -> str | None:
     return _alt(parts)
 
 
-def _frac_cmp(d: str, op: str) -> tuple[str | None, bool]:
-    """Digit strings f (fraction digits) with 0.f `op` 0.d, as (regex for non-empty f, empty ok)."""
+def _tail(budget: int | None) -> str:
+    """Any digit string, or with `budget`: at most that many significant digits, then zeros."""
+    if budget is None:
+        return "[0-9]*"
+    if budget == 0:
+        return "0*"
+    return _rep("[0-9]", 0, budget) + "0*"
+
+
+def _zero_only(lower_ok: bool, upper_ok: bool) -> tuple[str | None, bool]:
+    """Fraction digits that must all be zero (no budget left): allowed iff 0 is in range."""
+    return ("0+", True) if lower_ok and upper_ok else (None, False)
+
+
+def _frac_cmp(d: str, op: str, budget: int | None = None) -> tuple[str | None, bool]:
+    """Digit strings f (fraction digits) with 0.f `op` 0.d, as (regex for non-empty f, empty ok).
+    With `budget`, f has at most that many significant digits (multipleOf 10**-budget)."""
     d = d.rstrip("0")
+    if budget == 0:
+        zero_ok = {"ge": not d, "gt": False, "le": True, "lt": bool(d)}[op]
+        return _zero_only(zero_ok, True)
+    nb = None if budget is None else budget - 1
     if op in ("ge", "le") and not d:
-        return ("[0-9]+", True) if op == "ge" else ("0+", True)
+        if op == "le":
+            return ("0+", True)
+        return ("[0-9]+" if budget is None else "[0-9]" + _tail(nb)), True
     if not d:
-        return ("0*[1-9][0-9]*", False) if op == "gt" else (None, False)
+        if op == "lt":
+            return None, False
+        if budget is None:
+            return "0*[1-9][0-9]*", False
+        return _rep("[0-9]", 0, budget - 1) + "[1-9]0*", False
     first = int(d[0])
-    rest_re, rest_empty = _frac_cmp(d[1:], op)
+    rest_re, rest_empty = _frac_cmp(d[1:], op, nb)
     alts: list[str | None] = []
     if op in ("ge", "gt"):
         if first < 9:
-            alts.append(_digits_range(str(first + 1), "9") + "[0-9]*")
+            alts.append(_digits_range(str(first + 1), "9") + _tail(nb))
         tail = _alt([rest_re, "" if rest_empty else None])
         alts.append(_cat(d[0], tail))
         return _alt(alts), False
     if first > 0:
-        alts.append(_digits_range("0", str(first - 1)) + "[0-9]*")
+        alts.append(_digits_range("0", str(first - 1)) + _tail(nb))
     tail = _alt([rest_re, "" if rest_empty else None])
     alts.append(_cat(d[0], tail))
     return _alt(alts), True
 
 
-def _frac_between(a: str, b: str, a_strict: bool, b_strict: bool) -> tuple[str | None, bool]:
+def _frac_between(a: str, b: str, a_strict: bool, b_strict: bool, budget: int | None = None) -> tuple[str | None, bool]:
     """Fraction digit strings f with 0.a (<|<=) 0.f (<|<=) 0.b (0.a <= 0.b), as
     (regex for non-empty f, whether the empty f, i.e. 0, qualifies)."""
     a = a.rstrip("0")
     b = b.rstrip("0")
+    zero_ok = not a and not a_strict
+    if budget == 0:
+        return _zero_only(zero_ok, bool(b) or not b_strict)
+    nb = None if budget is None else budget - 1
     n = max(len(a), len(b))
     if n == 0:
         return ("0+", True) if not (a_strict or b_strict) else (None, False)
-    zero_ok = not a and not a_strict
     ap, bp = a.ljust(n, "0"), b.ljust(n, "0")
     if ap[0] == bp[0]:
-        r, e = _frac_between(ap[1:], bp[1:], a_strict, b_strict)
+        r, e = _frac_between(ap[1:], bp[1:], a_strict, b_strict, nb)
         return _cat(ap[0], _alt([r, "" if e else None])), zero_ok
     alts: list[str | None] = []
-    lo_re, lo_empty = _frac_cmp(ap[1:], "gt" if a_strict else "ge")
+    lo_re, lo_empty = _frac_cmp(ap[1:], "gt" if a_strict else "ge", nb)
     alts.append(_cat(ap[0], _alt([lo_re, "" if lo_empty else None])))
     if int(bp[0]) - int(ap[0]) > 1:
-        alts.append(_digits_range(str(int(ap[0]) + 1), str(int(bp[0]) - 1)) + "[0-9]*")
-    hi_re, hi_empty = _frac_cmp(bp[1:], "lt" if b_strict else "le")
+        alts.append(_digits_range(str(int(ap[0]) + 1), str(int(bp[0]) - 1)) + _tail(nb))
+    hi_re, hi_empty = _frac_cmp(bp[1:], "lt" if b_strict else "le", nb)
     alts.append(_cat(bp[0], _alt([hi_re, "" if hi_empty else None])))
     return _alt(alts), zero_ok
 
@@ -695,23 +723,26 @@ def _with_frac(int_re: str | None, frac: tuple[str | None, bool]) -> str | None:
 _ANY_FRAC = ("[0-9]+", True)
 
 
-def _plain_nonneg(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool) -> str | None:
-    """Plain decimal spellings (no sign, no exponent) of x with lo (<|<=) x (<|<=) hi, lo >= 0."""
+def _plain_nonneg(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool,
+                  budget: int | None = None) -> str | None:
+    """Plain decimal spellings (no sign, no exponent) of x with lo (<|<=) x (<|<=) hi, lo >= 0;
+    with `budget`, at most that many significant fraction digits."""
     if hi is not None and (hi < lo or (hi == lo and (lo_strict or hi_strict))):
         return None
+    any_frac = ("[0-9]+", True) if budget is None else _frac_cmp("", "ge", budget)
     li, lf = _split_dec(lo)
     parts: list[str | None] = []
     if hi is None:
-        parts.append(_with_frac(_nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge")))
-        parts.append(_with_frac(_nonneg_int_range(li + 1, None), _ANY_FRAC))
+        parts.append(_with_frac(_nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge", budget)))
+        parts.append(_with_frac(_nonneg_int_range(li + 1, None), any_frac))
         return _alt(parts)
     hi_i, hf = _split_dec(hi)
     if li == hi_i:
-        return _with_frac(_nonneg_int_range(li, li), _frac_between(lf, hf, lo_strict, hi_strict))
-    parts.append(_with_frac(_nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge")))
+        return _with_frac(_nonneg_int_range(li, li), _frac_between(lf, hf, lo_strict, hi_strict, budget))
+    parts.append(_with_frac(_nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge", budget)))
     if hi_i - li > 1:
-        parts.append(_with_frac(_nonneg_int_range(li + 1, hi_i - 1), _ANY_FRAC))
-    parts.append(_with_frac(_nonneg_int_range(hi_i, hi_i), _frac_cmp(hf, "lt" if hi_strict else "le")))
+        parts.append(_with_frac(_nonneg_int_range(li + 1, hi_i - 1), any_frac))
+    parts.append(_with_frac(_nonneg_int_range(hi_i, hi_i), _frac_cmp(hf, "lt" if hi_strict else "le", budget)))
     return _alt(parts)
 
 
@@ -1541,11 +1572,20 @@ class _Builder:
         lo, lo_s, hi, hi_s = self._bounds(s)
         if "multipleOf" in s:
             m = s["multipleOf"]
+        budget: int | None = None
+        if "multipleOf" in s:
+            m = s["multipleOf"]
             if isinstance(m, (int, float)) and not isinstance(m, bool) and float(m) == 1.0:
                 r = self.t_integer(s)
                 return None if r is None else _group(r) + r"(?:\.0+)?"
-            self.unsupported("multipleOf", self.kptr(s, "multipleOf"), "multipleOf on numbers is not supported")
-        if lo is None and hi is None:
+            dm = Decimal(repr(m)) if isinstance(m, float) else None
+            for j in range(1, 5):
+                if dm == Decimal(1).scaleb(-j):
+                    budget = j  # at most j significant fraction digits
+            if budget is None:
+                self.unsupported("multipleOf", self.kptr(s, "multipleOf"),
+                                 f"multipleOf {m!r} on numbers is not supported (only 1, 0.1, 0.01, 0.001, 0.0001)")
+        if lo is None and hi is None and budget is None:
             return NUMBER
         ptr = self.kptr(s, "minimum" if "minimum" in s or "exclusiveMinimum" in s else "maximum")
         if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_s or hi_s))):
@@ -1555,9 +1595,9 @@ class _Builder:
         # plain spellings, non-negative part
         if hi is None or hi >= zero:
             if lo is None or lo < zero:
-                parts.append(_plain_nonneg(zero, False, hi, hi_s))
+                parts.append(_plain_nonneg(zero, False, hi, hi_s, budget))
             else:
-                parts.append(_plain_nonneg(lo, lo_s, hi, hi_s))
+                parts.append(_plain_nonneg(lo, lo_s, hi, hi_s, budget))
         # plain spellings, negative part: -y with y in [max(0,-hi), -lo]
         if lo is None or lo <= zero:
             if hi is None or hi > zero:
@@ -1567,7 +1607,7 @@ class _Builder:
             else:
                 ylo, ylo_s = -hi, hi_s
             yhi, yhi_s = (None, False) if lo is None else (-lo, lo_s)
-            neg = _plain_nonneg(ylo, ylo_s, yhi, yhi_s)
+            neg = _plain_nonneg(ylo, ylo_s, yhi, yhi_s, budget)
             if neg is not None:
                 parts.append("-" + (neg if neg.startswith("(?:") and _balanced_group(neg) else f"(?:{neg})"))
 
@@ -1591,12 +1631,13 @@ class _Builder:
         e_big = r"[eE]\+?0*(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"
         e_tiny = r"[eE]-0*(?:[5-9]|[1-9][0-9]+)"
         mant = r"[1-9](?:\.[0-9]+)?"
+        mant_big = mant if budget is None else r"[1-9](?:\.[0-9]{1,16})?"  # integers: multiples of 10**-j
         classes = [
-            (big, False, None, False, mant + e_big),
-            (zero, True, tiny, True, mant + e_tiny),
-            (None, False, -big, False, "-" + mant + e_big),
-            (-tiny, True, zero, True, "-" + mant + e_tiny),
+            (big, False, None, False, mant_big + e_big),
+            (None, False, -big, False, "-" + mant_big + e_big),
         ]
+        if budget is None:  # below 1e-4 the only multiple of 10**-j (j <= 4) is 0
+            classes += [(zero, True, tiny, True, mant + e_tiny), (-tiny, True, zero, True, "-" + mant + e_tiny)]
         for a, a_open, b, b_open, rx in classes:
             if contains(a, a_open, b, b_open):
                 parts.append(rx)
