@@ -243,7 +243,12 @@ def test_integer_exclusive_bounds_in_both_draft_spellings():
 def test_integer_multiple_of():
     p = rx({"type": "integer", "multipleOf": 1})
     assert accepts(p, 7)
+    for k in (2, 4, 5, 8, 10, 25, 40, 125):
+        p = rx({"type": "integer", "multipleOf": k})
+        assert [n for n in range(-1200, 1200) if accepts(p, n)] == [n for n in range(-1200, 1200) if n % k == 0], k
+        assert accepts(p, 10**20) and accepts(p, -(10**20) - k) and not accepts(p, 10**20 + 1)
     raises_unsupported({"type": "integer", "multipleOf": 3}, "multipleOf", "#/multipleOf")
+    raises_unsupported({"type": "integer", "multipleOf": 4, "minimum": 0}, "multipleOf", "#/multipleOf")
 
 
 # -- numbers --------------------------------------------------------------------------------------

@@ -686,6 +686,23 @@ def _frac_cmp(d: str, op: str, budget: int | None = None) -> tuple[str | None, b
     return _alt(alts), True
 
 
+def _multiples_regex(k: int) -> str | None:
+    """Canonical integers divisible by k, when k divides a power of ten (k <= 10000):
+    the last j digits decide."""
+    j = 0
+    while j <= 4 and 10 ** j % k:
+        j += 1
+    if j > 4:
+        return None
+    small = [str(n) for n in range(k, 10 ** j, k)]
+    suffixes = [str(n).zfill(j) for n in range(0, 10 ** j, k)]
+    big = "[1-9][0-9]*" + (_alt([_lit(x) for x in suffixes]) or "") if j else None
+    pos = _alt(small + ([big] if big else []))
+    if pos is None:
+        return "0"
+    return "(?:0|-?" + _group(pos) + ")"
+
+
 def _frac_between(a: str, b: str, a_strict: bool, b_strict: bool, budget: int | None = None) -> tuple[str | None, bool]:
     """Fraction digit strings f with 0.a (<|<=) 0.f (<|<=) 0.b (0.a <= 0.b), as
     (regex for non-empty f, whether the empty f, i.e. 0, qualifies)."""
@@ -1562,9 +1579,14 @@ class _Builder:
             if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
                 dm = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
                 ok = Decimal(1) % dm == 0  # every integer is a multiple of m
+                if not ok and dm == dm.to_integral_value() and ilo is None and ihi is None:
+                    r = _multiples_regex(int(dm))
+                    if r is not None:
+                        return r
             if not ok:
                 self.unsupported("multipleOf", self.kptr(s, "multipleOf"),
-                                 f"multipleOf {m!r} on integers is not supported (only divisors of 1)")
+                                 f"multipleOf {m!r} on integers is not supported (divisors of a power of ten "
+                                 "without minimum/maximum are)")
         return int_range_regex(ilo, ihi)
 
     def t_number(self, s: dict) -> str | None:
