@@ -548,6 +548,10 @@ def test_all_of_is_merged():
     p = rx({"allOf": [{"type": "object", "properties": {"a": {}}, "additionalProperties": False},
                       {"properties": {"b": {}}}]})
     assert accepts(p, {"a": 1}) and not accepts(p, {"a": 1, "b": 2})
+    p = rx({"allOf": [{"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "integer"}},
+                      {"properties": {"b": {"minimum": 5}}}]})
+    assert accepts(p, {"a": "s", "b": 6, "c": 1}) and not accepts(p, {"b": "s"}) and not accepts(p, {"b": 4})
+    assert not accepts(p, {"c": "s"})
 
 
 def test_any_of_and_one_of():

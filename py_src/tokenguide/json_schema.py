@@ -1126,19 +1126,30 @@ class _Builder:
                 before = [final.index(n) for n in bprops[:pos] if n in final]
                 groups.append((kind, subs, gptr, max(before) + 1 if before else na))
             out["$$anyOfs"] = groups
-        # additionalProperties: false on one side forbids the other side's extra declared names
+        # each side's additionalProperties also governs the names only the other side declares
         for side, other in ((a, b), (b, a)):
-            if side.get("additionalProperties") is False and "properties" in other:
-                own = set(side.get("properties", {}))
-                if side.get("patternProperties"):
+            addl = side.get("additionalProperties", True)
+            if addl is True or addl == {} or not isinstance(other.get("properties"), dict):
+                continue
+            own = side.get("properties", {}) or {}
+            pats = side.get("patternProperties") or {}
+            props = dict(out.get("properties", {}))
+            for name in other["properties"]:
+                if name in own:
                     continue
-                props = dict(out.get("properties", {}))
-                for name in other["properties"]:
-                    if name not in own:
-                        props[name] = False
-                out["properties"] = props
-        if a.get("patternProperties") and b.get("patternProperties") and _canon(a["patternProperties"]) != _canon(b["patternProperties"]):
-            self.unsupported("patternProperties", bptr, "allOf of two patternProperties is not supported")
+                try:
+                    if any(_ecma_search(p, name) for p in pats):
+                        continue  # the pattern's schema applies (t_object combines it)
+                except _PatternError as exc:
+                    self.unsupported("patternProperties", side.get("$$ptr", "#"), str(exc))
+                props[name] = False if addl is False else {"allOf": [props[name], addl]}
+            out["properties"] = props
+        for side, other in ((a, b), (b, a)):
+            pa, pb = side.get("patternProperties"), other.get("patternProperties")
+            if pa and _canon(pa) != _canon(pb or {}) and (pb or other.get("additionalProperties", True) not in (True, {})):
+                self.unsupported("patternProperties", side.get("$$ptr", "#"),
+                                 "allOf of patternProperties with another schema's patternProperties or "
+                                 "additionalProperties is not supported")
         out["$$ptrs"] = ptrs
         out["$$ptr"] = aptr
         return out
