@@ -406,6 +406,11 @@ class TokenTrie:
         self.ends_key = ends_key
         self.keys_before = keys_before
         self.max_depth = max(depths)
+        self.root_child = [0] * 256  # symbol -> depth-1 node, 0 when none
+        i = 1
+        while i < n:
+            self.root_child[labels[i]] = i
+            i = ends[i]
 
     @property
     def num_nodes(self) -> int:
@@ -487,15 +492,28 @@ class _Walker:
     def walk(self, start: int) -> tuple[array, array, array]:
         """(first key, end key, next state) ranges of the keys allowed from `start`."""
         t = self.trie
+        ends, root_child = t.ends, t.root_child
+        los, his, nexts = array("I"), array("I"), array("I")
+        stack = [start] * (t.max_depth + 1)
+        row = self.rows[start]
+        steps = 0
+        # Only the root's children whose symbol leads somewhere are entered; each is
+        # walked in pre-order up to the end of its subtree.
+        for label in [c for c in range(len(row)) if row[c] >= 0]:
+            i = root_child[label]
+            if i:
+                steps += self._walk_subtree(i, ends[i], stack, los, his, nexts)
+        self.visited += steps
+        return los, his, nexts
+
+    def _walk_subtree(self, i: int, stop: int, stack: list, los: array, his: array, nexts: array) -> int:
+        """Walk nodes i..stop-1 (one subtree of the root) from stack[0]; returns the steps taken."""
+        t = self.trie
         labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
         ends_key, before, children = t.ends_key, t.keys_before, t.children
         rows, leave, live = self.rows, self.leave, self.live
-        los, his, nexts = array("I"), array("I"), array("I")
-        stack = [start] * (t.max_depth + 1)
-        n = len(labels)
         steps = 0
-        i = 1
-        while i < n:
+        while i < stop:
             steps += 1
             d = depths[i]
             ns = rows[stack[d - 1]][labels[i]]
@@ -527,8 +545,7 @@ class _Walker:
                 los.append(lo)
                 his.append(hi)
                 nexts.append(ns)
-        self.visited += steps
-        return los, his, nexts
+        return steps
 
 
 _PREPARED: list[tuple[object, PreparedVocabulary]] = []
