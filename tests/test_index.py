@@ -151,3 +151,13 @@ def test_every_allowed_token_is_justified(gpt2_vocabulary):
             assert set(ids) <= start
         else:
             assert not set(ids) & start
+
+
+def test_huge_sparse_token_ids_do_not_allocate_per_id():
+    vocab = Vocabulary(2_000_000_000, {"a": 0, "b": 1_999_999_999})
+    index = Index("a+b", vocab)
+    s1 = index.get_next_state(index.initial_state, 0)
+    s2 = index.get_next_state(s1, 1_999_999_999)
+    assert index.is_final_state(s2)
+    assert index.get_allowed_tokens(s2) == [2_000_000_000]
+    assert index.get_next_state(s1, 12345) is None

@@ -334,6 +334,23 @@ class Index:
         return cls.from_bytes(data, **kwargs)
 
 
+_DENSE_POSITIONS = 1 << 24  # larger vocab sizes (sparse, absurd ids) get a dict instead of an array
+
+
+class _SparsePositions(dict):
+    """token id -> key for vocabularies whose ids are too spread out for a dense array."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def __missing__(self, token_id: int) -> int:
+        return -1
+
+    def __len__(self) -> int:
+        return self.size
+
+
 class TokenTrie:
     """Sorted keys (token byte strings, or their byte-class sequences) as a trie in pre-order arrays.
 
@@ -355,7 +372,7 @@ class TokenTrie:
             id_start.append(len(flat))
         self.flat_ids = flat
         self.id_start = id_start
-        position = array("i", [-1]) * vocab_size
+        position = array("i", [-1]) * vocab_size if vocab_size <= _DENSE_POSITIONS else _SparsePositions(vocab_size)
         for k, key_ids in enumerate(ids):
             for t in key_ids:
                 position[t] = k
