@@ -84,7 +84,7 @@ function cancelWorker() {
   worker.postMessage({ type: 'cancel' });
 }
 
-worker.postMessage({ type: 'init', cancelBuffer: cancelView ? cancelView.buffer : null });
+worker.postMessage({ type: 'init', cancelBuffer: cancelView ? cancelView.buffer : null, prefetch: [BUNDLED.url] });
 
 // ------------------------------------------------------------------------------------------ helpers
 function setState(state) { ui.body.dataset.state = state; }
@@ -192,6 +192,7 @@ async function loadVocabNow() {
   updateButtons();
   try {
     await ensureVocab((stage) => setStatus(`${stage}…`));
+    if (!ui.body.dataset.readyMs) ui.body.dataset.readyMs = performance.now().toFixed(0);
     setState('ready');
     setStatus('Ready');
   } catch (err) {
@@ -547,6 +548,8 @@ function renderGuide(v) {
 // ------------------------------------------------------------------------------------------ start-up
 function onWorkerReady(msg) {
   app.ready = true;
+  ui.body.dataset.pythonReadyMs = performance.now().toFixed(0); // since navigation start (for benchmarks)
+  ui.body.dataset.workerMarks = JSON.stringify(msg.marks || {});
   setStatus(`Python ready in ${msg.seconds.toFixed(1)} s; preparing the vocabulary…`);
   loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
   loadVocabNow();

@@ -1,7 +1,7 @@
 // tokenguide web app: the Pyodide worker (a dedicated module Web Worker).
 //
 // Runs Python off the page's thread so the page never freezes. Protocol (page -> worker):
-//   {type: 'init', cancelBuffer?: SharedArrayBuffer}          start Pyodide, load the tokenguide package
+//   {type: 'init', cancelBuffer?: SharedArrayBuffer, prefetch?: [url]}  start Pyodide, load tokenguide (fetch urls meanwhile)
 //   {id, type: 'call', name, args}                            call tokenguide.web_bridge.<name>(...args)
 //   {id, type: 'vocab', source: {url | file}, eos, key}       read a vocabulary (URL or File) and prepare it
 //   {type: 'cancel'}                                          stop the running build / guide step
@@ -34,12 +34,20 @@ function resetCancel() {
   }
 }
 
+const prefetched = new Map(); // url -> Promise<text>: the bundled vocabulary is fetched while Pyodide starts
+
 async function init(msg) {
   const t0 = performance.now();
+  const marks = {};
   try {
+    for (const url of msg.prefetch || []) {
+      const p = fetch(new URL(url, self.location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null);
+      prefetched.set(url, p);
+    }
     post({ type: 'status', text: 'Loading the Python runtime…' });
     const indexURL = new URL('./pyodide/', import.meta.url).href;
     pyodide = await loadPyodide({ indexURL });
+    marks.pyodide = performance.now() - t0;
     if (msg.cancelBuffer) {
       interrupt = new Int32Array(msg.cancelBuffer);
       pyodide.setInterruptBuffer(interrupt);
@@ -51,8 +59,10 @@ async function init(msg) {
       errorCallback: (m) => errors.push(String(m)),
     });
     if (errors.length) throw new Error(`could not load the tokenguide package: ${errors.join('; ')}`);
+    marks.packages = performance.now() - t0;
     bridge = pyodide.pyimport('tokenguide.web_bridge');
-    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null });
+    marks.imported = performance.now() - t0;
+    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks });
   } catch (err) {
     post({ type: 'fatal', message: String(err && err.message ? err.message : err) });
   }
@@ -88,7 +98,13 @@ async function readVocab(msg) {
   let text = null;
   const cached = await callBridge(msg.id, 'load_vocabulary', [null, source.name, eos, key]).catch(() => null);
   if (cached) return cached;
-  if (source.url) {
+  if (source.url && prefetched.has(source.url)) {
+    text = await prefetched.get(source.url);
+    prefetched.delete(source.url);
+  }
+  if (text !== null) {
+    // prefetched while Pyodide started
+  } else if (source.url) {
     post({ type: 'progress', id: msg.id, stage: 'reading vocabulary', done: 0, total: 1 });
     const resp = await fetch(new URL(source.url, self.location.href));
     if (!resp.ok) throw Object.assign(new Error(`${source.name}: HTTP ${resp.status}`), { info: { kind: 'VocabularyError', message: `could not read ${source.name} (HTTP ${resp.status})` } });

@@ -267,6 +267,28 @@ def test_upload_vocab_json_and_edit_eos(page, tmp_path):
     assert data == cli_build(tmp_path, regex, vocab_path, "--eos", other)
 
 
+def test_drop_a_vocabulary_file_on_the_page(page, tmp_path):
+    tokens = ["a", "b", "ab", "</s>"]
+    text = json.dumps({t: i for i, t in enumerate(tokens)})
+    mark_state(page)
+    page.evaluate(
+        """(text) => {
+             const dt = new DataTransfer();
+             dt.items.add(new File([text], 'dropped-vocab.json', {type: 'application/json'}));
+             document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+           }""",
+        text,
+    )
+    assert wait_state(page, "ready", "error") == "ready", page.get_by_test_id("error").text_content()
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("dropped-vocab.json")
+    path = tmp_path / "dropped-vocab.json"
+    path.write_text(text, encoding="utf-8")
+    regex = "(ab)+"
+    assert build(page, regex) == "done", page.get_by_test_id("error").text_content()
+    _, data = download(page, tmp_path)
+    assert data == Index(regex, Vocabulary.from_file(path)).to_bytes()
+
+
 def test_bad_vocabulary_keeps_inputs(page, tmp_path):
     page.get_by_test_id("regex-input").fill(r"[0-9]+")
     page.get_by_test_id("name-input").fill("kept")
@@ -295,11 +317,16 @@ def test_upload_llama2_tokenizer_json(page, tmp_path):
     assert build(page, regex) == "done", page.get_by_test_id("error").text_content()
     _, data = download(page, tmp_path)
     assert data == Index(regex, expected_vocab).to_bytes()
-    # back to the bundled vocabulary, which is still prepared in the worker
+    # back to the bundled vocabulary, then to the same tokenizer.json again: it is still prepared in the worker
     mark_state(page)
     page.get_by_test_id("vocab-default").click()
     assert wait_state(page, "ready", "error") == "ready"
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("GPT-2")
+    assert upload_vocab(page, LLAMA2_TOKENIZER) == "ready"
     expect(page.get_by_test_id("vocab-info")).to_contain_text("already prepared")
+    mark_state(page)
+    page.get_by_test_id("vocab-default").click()
+    assert wait_state(page, "ready", "error") == "ready"
 
 
 def test_service_worker_makes_the_app_work_offline(browser, tmp_path):

@@ -137,6 +137,26 @@ def test_grammar_error_is_reported(page):
     assert page.get_by_test_id("guide-grammar").input_value() == "start: ( \n"
 
 
+def test_token_text_is_never_markup(page, tmp_path):
+    evil = "<imgĠsrc=xĠonerror=window.__xss=1>"  # GPT-2 byte-level spelling of '<img src=x onerror=window.__xss=1>'
+    tokens = ["<", "i", "m", "g", evil, "</s>"]
+    path = tmp_path / "vocab.json"
+    path.write_text(json.dumps({t: i for i, t in enumerate(tokens)}), encoding="utf-8")
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files(str(path))
+    assert wait_state(page, "ready", "error") == "ready", page.get_by_test_id("error").text_content()
+    page.get_by_test_id("regex-input").fill(r"<img[^>]*>")
+    page.get_by_test_id("guide-kind-regex").check()
+    page.get_by_test_id("guide-start").click()
+    guide_idle(page)
+    card = page.locator('[data-testid=guide-token][data-token-id="4"]')
+    expect(card).to_contain_text("<img src=x onerror=window.__xss=1>")
+    step(page, 4)
+    assert page.get_by_test_id("guide-text").text_content() == "<img src=x onerror=window.__xss=1>"
+    assert page.locator("#guide-section img").count() == 0
+    assert page.evaluate("window.__xss") is None
+
+
 def test_regex_guide_on_built_index_with_filter(page):
     mark_state(page)
     page.get_by_test_id("vocab-default").click()
