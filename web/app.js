@@ -509,6 +509,7 @@ ui.guideTokens.addEventListener('click', (e) => {
 });
 
 function renderGuide(v) {
+  $('guide-desc').textContent = v.description;
   ui.guideState.textContent = v.state;
   ui.guideFinal.hidden = !v.final;
   ui.guideView.dataset.done = v.done ? 'true' : 'false';

@@ -295,8 +295,8 @@ class _GuideSession:
             found = []
         elif self.kind == "regex":
             found = list(self.guide.index.state_transitions(self.state)[0])
-        elif not (hasattr(self.guide, "iter_valid_token_ids") and hasattr(self.guide, "_candidates")):
-            # a guide without incremental candidate checks: one call (no progress, no cancel inside)
+        elif not _is_reference_cfg(self.guide):
+            # a guide with its own fast algorithm: one call (no progress, no cancel inside)
             found = sorted(int(t) for t in self.guide.get_next_instruction(self.state).tokens)
         else:
             # the reference CFGGuide tries every token: do it in chunks, yielding in between, so the
@@ -315,6 +315,26 @@ class _GuideSession:
                 await asyncio.sleep(0)
         self.allowed[depth] = found
         return found
+
+
+def _is_reference_cfg(guide: Any) -> bool:
+    """True for a guide answering with the reference algorithm (one parser copy per token),
+    which the live guide runs in chunks; guides with their own get_next_instruction are asked directly."""
+    from .guides.cfg_reference import ReferenceCFGGuide
+
+    return isinstance(guide, ReferenceCFGGuide) and type(guide).get_next_instruction is ReferenceCFGGuide.get_next_instruction
+
+
+def _cfg_guide_class() -> Any:
+    """The fastest CFG guide available: FastCFGGuide when present, else guides.CFGGuide."""
+    try:
+        from .guides.cfg_fast import FastCFGGuide
+
+        return FastCFGGuide
+    except ImportError:  # pragma: no cover - depends on which guides exist
+        from .guides import CFGGuide
+
+        return CFGGuide
 
 
 def _require_session() -> _GuideSession:
@@ -358,11 +378,9 @@ async def guide_start(
         guide = RegexGuide(index)
         description = f"RegexGuide: {index.num_states:,} states, {index.num_transitions:,} transitions"
     elif kind == "cfg":
-        from .guides import CFGGuide
-
         if not source.strip():
             raise TokenguideError("the grammar is empty: type a Lark grammar or pick a bundled one")
-        guide = CFGGuide(source, Tokenizer(vocabulary))
+        guide = _cfg_guide_class()(source, Tokenizer(vocabulary))
         description = f"CFGGuide ({type(guide).__name__})"
     else:
         raise ValueError(f"unknown guide kind {kind!r}: expected 'regex' or 'cfg'")

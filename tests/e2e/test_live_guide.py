@@ -190,3 +190,34 @@ def test_regex_guide_on_built_index_with_filter(page):
     step(page, vocab.get("!")[0])
     expect(page.get_by_test_id("guide-final")).to_be_visible()
     assert page.get_by_test_id("guide-text").text_content() == "yes!"
+
+
+def test_cfg_guide_json_on_gpt2(page):
+    """The JSON grammar on the full GPT-2 vocabulary (the page uses the vocabulary left by the previous test)."""
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("GPT-2")
+    page.get_by_test_id("guide-kind-cfg").check()
+    page.get_by_test_id("guide-grammar-select").select_option("json")
+    expect(page.get_by_test_id("guide-grammar")).to_have_value(grammars.load("json"))
+    page.get_by_test_id("guide-filter").fill("")
+    page.get_by_test_id("guide-start").click()
+    guide_idle(page)
+    expect(page.get_by_test_id("error")).to_be_hidden()
+    vocab = Vocabulary.from_file(GPT2_VOCAB)
+    guide = CFGGuide(grammars.load("json"), Tokenizer(vocab))  # the reference algorithm, in CPython
+    state = guide.initial_state
+    expected = sorted(guide.get_next_instruction(state).tokens)
+    assert page.get_by_test_id("guide-count").get_attribute("data-allowed") == str(len(expected))
+    brace = vocab.get('{"')[0]
+    page.get_by_test_id("guide-filter").fill(str(brace))
+    expect(page.locator(f'[data-testid=guide-token][data-token-id="{brace}"]')).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    guide_idle(page)
+    step(page, brace)
+    state = guide.get_next_state(state, brace)
+    assert page.get_by_test_id("guide-text").text_content() == '{"'
+    expected = sorted(guide.get_next_instruction(state).tokens)
+    assert page.get_by_test_id("guide-count").get_attribute("data-allowed") == str(len(expected))
+    page.get_by_test_id("guide-filter").fill("")
+    expect(page.get_by_test_id("guide-count")).not_to_contain_text("match the filter", timeout=BUILD_TIMEOUT_MS)
+    guide_idle(page)
+    shown = shown_tokens(page)
+    assert len(shown) == min(300, len(expected)) and set(shown) <= set(expected)
