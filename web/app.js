@@ -501,11 +501,26 @@ ui.guideFilter.addEventListener('input', () => {
   clearTimeout(filterTimer);
   filterTimer = setTimeout(() => { app.guideLimit = 300; guideTask('filtering…', refreshGuide); }, 150);
 });
+function guideStep(id) {
+  return guideTask('computing the allowed tokens…', async () => { await call('guide_step', [id]); return refreshGuide(); });
+}
 ui.guideTokens.addEventListener('click', (e) => {
   const card = e.target.closest('[data-token-id]');
   if (!card || app.busy) return;
-  const id = Number(card.dataset.tokenId);
-  guideTask('computing the allowed tokens…', async () => { await call('guide_step', [id]); return refreshGuide(); });
+  guideStep(Number(card.dataset.tokenId));
+});
+// Enter in the filter takes the token whose id was typed, or the only token shown.
+ui.guideFilter.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter' || app.busy) return;
+  e.preventDefault();
+  const value = ui.guideFilter.value.trim();
+  const cards = [...ui.guideTokens.querySelectorAll('[data-token-id]')];
+  const exact = /^\d+$/.test(value) ? cards.find((c) => c.dataset.tokenId === value) : undefined;
+  const card = exact || (cards.length === 1 ? cards[0] : undefined);
+  if (!card) return;
+  clearTimeout(filterTimer);
+  ui.guideFilter.value = '';
+  guideStep(Number(card.dataset.tokenId));
 });
 
 function renderGuide(v) {

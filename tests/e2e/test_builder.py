@@ -359,3 +359,40 @@ def test_service_worker_makes_the_app_work_offline(browser, tmp_path):
     assert data == Index(regex, Vocabulary.from_file(GPT2_VOCAB)).to_bytes()
     context.close()
     check_offline(attempted)
+
+
+def test_broken_bundle_gives_a_message(browser, tmp_path):
+    """A wheel that does not match the lock (a half-updated static host) is reported, not a blank page."""
+    import sys as _sys
+
+    from _webapp import dist_dir
+
+    src = dist_dir()
+    copy = tmp_path / "dist"
+    for path in src.rglob("*"):
+        if path.is_file():
+            target = copy / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+    lock_path = copy / "pyodide" / "pyodide-lock.json"
+    lock = json.loads((src / "pyodide" / "pyodide-lock.json").read_text())
+    lock["packages"]["tokenguide"]["sha256"] = "0" * 64
+    lock_path.unlink()
+    lock_path.write_text(json.dumps(lock))
+    if str(REPO) not in _sys.path:
+        _sys.path.insert(0, str(REPO))
+    import build as build_module
+
+    server, url = build_module.start_server(copy)
+    context, attempted = guarded_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(url + "index.html")
+        assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "error"
+        text = page.get_by_test_id("error").text_content()
+        assert "could not start" in text and "tokenguide" in text
+        expect(page.get_by_test_id("build-button")).to_be_disabled()
+    finally:
+        context.close()
+        server.shutdown()
+    check_offline(attempted)

@@ -106,7 +106,14 @@ def test_cfg_guide_steps_match_cpython(page, small_vocab):
         ).to_be_hidden()
     assert page.get_by_test_id("guide-text").text_content() == "1+12*("
     assert vocab.eos_token_id not in shown_tokens(page), "EOS is not allowed inside an open parenthesis"
-    step(page, PIECES.index("x"))
+    # typing a token id in the filter and pressing Enter takes that token
+    page.get_by_test_id("guide-filter").fill(str(PIECES.index("x")))
+    expect(page.get_by_test_id("guide-count")).to_contain_text("match the filter", timeout=BUILD_TIMEOUT_MS)
+    guide_idle(page)
+    page.get_by_test_id("guide-filter").press("Enter")
+    expect(page.get_by_test_id("guide-text")).to_have_text("1+12*(x", timeout=BUILD_TIMEOUT_MS)
+    guide_idle(page)
+    assert page.get_by_test_id("guide-filter").input_value() == ""
     step(page, PIECES.index(")"))
     expect(page.get_by_test_id("guide-final")).to_be_visible()
     assert vocab.eos_token_id in shown_tokens(page)
