@@ -382,7 +382,15 @@ function showStats(r) {
 ui.build.addEventListener('click', build);
 ui.regex.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); build(); } });
 ui.cancel.addEventListener('click', () => { if (app.busy) cancelWorker(); });
-ui.regex.addEventListener('input', () => { ui.regex.classList.remove('invalid'); });
+ui.regex.addEventListener('input', () => {
+  ui.regex.classList.remove('invalid');
+  // an edited example is no longer that example: drop its name unless the user chose one
+  const key = ui.examples.value;
+  if (key && ui.regex.value !== EXAMPLES[key]) {
+    ui.examples.value = '';
+    if (ui.name.value === key) ui.name.value = 'index';
+  }
+});
 
 ui.download.addEventListener('click', () => {
   const r = app.result;
@@ -429,6 +437,11 @@ async function loadGrammar(name) {
 }
 ui.guideGrammarSelect.addEventListener('change', () => { if (app.ready) loadGrammar(ui.guideGrammarSelect.value).catch(() => {}); });
 ui.guideGrammar.addEventListener('input', () => { ui.guideGrammarSelect.value = ''; });
+function showGuideKind() {
+  const cfg = $('guide-kind-cfg').checked;
+  for (const el of document.querySelectorAll('.cfg-only')) el.hidden = !cfg;
+}
+for (const radio of document.querySelectorAll('input[name=guide-kind]')) radio.addEventListener('change', showGuideKind);
 
 let guideTimer = null;
 function guideProgress(stage, done, total) {
@@ -489,6 +502,7 @@ async function startGuide(kind) {
 ui.guideStart.addEventListener('click', () => startGuide($('guide-kind-cfg').checked ? 'cfg' : 'regex'));
 ui.guideFromIndex.addEventListener('click', () => {
   $('guide-kind-regex').checked = true;
+  showGuideKind();
   $('guide-section').scrollIntoView({ behavior: 'smooth' });
   startGuide('regex');
 });
