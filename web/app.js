@@ -365,7 +365,8 @@ function showStats(r) {
   const rows = [
     ['states', fmt(r.num_states)], ['transitions', fmt(r.num_transitions)], ['final states', fmt(r.num_final_states)],
     ['initial state', String(r.initial_state)], ['vocab size', fmt(r.vocab_size)], ['EOS id', String(r.eos_token_id)],
-    ['build time', secs(r.build_seconds)], ['file', `${r.name}, ${fmt(r.file_size)} bytes`],
+    ['build time', secs(r.build_seconds)], ['file written in', secs(r.serialize_seconds)],
+    ['file', `${r.name}, ${fmt(r.file_size)} bytes`],
   ];
   for (const [k, v] of rows) {
     const dt = document.createElement('dt');

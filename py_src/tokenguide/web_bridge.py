@@ -204,6 +204,7 @@ async def build_index(
         raise BuildCancelled("the build was cancelled") from None
     built = time.perf_counter() - start
     data = index.to_bytes()
+    serialized = time.perf_counter() - start - built
     _last_index.clear()
     _last_index.update(index=index, regex=regex, ascii=bool(ascii), fingerprint=fingerprint)
     return {
@@ -215,6 +216,7 @@ async def build_index(
         "vocab_size": index.vocab_size,
         "eos_token_id": index.eos_token_id,
         "build_seconds": built,
+        "serialize_seconds": serialized,
         "total_seconds": time.perf_counter() - start,
         "file_size": len(data),
     }
