@@ -131,10 +131,6 @@ _KNOWN_FORMATS = {
 }
 
 
-def _ws_free(pattern: str) -> bool:
-    return pattern in ("", WHITESPACE)
-
-
 # --------------------------------------------------------------------------- small regex algebra
 
 
@@ -603,7 +599,6 @@ def _digits_range(lo: str, hi: str) -> str:
     if lo[1:] == "0" * n and hi[1:] == "9" * n:
         return _digits_range(lo[0], hi[0]) + _rep("[0-9]", n, n)
     parts = []
-    lo_first = lo[0]
     if lo[1:] == "0" * n:
         mid_lo = int(lo[0])
     else:
@@ -619,7 +614,6 @@ def _digits_range(lo: str, hi: str) -> str:
         parts.append(_digits_range(str(mid_lo), str(mid_hi)) + _rep("[0-9]", n, n))
     if tail:
         parts.append(tail)
-    del lo_first
     return _alt(parts)  # type: ignore[return-value]
 
 
@@ -770,7 +764,6 @@ def _with_frac(int_re: str | None, frac: tuple[str | None, bool]) -> str | None:
     return _cat(int_re if "|" not in int_re or int_re.startswith("(?:") else f"(?:{int_re})", tail)
 
 
-_ANY_FRAC = ("[0-9]+", True)
 
 
 def _plain_nonneg(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool,
@@ -1436,7 +1429,7 @@ class _Builder:
             pa, pb = a.get("properties", {}), b.get("properties", {})
             ok = False
             for k in ra & rb:
-                if k in pa and k in pb and self._disjoint(self._as_schema(pa[k]), self._as_schema(pb[k]), level + 1):
+                if k in pa and k in pb and self._disjoint(pa[k], pb[k], level + 1):
                     ok = True
                     break
             if not ok:
@@ -1448,11 +1441,6 @@ class _Builder:
             if not ok:
                 return False
         return True
-
-    def _as_schema(self, x: Any) -> Any:
-        if isinstance(x, dict):
-            return x
-        return x
 
     def _enum_excluded(self, values: list, other: dict, t: str) -> bool:
         try:
@@ -1767,7 +1755,6 @@ class _Builder:
     def t_array(self, s: dict) -> str | None:
         self._no_banned(s, "array")
         ws = self.ws
-        ptr = s.get("$$ptr", "#")
         prefix: list[Any] = []
         prefix_ptr = ""
         rest: Any = True
@@ -1813,7 +1800,6 @@ class _Builder:
             cont = _cat("" if j == 1 else sep, P[j - 1], T)
             stop = "" if j - 1 >= m else None
             T = _alt([cont, stop]) if stop is None or cont is None else _opt(cont)
-        del ptr
         if T is None:
             return None
         if T == "":
@@ -1888,7 +1874,8 @@ class _Builder:
         max_p = s.get("maxProperties")
         max_p = None if max_p is None else int(max_p)
         if min_p or max_p is not None:
-            body = self.members_counted(members, req, extra, min_p, max_p)
+            body = self.members_counted(members, req, extra, min_p, max_p,
+                                        self.kptr(s, "minProperties" if min_p else "maxProperties"))
         else:
             body = self.members_chain(members, req, extra)
         if body is None:
@@ -1997,7 +1984,7 @@ class _Builder:
         return "" if g is None else _opt(g)
 
     def members_counted(self, members: list[str | None], req: list[bool], extra: str | None,
-                        min_p: int, max_p: int | None) -> str | None:
+                        min_p: int, max_p: int | None, ptr: str) -> str | None:
         """Object body with minProperties/maxProperties: a small count automaton, written out."""
         sep = f"{self.ws},{self.ws}"
         n = len(members)
@@ -2041,7 +2028,8 @@ class _Builder:
         try:
             return R(0, 0)
         except _TooBig:
-            self.unsupported("minProperties", "#", "minProperties/maxProperties with this many properties make the regex too large")
+            kw = ptr.rsplit("/", 1)[-1]
+            self.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the regex too large")
             return self.members_chain(members, req, extra)
 
 
