@@ -40,6 +40,7 @@ const app = {
   vocab: null,              // description of the loaded vocabulary (from the worker)
   vocabFor: null,           // the source key + EOS choice `vocab` was loaded for
   autoEos: null,            // the EOS text the page filled in itself (treated as "guess")
+  pendingVocab: false,      // a vocabulary was chosen while the worker was busy
   result: null,             // last build result {bytes, name, ...}
   guideLimit: 300,
 };
@@ -184,8 +185,21 @@ function showVocab(info) {
   ui.eos.dataset.eosId = String(info.eos_token_id);
 }
 
+// A vocabulary chosen while the worker is busy is read when the task ends.
+function afterTask() {
+  if (app.pendingVocab && !app.busy) {
+    app.pendingVocab = false;
+    if (app.vocabFor !== vocabKey()) loadVocabNow();
+  }
+}
+
 async function loadVocabNow() {
-  if (!app.ready || app.busy) return;
+  if (!app.ready) return;
+  if (app.busy) {
+    app.pendingVocab = true;
+    ui.vocabInfo.textContent = `${app.source.label}: read when the current task ends…`;
+    return;
+  }
   clearError();
   setState('loading');
   app.busy = true;
@@ -202,6 +216,7 @@ async function loadVocabNow() {
   } finally {
     app.busy = false;
     updateButtons();
+    afterTask();
   }
 }
 
@@ -357,6 +372,7 @@ async function build() {
   } finally {
     app.busy = false;
     updateButtons();
+    afterTask();
   }
 }
 
@@ -478,6 +494,7 @@ async function guideTask(label, fn) {
   } finally {
     app.busy = false;
     updateButtons();
+    afterTask();
   }
 }
 

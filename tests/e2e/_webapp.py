@@ -86,3 +86,23 @@ def wait_state(page, *states: str, timeout: int = BUILD_TIMEOUT_MS) -> str:
 def mark_state(page, value: str = "test-pending") -> None:
     """Overwrite <body data-state> so the next wait_state sees the state the next action sets."""
     page.evaluate("(v) => { document.body.dataset.state = v; }", value)
+
+
+def start_plain_server(root: Path):
+    """(server, base URL) serving root WITHOUT cross-origin isolation headers (a plain static host)."""
+    import functools
+    import http.server
+    import threading
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+                          ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip"}
+
+        def log_message(self, format: str, *args) -> None:  # noqa: A002 - base class signature
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"

@@ -289,6 +289,29 @@ def test_drop_a_vocabulary_file_on_the_page(page, tmp_path):
     assert data == Index(regex, Vocabulary.from_file(path)).to_bytes()
 
 
+def test_vocabulary_picked_during_a_build_is_read_afterwards(page, tmp_path):
+    mark_state(page)
+    page.get_by_test_id("vocab-default").click()
+    assert wait_state(page, "ready", "error") == "ready"
+    page.get_by_test_id("regex-input").fill(r"(\w+ ){0,40}\w+")
+    mark_state(page)
+    page.get_by_test_id("build-button").click()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=progress-label]').textContent.startsWith('states')", timeout=BUILD_TIMEOUT_MS
+    )
+    path = tmp_path / "later-vocab.json"
+    path.write_text(json.dumps({"x": 0, "y": 1, "</s>": 2}), encoding="utf-8")
+    page.get_by_test_id("vocab-file").set_input_files(str(path))
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("when the current task ends")
+    page.get_by_test_id("cancel-button").click()
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("later-vocab.json: 2 ordinary tokens", timeout=BUILD_TIMEOUT_MS)
+    assert wait_state(page, "ready", "error") == "ready"
+    regex = "x+y"
+    assert build(page, regex) == "done", page.get_by_test_id("error").text_content()
+    _, data = download(page, tmp_path)
+    assert data == Index(regex, Vocabulary.from_file(path)).to_bytes()
+
+
 def test_bad_vocabulary_keeps_inputs(page, tmp_path):
     page.get_by_test_id("regex-input").fill(r"[0-9]+")
     page.get_by_test_id("name-input").fill("kept")
@@ -392,6 +415,37 @@ def test_broken_bundle_gives_a_message(browser, tmp_path):
         text = page.get_by_test_id("error").text_content()
         assert "could not start" in text and "tokenguide" in text
         expect(page.get_by_test_id("build-button")).to_be_disabled()
+    finally:
+        context.close()
+        server.shutdown()
+    check_offline(attempted)
+
+
+def test_cancel_without_cross_origin_isolation(browser, tmp_path):
+    """On a static host without COOP/COEP there is no SharedArrayBuffer: Cancel goes through a
+    message that the build sees between its yields; the page works the same."""
+    from _webapp import dist_dir, start_plain_server
+
+    server, url = start_plain_server(dist_dir())
+    context, attempted = guarded_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(url + "index.html")
+        assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready", page.get_by_test_id("error").text_content()
+        assert page.evaluate("self.crossOriginIsolated") is False
+        page.get_by_test_id("regex-input").fill(r"(\w+ ){0,40}\w+")
+        mark_state(page)
+        page.get_by_test_id("build-button").click()
+        page.wait_for_function(
+            "document.querySelector('[data-testid=progress-label]').textContent.startsWith('states')", timeout=BUILD_TIMEOUT_MS
+        )
+        page.get_by_test_id("cancel-button").click()
+        assert wait_state(page, "error", "done") == "error"
+        assert page.get_by_test_id("error").get_attribute("data-kind") == "BuildCancelled"
+        regex = "(a|b)c"
+        assert build(page, regex) == "done", page.get_by_test_id("error").text_content()
+        _, data = download(page, tmp_path)
+        assert data == Index(regex, Vocabulary.from_file(GPT2_VOCAB)).to_bytes()
     finally:
         context.close()
         server.shutdown()
