@@ -186,6 +186,7 @@ class FastCFGGuide(ReferenceCFGGuide):
         self._class_reps: list[str] = []
         self._char_tests = self._collect_char_tests()
         self._reset_tables()
+        self._held_split: Optional[tuple] = None
         self._tries: dict[Any, CharTrie] = {}
         if self.fallback_reason is None:
             self._trie_for_context((b"", False))  # the usual context, prepared now
@@ -258,6 +259,7 @@ class FastCFGGuide(ReferenceCFGGuide):
         return (held, self._strip and raw == "")
 
     def _trie_for_context(self, context: Any) -> CharTrie:
+        """The trie of token texts in a decoding context (built on first use, then kept)."""
         found = self._tries.get(context)
         if found is not None:
             return found
@@ -279,14 +281,61 @@ class FastCFGGuide(ReferenceCFGGuide):
                 text = self.token_text(state, t, before)
                 if text:
                     pieces.setdefault(text, []).append(t)
-        trie = CharTrie(pieces, self._class_of)
-        permanent = context in ((b"", False), (b"", self._strip))
-        if not permanent:
-            extra = [k for k in self._tries if k not in ((b"", False), (b"", self._strip))]
+        self._remember_trie(context, CharTrie(pieces, self._class_of))
+        return self._tries[context]
+
+    def _remember_trie(self, context: Any, trie: CharTrie) -> None:
+        usual = ((b"", False), (b"", self._strip))
+        if context not in usual:
+            extra = [k for k in self._tries if k not in usual]
             if len(extra) >= _CONTEXT_TRIES:
                 del self._tries[extra[0]]
         self._tries[context] = trie
-        return trie
+
+    def _prepare_held(self) -> None:
+        """Split the vocabulary for contexts where the previous token ended inside a UTF-8 sequence.
+
+        After held bytes h, a token whose first byte is not a continuation byte decodes as
+        U+FFFD (h, replaced) followed by its usual text; only tokens starting with a continuation
+        byte (a small set) need texts of their own, per h.
+        """
+        if self._held_split is not None:
+            return
+        continuation = []
+        lone = []  # usual text empty (an incomplete sequence alone), first byte not a continuation
+        for t in self._token_ids:
+            data = self._token_bytes[t]
+            if data and 0x80 <= data[0] <= 0xBF:
+                continuation.append(t)
+            elif data and decode_utf8_prefix(data) == "":
+                lone.append(t)
+        self._held_split = (frozenset(continuation), lone)
+
+    def _held_allowed(self, state: CFGState, held: bytes) -> list[int]:
+        """Allowed ids after a previous token that ended with the incomplete UTF-8 bytes `held`."""
+        self._prepare_held()
+        continuation, lone = self._held_split
+        start = self._start_cfg(state)
+        out: list[int] = []
+        if start >= 0:
+            after = self._cfg_step(start, "\ufffd")
+            if after >= 0:
+                out = [t for t in self._walk(after, self._trie_for_context((b"", False))) if t not in continuation]
+                if self._is_viable(after):
+                    out.extend(lone)
+            key = ("held", held)
+            trie = self._tries.get(key)
+            if trie is None:
+                pieces: dict[str, list[int]] = {}
+                for t in sorted(continuation):
+                    text = decode_utf8_prefix(held + self._token_bytes[t])
+                    if text:
+                        pieces.setdefault(text, []).append(t)
+                trie = CharTrie(pieces, self._class_of)
+                self._remember_trie(key, trie)
+            out.extend(self._walk(start, trie))
+        out.sort()
+        return out
 
     # -- parser states ----------------------------------------------------------------------
     def _parser_id(self, parser_state) -> int:
@@ -493,8 +542,11 @@ class FastCFGGuide(ReferenceCFGGuide):
                 break
         return cid
 
-    def _walk(self, root: int, trie: CharTrie) -> list[int]:
-        """Token ids (sorted) whose text is viable after configuration `root`."""
+    def _walk(self, root: int, trie: CharTrie, strip_space: bool = False) -> list[int]:
+        """Token ids (sorted) whose text is viable after configuration `root`.
+
+        `strip_space`: texts lose one leading space (SentencePiece first token): the root's
+        " " child reads nothing and its own key (the text " ", now empty) is never allowed."""
         if root < 0:
             return []
         labels, depths, ends, ends_key = trie.labels, trie.depths, trie.ends, trie.ends_key
@@ -509,6 +561,10 @@ class FastCFGGuide(ReferenceCFGGuide):
             d = depths[i]
             c = stack[d - 1]
             ch = labels[i]
+            if strip_space and d == 1 and ch == " ":
+                stack[1] = root
+                i += 1
+                continue
             nc = steps[c].get(ch)
             if nc is None:
                 nc = self._cfg_step(c, ch)
@@ -560,8 +616,12 @@ class FastCFGGuide(ReferenceCFGGuide):
             return found
         if len(self._cfg) > _MEMO_LIMIT:
             self._reset_tables()
-        trie = self._trie_for_context(context)
-        found = self._walk(self._start_cfg(state), trie)
+        if self._bytes_decoding and context[0] and not context[1]:
+            found = self._held_allowed(state, context[0])
+        elif self._bytes_decoding and context == (b"", True):
+            found = self._walk(self._start_cfg(state), self._trie_for_context((b"", False)), strip_space=True)
+        else:
+            found = self._walk(self._start_cfg(state), self._trie_for_context(context))
         if self.can_terminate_state(state):
             found.append(self.eos_token_id)
             found.sort()
