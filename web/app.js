@@ -153,7 +153,7 @@ async function ensureVocab(onProgress) {
   if (app.vocab && app.vocabFor === key) return app.vocab;
   const source = app.source;
   const msg = { type: 'vocab', eos: eosChoice(), key: source.key,
-                source: source.file ? { file: source.file, name: source.name } : { url: source.url, name: source.name } };
+                source: source.file ? { file: source.file, siblings: source.siblings || [], name: source.name } : { url: source.url, name: source.name } };
   ui.vocabInfo.textContent = `${source.label}: reading…`;
   try {
     const info = await request(msg, onProgress);
@@ -220,9 +220,29 @@ async function loadVocabNow() {
   }
 }
 
-function useFile(file) {
+const SIBLING_FILES = ['generation_config.json', 'tokenizer_config.json', 'special_tokens_map.json'];
+
+// Files picked or dropped together: the vocabulary (tokenizer.json / vocab.json, else the first
+// other file) plus the config files that name EOS, read as if they were beside it on disk.
+function useFiles(fileList) {
+  const files = [...(fileList || [])];
+  if (!files.length) return;
+  const siblings = files.filter((f) => SIBLING_FILES.includes(f.name));
+  const rest = files.filter((f) => !SIBLING_FILES.includes(f.name));
+  const main = rest.find((f) => f.name === 'tokenizer.json') || rest.find((f) => f.name === 'vocab.json') || rest[0];
+  if (!main) {
+    showError({ kind: 'VocabularyError', message: `${files.map((f) => f.name).join(', ')}: pick the vocab.json or tokenizer.json too (config files only name the EOS token)` });
+    setState('error');
+    return;
+  }
+  useFile(main, siblings);
+}
+
+function useFile(file, siblings = []) {
   if (!file) return;
-  app.source = { file, name: file.name, label: file.name, key: `file:${file.name}:${file.size}:${file.lastModified}` };
+  const sib = siblings.map((f) => `${f.name}:${f.size}:${f.lastModified}`).join('|');
+  app.source = { file, siblings, name: file.name, label: siblings.length ? `${file.name} (+ ${siblings.map((f) => f.name).join(', ')})` : file.name,
+                 key: `file:${file.name}:${file.size}:${file.lastModified}|${sib}` };
   app.vocab = null;
   app.vocabFor = null;
   ui.eos.value = '';
@@ -231,7 +251,7 @@ function useFile(file) {
   loadVocabNow();
 }
 
-ui.vocabFile.addEventListener('change', () => useFile(ui.vocabFile.files[0]));
+ui.vocabFile.addEventListener('change', () => useFiles(ui.vocabFile.files));
 ui.vocabDefault.addEventListener('click', () => {
   ui.vocabFile.value = '';
   app.source = BUNDLED;
@@ -257,7 +277,7 @@ document.addEventListener('drop', (e) => {
   if (!file) return;
   e.preventDefault();
   if (e.target === ui.schema || ui.schemaBox.contains(e.target)) { file.text().then((t) => { ui.schema.value = t; }); return; }
-  useFile(file);
+  useFiles(e.dataTransfer.files);
 });
 
 // ------------------------------------------------------------------------------------------ regex & schema

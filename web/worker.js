@@ -3,7 +3,7 @@
 // Runs Python off the page's thread so the page never freezes. Protocol (page -> worker):
 //   {type: 'init', cancelBuffer?: SharedArrayBuffer, prefetch?: [url]}  start Pyodide, load tokenguide (fetch urls meanwhile)
 //   {id, type: 'call', name, args}                            call tokenguide.web_bridge.<name>(...args)
-//   {id, type: 'vocab', source: {url | file}, eos, key}       read a vocabulary (URL or File) and prepare it
+//   {id, type: 'vocab', source: {url | file, siblings?}, eos, key}  read a vocabulary (URL or File) and prepare it
 //   {type: 'cancel'}                                          stop the running build / guide step
 // Worker -> page: {type: 'status', text}, {type: 'ready', seconds} or {type: 'fatal', message},
 //   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
@@ -112,8 +112,13 @@ async function readVocab(msg) {
   } else {
     text = await source.file.text();
   }
+  let siblings = null;
+  for (const file of source.siblings || []) {
+    siblings = siblings || {};
+    siblings[file.name] = await file.text();
+  }
   post({ type: 'progress', id: msg.id, stage: 'preparing vocabulary', done: 0, total: 1 });
-  return callBridge(msg.id, 'load_vocabulary', [text, source.name, eos, key]);
+  return callBridge(msg.id, 'load_vocabulary', [text, source.name, eos, key, siblings]);
 }
 
 async function handle(msg) {

@@ -147,13 +147,19 @@ def _vocab_info(vocabulary: Vocabulary, fingerprint: str, seconds: float, reused
     }
 
 
-def load_vocabulary(text: str | bytes | None, filename: str, eos: Any = None, key: str | None = None) -> dict[str, Any]:
+def load_vocabulary(
+    text: str | bytes | None, filename: str, eos: Any = None, key: str | None = None, siblings: Any = None
+) -> dict[str, Any]:
     """Read (or reuse) a vocab.json / tokenizer.json and prepare it for index builds.
 
     `key` identifies the file for the worker (name, size, modification date); with the EOS choice
     it finds an already prepared vocabulary without reading the text again (text may then be None).
+    `siblings` maps tokenizer_config.json / generation_config.json / special_tokens_map.json to
+    their text when the user picked them too (they name EOS, as beside a file on disk).
     Returns the vocabulary's description (sizes, EOS and how it was chosen, fingerprint).
     """
+    if siblings is not None and hasattr(siblings, "to_py"):  # a JavaScript object from the worker
+        siblings = siblings.to_py()
     eos_value = _parse_eos(eos)
     source_key = None if key is None else f"{key}\0{eos_value!r}"
     if source_key is not None and source_key in _source_keys and _source_keys[source_key] in _vocabularies:
@@ -164,7 +170,7 @@ def load_vocabulary(text: str | bytes | None, filename: str, eos: Any = None, ke
     if text is None:
         raise VocabularyError(f"{filename}: the file's content is needed (it is not loaded in the worker)")
     start = time.perf_counter()
-    vocabulary = Vocabulary.from_json_text(text, filename=filename, eos=eos_value)
+    vocabulary = Vocabulary.from_json_text(text, filename=filename, eos=eos_value, siblings=siblings or None)
     prepare_vocabulary(vocabulary)  # the token trie, shared by every build with this vocabulary
     fingerprint = _remember(vocabulary)
     if source_key is not None:

@@ -312,6 +312,32 @@ def test_vocabulary_picked_during_a_build_is_read_afterwards(page, tmp_path):
     assert data == Index(regex, Vocabulary.from_file(path)).to_bytes()
 
 
+def test_config_files_picked_with_the_vocabulary_name_eos(page, tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    vocab_path = folder / "vocab.json"
+    vocab_path.write_text(json.dumps({"a": 0, "b": 1, "<end>": 2, "</s>": 3}), encoding="utf-8")
+    config = folder / "tokenizer_config.json"
+    config.write_text(json.dumps({"eos_token": "<end>"}), encoding="utf-8")
+    expected = Vocabulary.from_file(vocab_path)  # reads the sibling config, like the CLI
+    assert expected.eos_token == "<end>"
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files([str(config), str(vocab_path)])
+    assert wait_state(page, "ready", "error") == "ready", page.get_by_test_id("error").text_content()
+    assert page.get_by_test_id("eos-input").input_value() == "<end>"
+    expect(page.get_by_test_id("eos-note")).to_contain_text(f"id {expected.eos_token_id}")
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("tokenizer_config.json")
+    regex = "(ab)+a?"
+    assert build(page, regex) == "done", page.get_by_test_id("error").text_content()
+    _, data = download(page, tmp_path)
+    assert data == cli_build(tmp_path, regex, vocab_path)
+    # a config file alone is not a vocabulary
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files([str(config)])
+    assert wait_state(page, "ready", "error") == "error"
+    assert "vocab.json or tokenizer.json" in page.get_by_test_id("error").text_content()
+
+
 def test_bad_vocabulary_keeps_inputs(page, tmp_path):
     page.get_by_test_id("regex-input").fill(r"[0-9]+")
     page.get_by_test_id("name-input").fill("kept")
