@@ -1,8 +1,10 @@
 """The Python side of the web app's worker (web/worker.js): vocabularies, builds, live guides.
 
-The worker runs Pyodide and calls these functions; results are plain dicts, lists, str and
-bytes so the worker can convert them to JavaScript values. Everything here also runs in
-CPython, which is how it is tested outside the browser.
+The worker runs Pyodide and calls these functions through `call`, which never raises: it
+returns {"ok": True, "result": ...} or {"ok": False, "error": {kind, message, pos...}}. Results
+are plain dicts, lists, str and bytes so the worker can convert them to JavaScript values.
+Nothing here is browser-specific: it runs the same in CPython (the end-to-end tests in
+tests/e2e compare what the page shows with the library run in CPython).
 
 State kept between calls (one worker = one user):
 - vocabularies by fingerprint, plus the worker's source keys (file name, size, date, EOS) that
@@ -265,6 +267,13 @@ class _GuideSession:
         self.tokens: list[int] = []
         self.states: list[Any] = [guide.initial_state]
         self.allowed: dict[int, list[int]] = {}  # depth -> allowed ids (computed once per depth)
+        self.display: dict[int, str] = {}  # token id -> display text (filters rescan it often)
+
+    def token_text(self, token_id: int) -> str:
+        found = self.display.get(token_id)
+        if found is None:
+            found = self.display[token_id] = token_display(self.vocabulary, token_id)
+        return found
 
     @property
     def state(self) -> Any:
@@ -304,7 +313,8 @@ class _GuideSession:
         elif self.kind == "regex":
             found = list(self.guide.index.state_transitions(self.state)[0])
         elif not _is_reference_cfg(self.guide):
-            # a guide with its own fast algorithm: one call (no progress, no cancel inside)
+            # a guide with its own fast algorithm: one call (no progress; Cancel works through
+            # Pyodide's interrupt buffer when the page is cross-origin isolated)
             found = sorted(int(t) for t in self.guide.get_next_instruction(self.state).tokens)
         else:
             # the reference CFGGuide tries every token: do it in chunks, yielding in between, so the
@@ -411,7 +421,7 @@ async def guide_view(
     items = []
     matched = 0
     for token_id in allowed:
-        text = token_display(vocabulary, token_id)
+        text = session.token_text(token_id)
         if needle and not (needle == str(token_id) or needle in text):
             continue
         matched += 1
@@ -424,7 +434,7 @@ async def guide_view(
         "final": session.is_final(),
         "done": session.done(),
         "text": session.text(),
-        "path": [[t, token_display(vocabulary, t)] for t in session.tokens],
+        "path": [[t, session.token_text(t)] for t in session.tokens],
         "num_allowed": len(allowed),
         "num_matched": matched,
         "items": items,
@@ -440,7 +450,7 @@ def guide_step(token_id: int) -> None:
         raise TokenguideError("the generation has ended (EOS was emitted): go back or reset")
     if allowed is not None and token_id not in set(allowed):
         raise TokenguideError(
-            f"token {token_id} ({token_display(session.vocabulary, token_id)}) is not allowed in this state"
+            f"token {token_id} [{session.token_text(token_id)}] is not allowed in this state"
         )
     session.states.append(session.guide.get_next_state(session.state, token_id))
     session.tokens.append(token_id)
