@@ -28,7 +28,7 @@ const ui = {
   guideStart: $('guide-start'), guideCancel: $('guide-cancel'), guideProgress: $('guide-progress'), guideStatus: $('guide-status'),
   guideGrammarSelect: $('guide-grammar-select'), guideGrammar: $('guide-grammar'), guideView: $('guide-view'),
   guideState: $('guide-state'), guideFinal: $('guide-final'), guideText: $('guide-text'), guidePath: $('guide-path'),
-  guideFilter: $('guide-filter'), guideCount: $('guide-count'), guideTokens: $('guide-tokens'), guideMore: $('guide-more'),
+  guideFilter: $('guide-filter'), guideCount: $('guide-count'), guideTokens: $('guide-tokens'),
   guideBack: $('guide-back'), guideReset: $('guide-reset'),
 };
 
@@ -42,7 +42,6 @@ const app = {
   autoEos: null,            // the EOS text the page filled in itself (treated as "guess")
   pendingVocab: false,      // a vocabulary was chosen while the worker was busy
   result: null,             // last build result {bytes, name, ...}
-  guideLimit: 300,
 };
 
 // ------------------------------------------------------------------------------------------ worker
@@ -518,14 +517,100 @@ async function guideTask(label, fn) {
   }
 }
 
+// The allowed tokens of the current state, all of them, shown in a virtualized grid: only the
+// cards in view exist in the page, so states with 50,000 allowed tokens stay smooth. Filtering
+// happens here, without asking the worker.
+const grid = {
+  ids: new Uint32Array(0), texts: [], eos: -1,
+  matched: [],               // indexes into ids/texts of the tokens that pass the filter
+  cardW: 150, rowH: 46, cols: 1,
+  spacer: document.createElement('div'),
+  layer: document.createElement('div'),
+};
+grid.spacer.className = 'vspacer';
+grid.layer.className = 'vlayer';
+ui.guideTokens.append(grid.spacer, grid.layer);
+
 async function refreshGuide() {
-  const view = await call('guide_view', [ui.guideFilter.value, app.guideLimit, '$progress', '$cancel'], guideProgress);
+  const view = await call('guide_view', ['', -1, '$progress', '$cancel'], guideProgress);
+  const bytes = view.ids instanceof Uint8Array ? view.ids : new Uint8Array(0);
+  grid.ids = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  grid.texts = view.num_allowed ? view.texts.split('\u0000') : [];
+  grid.eos = view.eos_token_id;
   renderGuide(view);
+  applyFilter();
+  ui.guideTokens.scrollTop = 0;
   return view;
 }
 
+function applyFilter() {
+  const needle = ui.guideFilter.value.trim();
+  const matched = [];
+  for (let i = 0; i < grid.ids.length; i++) {
+    if (!needle || grid.texts[i].includes(needle) || String(grid.ids[i]) === needle) matched.push(i);
+  }
+  grid.matched = matched;
+  ui.guideTokens.matchedIds = matched.map((i) => grid.ids[i]); // for tests and the console
+  const total = grid.ids.length;
+  ui.guideCount.dataset.allowed = String(total);
+  ui.guideCount.dataset.matched = String(matched.length);
+  ui.guideCount.textContent = ui.guideView.dataset.done === 'true' ? 'generation ended (EOS)' :
+    `${fmt(total)} allowed` + (needle ? `, ${fmt(matched.length)} match the filter` : '');
+  layoutGrid();
+}
+
+function layoutGrid() {
+  const width = ui.guideTokens.clientWidth || 600;
+  grid.cols = Math.max(1, Math.floor(width / grid.cardW));
+  const rows = Math.ceil(grid.matched.length / grid.cols);
+  grid.spacer.style.height = `${rows * grid.rowH}px`;
+  drawGrid();
+}
+
+function drawGrid() {
+  const box = ui.guideTokens;
+  const first = Math.max(0, Math.floor(box.scrollTop / grid.rowH) - 2);
+  const last = Math.ceil((box.scrollTop + (box.clientHeight || 420)) / grid.rowH) + 2;
+  const colW = (box.clientWidth || 600) / grid.cols;
+  const cards = [];
+  for (let row = first; row <= last; row++) {
+    for (let col = 0; col < grid.cols; col++) {
+      const k = row * grid.cols + col;
+      if (k >= grid.matched.length) break;
+      const i = grid.matched[k];
+      const id = grid.ids[i];
+      const isEos = id === grid.eos;
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = isEos ? 'token eos' : 'token';
+      b.setAttribute('data-testid', 'guide-token');
+      b.dataset.tokenId = String(id);
+      b.style.top = `${row * grid.rowH}px`;
+      b.style.left = `${col * colW}px`;
+      b.style.width = `${colW - 6}px`;
+      const idSpan = document.createElement('span');
+      idSpan.className = 'id';
+      idSpan.textContent = isEos ? `${id} · EOS` : String(id);
+      const txt = document.createElement('span');
+      txt.className = 'txt';
+      txt.textContent = grid.texts[i];
+      b.title = `token ${id}: ${grid.texts[i]}`;
+      b.append(idSpan, txt);
+      cards.push(b);
+    }
+  }
+  grid.layer.replaceChildren(...cards);
+}
+
+let drawPending = false;
+ui.guideTokens.addEventListener('scroll', () => {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; drawGrid(); });
+});
+new ResizeObserver(() => layoutGrid()).observe(ui.guideTokens);
+
 async function startGuide(kind) {
-  app.guideLimit = 300;
   const out = await guideTask(kind === 'cfg' ? 'building the grammar guide…' : 'building the regex guide…', async () => {
     const vocab = await ensureVocab();
     const sourceText = kind === 'cfg' ? ui.guideGrammar.value : ui.regex.value;
@@ -547,12 +632,8 @@ ui.guideFromIndex.addEventListener('click', () => {
 ui.guideCancel.addEventListener('click', () => { if (app.busy) cancelWorker(); });
 ui.guideBack.addEventListener('click', () => guideTask('going back…', async () => { await call('guide_back', []); return refreshGuide(); }));
 ui.guideReset.addEventListener('click', () => guideTask('resetting…', async () => { await call('guide_reset', []); return refreshGuide(); }));
-ui.guideMore.addEventListener('click', () => { app.guideLimit += 1000; guideTask('listing…', refreshGuide); });
-let filterTimer = null;
-ui.guideFilter.addEventListener('input', () => {
-  clearTimeout(filterTimer);
-  filterTimer = setTimeout(() => { app.guideLimit = 300; guideTask('filtering…', refreshGuide); }, 150);
-});
+ui.guideFilter.addEventListener('input', () => applyFilter());
+
 function guideStep(id) {
   return guideTask('computing the allowed tokens…', async () => { await call('guide_step', [id]); return refreshGuide(); });
 }
@@ -561,18 +642,17 @@ ui.guideTokens.addEventListener('click', (e) => {
   if (!card || app.busy) return;
   guideStep(Number(card.dataset.tokenId));
 });
-// Enter in the filter takes the token whose id was typed, or the only token shown.
+// Enter in the filter takes the token whose id was typed, or the only token left.
 ui.guideFilter.addEventListener('keydown', (e) => {
   if (e.key !== 'Enter' || app.busy) return;
   e.preventDefault();
   const value = ui.guideFilter.value.trim();
-  const cards = [...ui.guideTokens.querySelectorAll('[data-token-id]')];
-  const exact = /^\d+$/.test(value) ? cards.find((c) => c.dataset.tokenId === value) : undefined;
-  const card = exact || (cards.length === 1 ? cards[0] : undefined);
-  if (!card) return;
-  clearTimeout(filterTimer);
+  const ids = ui.guideTokens.matchedIds || [];
+  const exact = /^\d+$/.test(value) ? ids.find((id) => String(id) === value) : undefined;
+  const id = exact !== undefined ? exact : ids.length === 1 ? ids[0] : undefined;
+  if (id === undefined) return;
   ui.guideFilter.value = '';
-  guideStep(Number(card.dataset.tokenId));
+  guideStep(id);
 });
 
 function renderGuide(v) {
@@ -587,30 +667,6 @@ function renderGuide(v) {
     return li;
   }));
   ui.guidePath.scrollTop = ui.guidePath.scrollHeight;
-  const shown = v.items.length;
-  ui.guideCount.textContent = v.done ? 'generation ended (EOS)' :
-    `${fmt(v.num_allowed)} allowed` + (v.num_matched !== v.num_allowed ? `, ${fmt(v.num_matched)} match the filter` : '') +
-    (shown < v.num_matched ? `, first ${fmt(shown)} shown` : '');
-  ui.guideCount.dataset.allowed = String(v.num_allowed);
-  const cards = v.items.map(([id, text, isEos]) => {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = isEos ? 'token eos' : 'token';
-    b.dataset.testid = 'guide-token';
-    b.setAttribute('data-testid', 'guide-token');
-    b.dataset.tokenId = String(id);
-    const idSpan = document.createElement('span');
-    idSpan.className = 'id';
-    idSpan.textContent = isEos ? `${id} · EOS` : String(id);
-    const txt = document.createElement('span');
-    txt.className = 'txt';
-    txt.textContent = text;
-    b.title = `token ${id}: ${text}`;
-    b.append(idSpan, txt);
-    return b;
-  });
-  ui.guideTokens.replaceChildren(...cards);
-  ui.guideMore.hidden = shown >= v.num_matched;
 }
 
 // ------------------------------------------------------------------------------------------ start-up

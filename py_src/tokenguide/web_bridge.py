@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 import time
+from array import array
 from typing import Any, Callable
 
 from .errors import BuildCancelled, RegexError, StateLimitError, TokenguideError, VocabularyError
@@ -413,14 +415,26 @@ async def guide_view(
     should_cancel: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """The current state of the live guide: generated text, path, and the allowed tokens matching
-    `filter_text` (a token id, or text contained in the token's display text), at most `limit`."""
+    `filter_text` (a token id, or text contained in the token's display text), at most `limit`.
+
+    With a negative `limit`, every allowed token is returned packed for the page's virtualized
+    list instead: "ids" (little-endian uint32 bytes) and "texts" (display texts joined by NUL,
+    which display texts never contain since control characters are escaped).
+    """
     session = _require_session()
     allowed = await session.compute_allowed(progress, should_cancel)
     vocabulary = session.vocabulary
     needle = (filter_text or "").strip()
     items = []
     matched = 0
-    for token_id in allowed:
+    packed: dict[str, Any] = {}
+    if limit < 0:
+        ids = array("I", allowed)
+        if sys.byteorder != "little":
+            ids.byteswap()
+        packed = {"ids": ids.tobytes(), "texts": "\0".join(session.token_text(t) for t in allowed)}
+        matched = len(allowed)
+    for token_id in allowed if not packed else ():
         text = session.token_text(token_id)
         if needle and not (needle == str(token_id) or needle in text):
             continue
@@ -438,6 +452,8 @@ async def guide_view(
         "num_allowed": len(allowed),
         "num_matched": matched,
         "items": items,
+        "eos_token_id": vocabulary.eos_token_id,
+        **packed,
     }
 
 
