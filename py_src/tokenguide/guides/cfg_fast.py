@@ -34,6 +34,7 @@ are then decoded per previous token (slower steps).
 from __future__ import annotations
 
 import codecs
+from bisect import insort
 from typing import Any, Iterable, Iterator, Optional
 
 from lark import Token
@@ -311,11 +312,11 @@ class FastCFGGuide(ReferenceCFGGuide):
                 lone.append(t)
         self._held_split = (frozenset(continuation), lone)
 
-    def _held_allowed(self, state: CFGState, held: bytes) -> list[int]:
-        """Allowed ids after a previous token that ended with the incomplete UTF-8 bytes `held`."""
+    def _held_allowed(self, start: int, held: bytes) -> list[int]:
+        """Allowed ids from configuration `start`, after a previous token that ended with the
+        incomplete UTF-8 bytes `held`."""
         self._prepare_held()
         continuation, lone = self._held_split
-        start = self._start_cfg(state)
         out: list[int] = []
         if start >= 0:
             after = self._cfg_step(start, "\ufffd")
@@ -469,6 +470,13 @@ class FastCFGGuide(ReferenceCFGGuide):
         found = self._cfg_steps[cid].get(ch)
         if found is not None:
             return found
+        if self._pure[cid]:
+            # Only the character's class matters here: compute the step once per class.
+            k = self._classes.get(ch)
+            rep = self._class_reps[self._class_of(ch) if k is None else k]
+            if rep != ch:
+                found = self._cfg_steps[cid][ch] = self._cfg_step(cid, rep)
+                return found
         pid, sid, sub = self._cfg[cid]
         nsid = self._scan_step(sid, ch)
         position, threads, win, wtype, at_end, _text, tail = self._scan[nsid]
@@ -610,25 +618,30 @@ class FastCFGGuide(ReferenceCFGGuide):
         if self.fallback_reason is not None:
             return list(ReferenceCFGGuide.iter_valid_token_ids(self, state, self._candidates))
         context = self._context(state)
-        key = (tuple(state.parser_state.state_stack), state.pending, context)
-        found = self._results.get(key)
-        if found is not None:
-            return found
         if len(self._cfg) > _MEMO_LIMIT:
             self._reset_tables()
-        if self._bytes_decoding and context[0] and not context[1]:
-            found = self._held_allowed(state, context[0])
-        elif self._bytes_decoding and context == (b"", True):
-            found = self._walk(self._start_cfg(state), self._trie_for_context((b"", False)), strip_space=True)
-        else:
-            found = self._walk(self._start_cfg(state), self._trie_for_context(context))
+        root = self._start_cfg(state)
+        # The configuration decides every token's fate: inside a JSON string, say, each step
+        # reaches the same configuration and reuses the list.
+        key = (root, context)
+        found = self._results.get(key)
+        if found is None:
+            if root < 0:
+                found = []
+            elif self._bytes_decoding and context[0] and not context[1]:
+                found = self._held_allowed(root, context[0])
+            elif self._bytes_decoding and context == (b"", True):
+                found = self._walk(root, self._trie_for_context((b"", False)), strip_space=True)
+            else:
+                found = self._walk(root, self._trie_for_context(context))
+            if len(self._results) >= _RESULT_CACHE:
+                self._results.pop(next(iter(self._results)))
+            self._results[key] = found
         if self.can_terminate_state(state):
-            found.append(self.eos_token_id)
-            found.sort()
-        if len(self._results) >= _RESULT_CACHE:
-            self._results.pop(next(iter(self._results)))
-        self._results[key] = found
-        return found
+            found = list(found)
+            insort(found, self.eos_token_id)
+            return found
+        return list(found)
 
     # -- Guide API --------------------------------------------------------------------------
     def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
