@@ -190,6 +190,13 @@ def test_cancel_stops_build_and_page_stays_usable(page, tmp_path):
     page.wait_for_function(
         "document.querySelector('[data-testid=progress-label]').textContent.startsWith('states')", timeout=BUILD_TIMEOUT_MS
     )
+    # the page keeps running while the worker builds: the progress bar and the elapsed time move
+    before = page.evaluate("[Number(document.getElementById('progress').value), document.getElementById('elapsed').textContent]")
+    page.wait_for_function(
+        "([v, t]) => Number(document.getElementById('progress').value) > v && document.getElementById('elapsed').textContent !== t",
+        arg=before, timeout=BUILD_TIMEOUT_MS,
+    )
+    assert page.get_attribute("body", "data-state") == "building"
     expect(page.get_by_test_id("cancel-button")).to_be_enabled()
     page.get_by_test_id("cancel-button").click()
     assert wait_state(page, "error", "done") == "error"
@@ -412,8 +419,6 @@ def test_service_worker_makes_the_app_work_offline(browser, tmp_path):
 
 def test_broken_bundle_gives_a_message(browser, tmp_path):
     """A wheel that does not match the lock (a half-updated static host) is reported, not a blank page."""
-    import sys as _sys
-
     from _webapp import dist_dir
 
     src = dist_dir()
@@ -428,9 +433,9 @@ def test_broken_bundle_gives_a_message(browser, tmp_path):
     lock["packages"]["tokenguide"]["sha256"] = "0" * 64
     lock_path.unlink()
     lock_path.write_text(json.dumps(lock))
-    if str(REPO) not in _sys.path:
-        _sys.path.insert(0, str(REPO))
-    import build as build_module
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    import build as build_module  # noqa: PLC0415 - repository root module
 
     server, url = build_module.start_server(copy)
     context, attempted = guarded_context(browser)
