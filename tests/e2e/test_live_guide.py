@@ -27,7 +27,7 @@ from _webapp import (  # noqa: E402
 )
 
 from tokenguide import grammars  # noqa: E402
-from tokenguide.guides import CFGGuide  # noqa: E402
+from tokenguide.guides import ReferenceCFGGuide  # noqa: E402  (the slow exact algorithm: an independent oracle)
 from tokenguide.index import Index  # noqa: E402
 from tokenguide.tokenizer import Tokenizer  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
@@ -96,7 +96,7 @@ def test_cfg_guide_steps_match_cpython(page, small_vocab):
     expect(page.get_by_test_id("error")).to_be_hidden()
 
     vocab = Vocabulary.from_file(small_vocab)
-    guide = CFGGuide(grammars.load("arithmetic"), Tokenizer(vocab))
+    guide = ReferenceCFGGuide(grammars.load("arithmetic"), Tokenizer(vocab))
     state = guide.initial_state
     for piece in ["1", "+", "12", "*", "("]:
         expected = sorted(guide.get_next_instruction(state).tokens)
@@ -216,7 +216,7 @@ def test_cfg_guide_json_on_gpt2(page):
     guide_idle(page)
     expect(page.get_by_test_id("error")).to_be_hidden()
     vocab = Vocabulary.from_file(GPT2_VOCAB)
-    guide = CFGGuide(grammars.load("json"), Tokenizer(vocab))  # the reference algorithm, in CPython
+    guide = ReferenceCFGGuide(grammars.load("json"), Tokenizer(vocab))  # the reference algorithm, in CPython
     state = guide.initial_state
     expected = sorted(guide.get_next_instruction(state).tokens)
     assert page.get_by_test_id("guide-count").get_attribute("data-allowed") == str(len(expected))
