@@ -12,7 +12,7 @@ from .cfg_reference import CFGState, GrammarError, InvalidTokenError, ReferenceC
 from .instructions import Generate, Instruction, Write, bitmask_words, fill_bitmask_from_tokens, tokens_from_bitmask
 from .regex import RegexGuide
 
-CFGGuide = ReferenceCFGGuide
+from .cfg_fast import FastCFGGuide as CFGGuide  # noqa: E402  (exact answers of the reference, fast)
 
 __all__ = [
     "CFGGuide",
