@@ -16,7 +16,7 @@ import asyncio
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from itertools import repeat
+from itertools import compress
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from .automaton import DEFAULT_MAX_STATES, ByteDFA, compile_regex
@@ -238,14 +238,18 @@ class Index:
             return found
         if state not in self._ranges:
             raise KeyError(f"state {state} is not in this index")
-        flat, id_start = self._trie.flat_ids, self._trie.id_start
-        pairs: list[tuple[int, int]] = []
-        for lo, hi, ns in zip(*self._ranges[state]):
-            pairs.extend(zip(flat[id_start[lo] : id_start[hi]], repeat(ns)))
+        trie = self._trie
+        ranges = list(zip(*self._ranges[state]))
+        count = sum(trie.id_start[hi] - trie.id_start[lo] for lo, hi, _ in ranges)
+        if count * 8 > len(trie.flat_ids):
+            tokens, nexts = trie.expand_dense(ranges)
+        else:
+            tokens, nexts = trie.expand_sparse(ranges)
         if state in self._finals:
-            pairs.append((self._eos, state))
-        pairs.sort()
-        result = (array("I", [t for t, _ in pairs]), array("I", [n for _, n in pairs]))
+            i = bisect_left(tokens, self._eos)
+            tokens.insert(i, self._eos)
+            nexts.insert(i, state)
+        result = (tokens, nexts)
         self._expanded[state] = result
         return result
 
@@ -365,6 +369,7 @@ class TokenTrie:
 
     def __init__(self, keys: list[bytes], ids: list, vocab_size: int):
         self.num_keys = len(keys)
+        self._id_order: tuple[array, array] | None = None
         flat = array("I")
         id_start = [0]
         for key_ids in ids:
@@ -432,6 +437,35 @@ class TokenTrie:
     @property
     def num_nodes(self) -> int:
         return len(self.labels)
+
+    def expand_sparse(self, ranges: list[tuple[int, int, int]]) -> tuple[array, array]:
+        """Token ids ascending and their next states for (first key, end key, next) ranges: by sorting."""
+        flat, id_start = self.flat_ids, self.id_start
+        segments = [(flat[id_start[lo] : id_start[hi]], ns) for lo, hi, ns in ranges]
+        tokens = array("I", sorted(t for seg, _ in segments for t in seg))
+        targets = {ns for _, ns in segments}
+        if len(targets) == 1:
+            return tokens, array("I", [targets.pop()]) * len(tokens)
+        by_id: dict[int, int] = {}
+        for seg, ns in segments:
+            by_id.update(dict.fromkeys(seg, ns))
+        return tokens, array("I", map(by_id.__getitem__, tokens))
+
+    def expand_dense(self, ranges: list[tuple[int, int, int]]) -> tuple[array, array]:
+        """Same as expand_sparse, for ranges covering much of the vocabulary: one pass in id order."""
+        if self._id_order is None:
+            pairs = sorted((t, k) for k in range(self.num_keys) for t in self.flat_ids[self.id_start[k] : self.id_start[k + 1]])
+            self._id_order = (array("I", [t for t, _ in pairs]), array("I", [k for _, k in pairs]))
+        ids_sorted, key_of = self._id_order
+        mask = bytearray(self.num_keys)
+        nxt = array("I", [0]) * self.num_keys
+        for lo, hi, ns in ranges:
+            mask[lo:hi] = b"\x01" * (hi - lo)
+            nxt[lo:hi] = array("I", [ns]) * (hi - lo)
+        selected = bytes(map(mask.__getitem__, key_of))
+        tokens = array("I", compress(ids_sorted, selected))
+        nexts = array("I", compress(map(nxt.__getitem__, key_of), selected))
+        return tokens, nexts
 
 
 class PreparedVocabulary:
