@@ -18,9 +18,16 @@ for every token at once, without parsing token by token:
   reference uses when no terminal can still run over the whole text). The parser is consulted
   only when a terminal completes inside the text (feeds memoized by (stack, terminal)).
 - Viability of a configuration (would the reference accept a text ending here?) is memoized;
-  so is each configuration step. Walking the trie, a subtree whose characters all loop on the
-  configuration reached (checked by character class: characters every regex test treats alike)
-  is taken whole, so the inside of a JSON string costs a handful of visits.
+  so is each configuration step, computed once per character class (characters that every
+  regex test of the grammar treats alike) whenever the configuration holds no character text.
+  Walking the trie, a subtree whose classes all loop on the configuration reached is taken
+  whole, so the inside of a JSON string costs a handful of visits; the answer is cached by the
+  configuration reached after the pending text (inside a string, every step reaches the same).
+- Decoding contexts: after a token that ended inside a UTF-8 sequence (held bytes h), a token
+  not starting with a continuation byte reads as U+FFFD then its usual text, so the usual trie
+  is walked from the configuration after U+FFFD; only tokens starting with a continuation byte
+  get a small trie of their own per h. A SentencePiece first token (leading space dropped)
+  walks the usual trie with its root " " child read as nothing.
 
 Everything else (get_next_state, can/must_terminate_state, the state objects) is the
 reference's, so both guides share states and can be compared step by step.
