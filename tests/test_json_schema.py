@@ -697,3 +697,27 @@ def test_core_automaton_agrees_with_re(schema):
 def test_integer_range_regex_is_small():
     assert len(int_range_regex(-999999, 999999)) < 60
     assert len(int_range_regex(12345, 987654321)) < 400
+
+
+def test_index_and_guide_from_json_schema():
+    import json as _json
+
+    from tokenguide.guides import RegexGuide
+    from tokenguide.index import Index
+    from tokenguide.vocabulary import Vocabulary
+
+    chars = '{}[]:," abcdefghijklmnopqrstuvwxyz0123456789-.'
+    vocab = Vocabulary(len(chars), {c: i for i, c in enumerate(chars)})
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 20}}, "required": ["n"]}
+    index = Index.from_json_schema(_json.dumps(schema), vocab, whitespace_pattern="")
+    state = index.initial_state
+    for ch in '{"n":17}':
+        state = index.get_next_state(state, chars.index(ch))
+        assert state is not None, ch
+    assert index.is_final_state(state)
+    state = index.initial_state
+    for ch in '{"n":2':
+        state = index.get_next_state(state, chars.index(ch))
+    assert index.get_next_state(state, chars.index("1")) is None  # 21 > maximum
+    guide = RegexGuide.from_json_schema(schema, vocab, whitespace_pattern="")
+    assert guide.get_next_instruction(guide.initial_state).tokens == [chars.index("{")]

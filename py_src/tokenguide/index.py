@@ -67,6 +67,25 @@ class Index:
         return index
 
     @classmethod
+    def from_json_schema(
+        cls,
+        schema,
+        vocabulary: "Vocabulary",
+        *,
+        whitespace_pattern: str | None = None,
+        max_recursion_depth: int = 3,
+        lenient: bool = False,
+        **kwargs,
+    ) -> "Index":
+        """The index of the regex that `build_regex_from_schema` makes of `schema` (dict or JSON text)."""
+        from .json_schema import build_regex_from_schema
+
+        regex = build_regex_from_schema(
+            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient
+        )
+        return cls(regex, vocabulary, **kwargs)
+
+    @classmethod
     async def build_async(
         cls,
         regex: str,

@@ -67,6 +67,25 @@ class RegexGuide(Guide):
         )
         return cls(index, tokenizer)
 
+    @classmethod
+    def from_json_schema(
+        cls,
+        schema: Any,
+        tokenizer: Any,
+        *,
+        whitespace_pattern: str | None = None,
+        max_recursion_depth: int = 3,
+        lenient: bool = False,
+        **kwargs: Any,
+    ) -> "RegexGuide":
+        """A guide for JSON matching `schema` (a dict or JSON text), via build_regex_from_schema."""
+        from ..json_schema import build_regex_from_schema
+
+        regex = build_regex_from_schema(
+            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient
+        )
+        return cls.from_regex(regex, tokenizer, **kwargs)
+
     def _allowed(self, state: int):
         """Allowed token ids (array('I'), ascending) of a non-terminal state."""
         if state == self.final_state:
