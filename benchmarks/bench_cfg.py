@@ -75,6 +75,9 @@ def greedy_tokens(tok: Tokenizer, text: str) -> list[int]:
     return out
 
 
+NEXT_STATE_TIMES: list[float] = []  # get_next_state calls along the documents (fast guide runs)
+
+
 def document_steps(guide, tok: Tokenizer, limit: int):
     """Yield (state, token) along the documents, up to `limit` steps (documents repeat)."""
     count = 0
@@ -86,7 +89,9 @@ def document_steps(guide, tok: Tokenizer, limit: int):
                     return
                 yield state, token
                 count += 1
-                state = guide.get_next_state(state, token)
+                dt, state = cpu(lambda: guide.get_next_state(state, token))
+                if isinstance(guide, FastCFGGuide):
+                    NEXT_STATE_TIMES.append(dt)
 
 
 def time_documents(guide, tok: Tokenizer, steps: int) -> list[float]:
@@ -152,6 +157,10 @@ def main() -> int:
     for name, times in rows:
         median, mean, p99, top = stats(times)
         print(f"| {name} | {len(times)} | {median:.2f} | {mean:.2f} | {p99:.2f} | {top:.2f} |")
+    if NEXT_STATE_TIMES:
+        median, mean, p99, top = stats(NEXT_STATE_TIMES)
+        print(f"\nget_next_state along the documents (the reference's own code, one token): "
+              f"median {median:.2f} ms, p99 {p99:.2f} ms, max {top:.2f} ms")
     if ref_times:
         same = doc_times[: len(ref_times)]
         ratio = statistics.median(ref_times) / max(statistics.median(same), 1e-6)
