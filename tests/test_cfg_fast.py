@@ -50,6 +50,8 @@ GRAMMARS = {
     "alternation order": r'start: (X | "," )+' + "\nX: /a|ab|abc/",
     "strings": 'start: "[" [ESCAPED_STRING ("," ESCAPED_STRING)*] "]"\n%import common.ESCAPED_STRING',
     "non-ascii": 'start: ("größe" | "ñandú" | "日本") ("," ("größe" | "ñandú" | "日本"))*',
+    # lookbehinds that see characters before the lexeme (the machine keeps the last few characters)
+    "lookbehind": 'start: (W | A | B)+\nW: /[ab](?<!aab)c/\nA: "a"\nB: /b+(?<!cab)/',
 }
 
 PIECES = list(string.printable) + [
@@ -93,6 +95,7 @@ def check_walks(guide: FastCFGGuide, rng: random.Random, walks: int, steps: int)
 def test_same_tokens_as_reference_char_vocabulary(name):
     guide = FastCFGGuide(GRAMMARS[name], char_tokenizer(PIECES))
     assert guide.fallback_reason is None
+    assert (guide._tail > 0) == (name == "lookbehind")
     assert check_walks(guide, random.Random(name), walks=25, steps=25) >= 25
 
 
