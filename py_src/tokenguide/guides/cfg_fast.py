@@ -41,6 +41,7 @@ are then decoded per previous token (slower steps).
 from __future__ import annotations
 
 import codecs
+from array import array
 from bisect import insort
 from itertools import compress
 from typing import Any, Iterable, Iterator, Optional
@@ -59,7 +60,7 @@ _DEAD = -1  # no configuration: the text can no longer be viable
 _NONE = -2  # no continuation configuration: no terminal has matched yet
 _MEMO_LIMIT = 400_000  # configurations kept before the memo tables are cleared
 _CONTEXT_TRIES = 6  # tries kept for unusual decoding contexts
-_RESULT_CACHE = 64  # allowed-token lists kept per (stack, pending, context)
+_RESULT_CACHE = 32  # allowed-token arrays kept per (start configuration, decoding context)
 
 
 class CharTrie:
@@ -248,7 +249,7 @@ class FastCFGGuide(ReferenceCFGGuide):
         self._loop_known: list[int] = []
         self._loop_yes: list[int] = []
         self._fresh: dict[tuple, int] = {}
-        self._results: dict[tuple, list[int]] = {}
+        self._results: dict[tuple, array] = {}
 
     def _collect_char_tests(self) -> list:
         """Every single-character test of every terminal program (lookbehind programs included)."""
@@ -667,12 +668,12 @@ class FastCFGGuide(ReferenceCFGGuide):
                 found = self._walk(root, self._trie_for_context(context))
             if len(self._results) >= _RESULT_CACHE:
                 self._results.pop(next(iter(self._results)))
-            self._results[key] = found
+            found = self._results[key] = array("I", found)
         if self.can_terminate_state(state):
-            found = list(found)
+            found = found.tolist()
             insort(found, self.eos_token_id)
             return found
-        return list(found)
+        return found.tolist()
 
     # -- Guide API --------------------------------------------------------------------------
     def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
