@@ -343,7 +343,9 @@ class FastCFGGuide(ReferenceCFGGuide):
         lone = []  # usual text empty (an incomplete sequence alone), first byte not a continuation
         for t in self._token_ids:
             data = self._token_bytes[t]
-            if data and 0x80 <= data[0] <= 0xBF:
+            if data.isascii():
+                continue
+            if 0x80 <= data[0] <= 0xBF:
                 continuation.append(t)
             elif data and decode_utf8_prefix(data) == "":
                 lone.append(t)
