@@ -29,6 +29,13 @@ for every token at once, without parsing token by token:
   get a small trie of their own per h. A SentencePiece first token (leading space dropped)
   walks the usual trie with its root " " child read as nothing.
 
+Why not the core byte automata (`automaton.compile_regex`): Lark lexes with `re.match` on
+text, which is leftmost-first, not longest-match (`/a|ab/` matches "a" in "ab"), with lazy
+quantifiers and the lookbehind of common.ESCAPED_STRING; a minimal DFA keeps only the language
+and cannot say which match `re` returns. The reference's priority-ordered VM threads, memoized
+per (threads, character), are that DFA built lazily with `re`'s own semantics; token texts are
+decoded text, as the reference sees them, so the trie is over characters, not bytes.
+
 Everything else (get_next_state, can/must_terminate_state, the state objects) is the
 reference's, so both guides share states and can be compared step by step.
 
