@@ -3,8 +3,9 @@
 - `Write`, `Generate`: instructions (`Generate(None)`: any token).
 - `Guide`: base class; `StopAtEOSGuide`: any token until EOS.
 - `RegexGuide.from_regex(regex, tokenizer)`: regex constraint on the core Index (cached).
-- `CFGGuide(grammar, tokenizer)`: Lark grammar constraint. For now the reference algorithm
-  (`ReferenceCFGGuide`), which tries every token with a parser copy: exact but slow.
+- `CFGGuide(grammar, tokenizer)`: Lark grammar constraint, the fast mask computation
+  (`FastCFGGuide`: one walk of a character trie through a lazily built lexer/parser machine).
+  `ReferenceCFGGuide` tries every token with a parser copy: exact but slow; it is the oracle.
 """
 
 from .base import Guide, StopAtEOSGuide
