@@ -357,6 +357,49 @@ class Index:
         return cls.from_bytes(data, **kwargs)
 
 
+def preorder_trie(keys: list, root_label) -> tuple[list, list[int], list[int], list[int], list[int], list[int]]:
+    """The trie of sorted, distinct `keys` (bytes or str) in pre-order arrays.
+
+    Returns (labels, depths, ends, parents, ends_key, keys_before): node i is reached by
+    `labels[i]` at depth `depths[i]`, its subtree ends before node `ends[i]`, `ends_key[i]` is 1
+    where a key ends, and the keys of node i's subtree are keys_before[i] .. keys_before[ends[i]].
+    Node 0 is the root (label `root_label`).
+    """
+    labels = [root_label]
+    depths = [0]
+    ends = [0]
+    parents = [0]
+    ends_key = [0]
+    path = [0]
+    prev = keys[0][:0] if keys else b""
+    for key in keys:
+        common = 0
+        limit = min(len(prev), len(key))
+        while common < limit and prev[common] == key[common]:
+            common += 1
+        while len(path) - 1 > common:
+            ends[path.pop()] = len(labels)
+        for d in range(common, len(key)):
+            labels.append(key[d])
+            depths.append(d + 1)
+            ends.append(0)
+            parents.append(path[-1])
+            ends_key.append(0)
+            path.append(len(labels) - 1)
+        ends_key[path[-1]] = 1
+        prev = key
+    n = len(labels)
+    while path:
+        ends[path.pop()] = n
+    keys_before = [0] * (n + 1)
+    count = 0
+    for i in range(n):
+        keys_before[i] = count
+        count += ends_key[i]
+    keys_before[n] = count
+    return labels, depths, ends, parents, ends_key, keys_before
+
+
 _DENSE_POSITIONS = 1 << 24  # larger vocab sizes (sparse, absurd ids) get a dict instead of an array
 
 
@@ -401,44 +444,14 @@ class TokenTrie:
             for t in key_ids:
                 position[t] = k
         self.position = position
-        labels = [0]
-        depths = [0]
-        ends = [0]
-        parents = [0]
-        ends_key = [0]
-        path = [0]
-        prev = b""
-        for key in keys:
-            common = 0
-            limit = min(len(prev), len(key))
-            while common < limit and prev[common] == key[common]:
-                common += 1
-            while len(path) - 1 > common:
-                ends[path.pop()] = len(labels)
-            for d in range(common, len(key)):
-                labels.append(key[d])
-                depths.append(d + 1)
-                ends.append(0)
-                parents.append(path[-1])
-                ends_key.append(0)
-                path.append(len(labels) - 1)
-            ends_key[path[-1]] = 1
-            prev = key
+        labels, depths, ends, parents, ends_key, keys_before = preorder_trie(keys, 0)
         n = len(labels)
-        while path:
-            ends[path.pop()] = n
         below = [0] * n
         children = [0] * n
         for i in range(n - 1, 0, -1):
             bit = 1 << labels[i]
             below[parents[i]] |= below[i] | bit
             children[parents[i]] |= bit
-        keys_before = [0] * (n + 1)
-        count = 0
-        for i in range(n):
-            keys_before[i] = count
-            count += ends_key[i]
-        keys_before[n] = count
         self.labels = labels
         self.depths = depths
         self.ends = ends

@@ -56,6 +56,7 @@ from typing import Any, Iterable, Iterator, Optional
 from lark import Token
 from lark.lexer import UnlessCallback
 
+from ..index import preorder_trie
 from ..tokenizer import Tokenizer, decode_utf8_prefix
 from .cfg_reference import CFGState, ReferenceCFGGuide
 from .instructions import Generate, Instruction, Write
@@ -90,41 +91,11 @@ class CharTrie:
             id_start.append(len(flat))
         self.flat_ids = flat
         self.id_start = id_start
-        labels = [""]
-        depths = [0]
-        ends = [0]
-        parents = [0]
-        ends_key = [0]
-        path = [0]
-        prev = ""
-        for key in keys:
-            common = 0
-            limit = min(len(prev), len(key))
-            while common < limit and prev[common] == key[common]:
-                common += 1
-            while len(path) - 1 > common:
-                ends[path.pop()] = len(labels)
-            for d in range(common, len(key)):
-                labels.append(key[d])
-                depths.append(d + 1)
-                ends.append(0)
-                parents.append(path[-1])
-                ends_key.append(0)
-                path.append(len(labels) - 1)
-            ends_key[path[-1]] = 1
-            prev = key
+        labels, depths, ends, parents, ends_key, keys_before = preorder_trie(keys, "")
         n = len(labels)
-        while path:
-            ends[path.pop()] = n
         below = [0] * n
         for i in range(n - 1, 0, -1):
             below[parents[i]] |= below[i] | (1 << class_of(labels[i]))
-        keys_before = [0] * (n + 1)
-        count = 0
-        for i in range(n):
-            keys_before[i] = count
-            count += ends_key[i]
-        keys_before[n] = count
         self.labels = labels
         self.depths = depths
         self.ends = ends
