@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from tokenguide import grammars  # noqa: E402
 from tokenguide.guides import ReferenceCFGGuide  # noqa: E402
-from tokenguide.guides.cfg_fast import FastCFGGuide  # noqa: E402
-from tokenguide.tokenizer import Tokenizer  # noqa: E402
+from tokenguide.guides.cfg import FastCFGGuide  # noqa: E402
+from tokenguide.vocabulary import Tokenizer  # noqa: E402
 
 from benchmarks.bench_guides import greedy_tokens  # noqa: E402
 

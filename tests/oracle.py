@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from tokenguide import charset, unicode_tables
+from tokenguide.regex import ranges as charset, unicode_tables
 
 
 @functools.lru_cache(maxsize=None)

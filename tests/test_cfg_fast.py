@@ -29,9 +29,9 @@ from tokenguide.guides import (
     bitmask_words,
     tokens_from_bitmask,
 )
-from tokenguide.guides import cfg_fast
-from tokenguide.guides.cfg_fast import CharTrie, FastCFGGuide
-from tokenguide.tokenizer import Tokenizer, decode_utf8_prefix
+from tokenguide.guides.cfg import fast as cfg_fast
+from tokenguide.guides.cfg import CharTrie, FastCFGGuide
+from tokenguide.vocabulary import Tokenizer, decode_utf8_prefix
 from tokenguide.vocabulary import Vocabulary
 
 EOS = "<eos>"

@@ -23,8 +23,8 @@ from lark.exceptions import LarkError
 from tokenguide import grammars
 from tokenguide.errors import RegexError
 from tokenguide.guides import CFGGuide, CFGState, Generate, GrammarError, InvalidTokenError, ReferenceCFGGuide, Write
-from tokenguide.guides.regex_prefix import PrefixScanner
-from tokenguide.tokenizer import Tokenizer
+from tokenguide.guides.cfg import PrefixScanner
+from tokenguide.vocabulary import Tokenizer
 from tokenguide.vocabulary import Vocabulary
 
 EOS = "<eos>"

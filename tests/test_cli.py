@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tokenguide import cli
-from tokenguide.byte_level import encode_byte_level
+from tokenguide.vocabulary.byte_level import encode_byte_level
 from tokenguide.cli import ProgressBar, find_token_path, main, show_bytes
 from tokenguide.index import Index
 from tokenguide.vocabulary import Vocabulary

@@ -18,8 +18,8 @@ from tokenguide.guides import (
     fill_bitmask_from_tokens,
     tokens_from_bitmask,
 )
-from tokenguide.guides import cache as guide_cache
-from tokenguide.tokenizer import Tokenizer
+from tokenguide.index import cache as guide_cache
+from tokenguide.vocabulary import Tokenizer
 from tokenguide.vocabulary import Vocabulary
 
 import oracle

@@ -11,7 +11,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tokenguide.automaton import compile_regex as _compile_regex
+from tokenguide.regex import compile_regex as _compile_regex
 from tokenguide.errors import RegexError, StateLimitError
 
 import oracle
@@ -143,7 +143,7 @@ def test_minimal_and_canonical():
 def test_same_automaton_under_any_hash_seed():
     code = (
         "import sys; sys.path.insert(0, 'py_src');"
-        "from tokenguide.automaton import compile_regex;"
+        "from tokenguide.regex import compile_regex;"
         "d = compile_regex(r'(\\w+|[0-9]{2,4})@(?i:ex)\\.(com|org|😀)');"
         "print(d.classes.hex(), d.table, sorted(d.finals))"
     )
@@ -208,7 +208,7 @@ def test_pinned_unicode_tables_match_re_of_that_version():
     """The pinned \\d \\w \\s tables are exactly `re`'s where Python has the same Unicode version."""
     import unicodedata
 
-    from tokenguide import unicode_tables
+    from tokenguide.regex import unicode_tables
 
     if unicodedata.unidata_version != unicode_tables.UNICODE_VERSION:
         pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}, the tables {unicode_tables.UNICODE_VERSION}")

@@ -19,15 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from tokenguide import serialization
+from tokenguide.index import format as serialization
 from tokenguide.errors import IndexFormatError, TokenguideError
 from tokenguide.index import Index
-from tokenguide.serialization import (
+from tokenguide.index.format import (
     DEFAULT_MAX_SIZE,
     GZIP_HEADER,
     gzip_compress,
     gzip_decompress,
-    index_from_bytes,
     index_to_bytes,
     parse_payload,
     read_index_data,
@@ -143,7 +142,7 @@ def synthetic_index(num_states=40, per_state=300, vocab_size=5000, seed=1):
 
 def expect_error(data: bytes, field: str | None = None, offset: int | None = None, **kwargs) -> IndexFormatError:
     with pytest.raises(IndexFormatError) as info:
-        index_from_bytes(data, **kwargs)
+        Index.from_bytes(data, **kwargs)
     err = info.value
     assert isinstance(err, TokenguideError) and isinstance(err, ValueError)
     if field is not None:
@@ -171,22 +170,22 @@ def test_round_trip_synthetic(tmp_path):
 def test_round_trip_fixture_files_from_independent_writer():
     for spec in (FIXTURE_LOOP, FIXTURE_SHUFFLED):
         data = spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"])
-        index = index_from_bytes(data)
+        index = Index.from_bytes(data)
         check_matches_spec(index, spec)
-        again = index_from_bytes(index_to_bytes(index))
+        again = Index.from_bytes(index_to_bytes(index))
         assert_same_index(index, again)
 
 
 def test_state_zero_as_transition_target():
     spec = FIXTURE_LOOP
-    index = index_from_bytes(spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"]))
+    index = Index.from_bytes(spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"]))
     assert index.get_next_state(1, 3) == 0  # a next state of 0 is a real transition, not "none"
     assert index.get_next_state(0, 10) is None
 
 
 def test_final_state_with_only_eos_loop():
     spec = FIXTURE_SHUFFLED
-    index = index_from_bytes(spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"]))
+    index = Index.from_bytes(spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"]))
     assert index.get_allowed_tokens(5) == [99]
     assert index.get_next_state(5, 99) == 5
     assert index.is_final_state(5) and index.is_final_state(3) and not index.is_final_state(7)
@@ -240,9 +239,9 @@ def test_missing_file(tmp_path):
         Index.load(missing)
     assert str(missing) in str(info.value)
     with pytest.raises(FileNotFoundError):
-        serialization.load_index(missing)
+        Index.load(missing)
     with pytest.raises(IsADirectoryError):
-        serialization.load_index(tmp_path)
+        Index.load(tmp_path)
 
 
 def test_corrupted_file(tmp_path):
@@ -269,7 +268,7 @@ def test_gzip_smaller_than_raw_payload():
 
 def test_writer_matches_independent_writer_field_by_field():
     spec = FIXTURE_SHUFFLED
-    index = index_from_bytes(spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"]))
+    index = Index.from_bytes(spec_file(spec["vocab_size"], spec["eos"], spec["initial"], spec["finals"], spec["states"]))
     canonical_states = sorted((s, sorted(ts)) for s, ts in spec["states"])
     expected = spec_payload(spec["vocab_size"], spec["eos"], spec["initial"], sorted(spec["finals"]), canonical_states)
     assert serialization.encode_payload(index) == expected
@@ -280,7 +279,7 @@ def test_big_endian_host_code_path(monkeypatch):
     little-endian host, the writer must produce the big-endian mirror image of the file, and the
     reader must read that mirror image back to the same index."""
     spec = FIXTURE_SHUFFLED
-    index = index_from_bytes(spec_file(**_args(spec)))
+    index = Index.from_bytes(spec_file(**_args(spec)))
     canonical = dict(_args(spec), finals=sorted(spec["finals"]), states=sorted((s, sorted(t)) for s, t in spec["states"]))
     monkeypatch.setattr(serialization, "_SWAP", True)
     assert serialization.encode_payload(index) == spec_payload(**canonical, u32=">I")
@@ -306,9 +305,9 @@ def test_gzip_header_is_fixed_and_standard():
 
 def test_bytes_are_deterministic_and_independent_of_input_order():
     spec = FIXTURE_SHUFFLED
-    first = index_to_bytes(index_from_bytes(spec_file(**_args(spec))))
+    first = index_to_bytes(Index.from_bytes(spec_file(**_args(spec))))
     reordered = dict(spec, states=[(s, list(reversed(ts))) for s, ts in reversed(spec["states"])], finals=[3, 5])
-    second = index_to_bytes(index_from_bytes(spec_file(**_args(reordered))))
+    second = index_to_bytes(Index.from_bytes(spec_file(**_args(reordered))))
     assert first == second
 
 
@@ -320,7 +319,7 @@ def _args(spec):
 def test_deterministic_across_hash_seeds(tmp_path):
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from tokenguide.serialization import gzip_compress;"
+        "from tokenguide.index.format import gzip_compress;"
         "import hashlib; print(hashlib.sha256(gzip_compress(bytes(range(256)) * 300)).hexdigest())"
     )
     outs = set()
@@ -342,7 +341,7 @@ def test_standard_gzip_variants_are_accepted():
     header = bytes([0x1F, 0x8B, 8, flags]) + struct.pack("<I", 1234567) + bytes([2, 3])
     header += struct.pack("<H", 3) + b"xyz" + b"name.outlines\x00" + b"a comment\x00"
     header += struct.pack("<H", zlib.crc32(header) & 0xFFFF)
-    check_matches_spec(index_from_bytes(header + deflated + trailer), spec)
+    check_matches_spec(Index.from_bytes(header + deflated + trailer), spec)
     # A wrong header CRC is reported.
     broken = header[:-2] + bytes([header[-2] ^ 1, header[-1]])
     expect_error(broken + deflated + trailer, "gzip_header", len(header) - 2)
@@ -370,7 +369,7 @@ py.FS.writeFile("/lib/tokenguide/serialization.py", {src!r});
 py.FS.writeFile("/payload.bin", fs.readFileSync({str(tmp_path / 'payload.bin')!r}));
 const out = py.runPython(`
 import sys; sys.path.insert(0, "/lib")
-from tokenguide.serialization import gzip_compress
+from tokenguide.index.format import gzip_compress
 import hashlib
 hashlib.sha256(gzip_compress(open("/payload.bin", "rb").read())).hexdigest()
 `);
@@ -444,7 +443,7 @@ def test_decompression_bomb_is_stopped_at_the_cap():
     # A real file loads with a cap just large enough, and fails one byte below it.
     data = index_to_bytes(synthetic_index())
     raw_size = len(gzip.decompress(data))
-    index_from_bytes(data, max_size=raw_size)
+    Index.from_bytes(data, max_size=raw_size)
     expect_error(data, "gzip_data", max_size=raw_size - 1)
     assert DEFAULT_MAX_SIZE >= 1 << 30
 
@@ -571,7 +570,7 @@ def test_initial_state_must_appear():
     # An initial state that is only a target (unreachable from itself, but it appears) is accepted,
     # and so is a dead-end target that has no transitions (outlines-core can write those).
     states = [(3, [(1, 0), (2, 4)]), (4, [(11, 4)])]
-    index = index_from_bytes(gzip.compress(spec_payload(12, 11, 0, [4], states)))
+    index = Index.from_bytes(gzip.compress(spec_payload(12, 11, 0, [4], states)))
     assert index.get_allowed_tokens(0) == []
 
 
@@ -583,7 +582,7 @@ def test_trailing_bytes_after_last_state():
 
 def test_zero_transition_state_entries_are_accepted():
     states = [(0, [(1, 2)]), (7, []), (2, [(11, 2)])]
-    index = index_from_bytes(gzip.compress(spec_payload(12, 11, 0, [2], states)))
+    index = Index.from_bytes(gzip.compress(spec_payload(12, 11, 0, [2], states)))
     assert index.get_next_state(0, 1) == 2
     # Re-saving drops the empty entry (the format lists states that have transitions).
     assert 7 not in {s for s, _ in _states_in(serialization.encode_payload(index))}
@@ -654,13 +653,13 @@ def test_fuzz_every_case_loads_or_raises_index_format_error(source, emoji_vocabu
     outcomes = {"loaded": 0, "error": 0}
     for case in _fuzz_cases(data, payload, rng, 3000):
         try:
-            index = index_from_bytes(case, max_size=1 << 20)
+            index = Index.from_bytes(case, max_size=1 << 20)
         except IndexFormatError as err:
             assert err.field is not None and err.offset is not None
             outcomes["error"] += 1
         else:
             # Whatever loaded is self-consistent and re-serializes to a loadable file.
-            assert_same_index(index, index_from_bytes(index_to_bytes(index)))
+            assert_same_index(index, Index.from_bytes(index_to_bytes(index)))
             outcomes["loaded"] += 1
     assert outcomes["error"] > 1000
 
@@ -696,7 +695,7 @@ def test_shared_long_token_lists_are_still_checked_per_state():
             state2_at = head + (8 + 8 * 100) + (8 + 8 * 101)
             expect_error(gzip.compress(payload), "token_id", state2_at + 8 + 8 * 50)
         else:
-            index = index_from_bytes(gzip.compress(payload))  # any order is fine: sorted on load
+            index = Index.from_bytes(gzip.compress(payload))  # any order is fine: sorted on load
             assert list(index.state_transitions(2)[0]) == list(range(100))
-    index = index_from_bytes(gzip.compress(spec_payload(201, eos, 0, [1], [(0, ok), (1, ok + [(eos, 1)]), (2, ok)])))
+    index = Index.from_bytes(gzip.compress(spec_payload(201, eos, 0, [1], [(0, ok), (1, ok + [(eos, 1)]), (2, ok)])))
     assert index.state_transitions(0) == index.state_transitions(2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tokenguide.tokenizer import Tokenizer, as_tokenizer, core_vocabulary_of, decode_utf8_prefix
+from tokenguide.vocabulary import Tokenizer, as_tokenizer, core_vocabulary_of, decode_utf8_prefix
 from tokenguide.vocabulary import Vocabulary
 
 

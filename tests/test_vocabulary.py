@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tokenguide import vocabulary as vocabulary_module
-from tokenguide.byte_level import (
+from tokenguide.vocabulary import vocabulary as vocabulary_module
+from tokenguide.vocabulary.byte_level import (
     BYTE_TO_CHAR,
     CHAR_TO_BYTE,
     decode_byte_level,

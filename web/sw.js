@@ -8,7 +8,7 @@
 
 const CACHE = 'tokenguide-v1';
 const SHELL = [
-  './', 'index.html', 'app.js', 'worker.js', 'style.css', 'playground.html', 'playground.js', 'player.html',
+  './', 'index.html', 'app.js', 'worker.js', 'style.css', 'playground.html', 'player.html',
   'pyodide/pyodide.mjs', 'pyodide/pyodide.asm.mjs', 'pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
   'pyodide/pyodide-lock.json', 'vocab/gpt2-vocab.json',
 ];

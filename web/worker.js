@@ -2,7 +2,7 @@
 //
 // Runs Python off the page's thread so the page never freezes. Protocol (page -> worker):
 //   {type: 'init', cancelBuffer?: SharedArrayBuffer, prefetch?: [url]}  start Pyodide, load tokenguide (fetch urls meanwhile)
-//   {id, type: 'call', name, args}                            call tokenguide.web_bridge.<name>(...args)
+//   {id, type: 'call', name, args}                            call tokenguide._web_bridge.<name>(...args)
 //   {id, type: 'vocab', source: {url | file, siblings?}, eos, key}  read a vocabulary (URL or File) and prepare it
 //   {type: 'cancel'}                                          stop the running build / guide step
 // Worker -> page: {type: 'status', text}, {type: 'ready', seconds} or {type: 'fatal', message},
@@ -60,7 +60,7 @@ async function init(msg) {
     });
     if (errors.length) throw new Error(`could not load the tokenguide package: ${errors.join('; ')}`);
     marks.packages = performance.now() - t0;
-    bridge = pyodide.pyimport('tokenguide.web_bridge');
+    bridge = pyodide.pyimport('tokenguide._web_bridge');
     marks.imported = performance.now() - t0;
     post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks });
   } catch (err) {

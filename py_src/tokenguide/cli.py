@@ -11,7 +11,6 @@ exit with status 1; usage errors exit with status 2 (argparse); there are no tra
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -19,6 +18,7 @@ import time
 from collections import deque
 from typing import Sequence, TextIO
 
+from .display import show_bytes, token_display
 from .errors import TokenguideError, VocabularyError
 
 PROG = "tokenguide"
@@ -68,35 +68,6 @@ class ProgressBar:
             self._shown = 0
 
 
-def show_bytes(data: bytes) -> str:
-    """A token's bytes as a quoted, readable string: UTF-8 text, escapes for control characters
-    and `\\xNN` for bytes that are not (complete) UTF-8."""
-    out = ['"']
-    for ch in data.decode("utf-8", "surrogateescape"):
-        cp = ord(ch)
-        if 0xDC80 <= cp <= 0xDCFF:
-            out.append(f"\\x{cp - 0xDC00:02x}")
-        elif ch in '\\"':
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    out.append('"')
-    return "".join(out)
-
-
-def token_text(vocabulary, token_id: int) -> str:
-    """Display text of a token id: its bytes, or its raw name for EOS and special tokens."""
-    data = vocabulary.id_to_bytes(token_id)
-    if data is not None:
-        return show_bytes(data)
-    name = vocabulary.id_to_token(token_id)
-    if token_id == vocabulary.eos_token_id:
-        return f"{name or '<eos>'} (eos)"
-    return f"{name} (special)" if name is not None else "(unknown id)"
-
-
 def _parse_eos(value: str | None) -> int | str | None:
     if value is None:
         return None
@@ -123,9 +94,7 @@ def _regex_from_args(args: argparse.Namespace) -> str:
     """The regex to build: given directly, or made from a JSON Schema file."""
     if args.regex is not None:
         return args.regex
-    if importlib.util.find_spec(f"{__package__}.json_schema") is None:
-        raise TokenguideError("--json-schema is not available: this installation has no tokenguide.json_schema")
-    from . import json_schema  # type: ignore[attr-defined]
+    from . import json_schema
 
     with open(args.json_schema, encoding="utf-8") as handle:
         schema_text = handle.read()
@@ -155,7 +124,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     finally:
         bar.close()
     built = time.perf_counter() - started
-    from .serialization import encode_payload, gzip_compress
+    from .index.format import encode_payload, gzip_compress
 
     payload = encode_payload(index)
     data = gzip_compress(payload)
@@ -169,7 +138,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .serialization import read_index_data
+    from .index.format import read_index_data
 
     with open(args.file, "rb") as handle:
         data = handle.read()
@@ -180,7 +149,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _check_vocabulary_matches(vocabulary, info.vocab_size, info.eos_token_id, args.vocab)
 
     def name(token_id: int) -> str:
-        return f"{token_id} {token_text(vocabulary, token_id)}" if vocabulary is not None else str(token_id)
+        return f"{token_id} {token_display(vocabulary, token_id)}" if vocabulary is not None else str(token_id)
 
     counts = {state: len(tokens) for state, (tokens, _) in info.transitions.items()}
     targets = set()
@@ -213,7 +182,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         final = ", final" if state in info.final_states else ""
         line = f"  state {state}: {counts[state]:,} transitions, {len(set(nexts)):,} next states{final}"
         if vocabulary is not None:
-            sample = ", ".join(token_text(vocabulary, t) for t in tokens[:5])
+            sample = ", ".join(token_display(vocabulary, t) for t in tokens[:5])
             line += f"; first tokens: {sample}{' ...' if len(tokens) > 5 else ''}"
         lines.append(line)
     out.write("\n".join(lines) + "\n")
@@ -278,9 +247,9 @@ def find_token_path(index, vocabulary, text: bytes):
 
 
 def cmd_walk(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .serialization import load_index
+    from .index import Index
 
-    index = load_index(args.file, max_size=args.max_size)
+    index = Index.load(args.file, max_size=args.max_size)
     vocabulary = _load_vocabulary(args.vocab, args.eos)
     _check_vocabulary_matches(vocabulary, index.vocab_size, index.eos_token_id, args.vocab)
     text = args.text.encode("utf-8")
@@ -293,7 +262,7 @@ def cmd_walk(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 1
     out.write(f"{len(path)} tokens spell {show_bytes(text)} ({len(text)} bytes):\n")
     for step, (token_id, before, after) in enumerate(path, 1):
-        out.write(f"  {step:>3}. token {token_id:>6} {token_text(vocabulary, token_id):<20} state {before} -> {after}\n")
+        out.write(f"  {step:>3}. token {token_id:>6} {token_display(vocabulary, token_id):<20} state {before} -> {after}\n")
     if index.is_final_state(end_state):
         out.write(f"end state {end_state} is final: the text is a complete match (EOS {index.eos_token_id} allowed)\n")
     else:
@@ -317,7 +286,7 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .serialization import DEFAULT_MAX_SIZE
+    from .index.format import DEFAULT_MAX_SIZE
 
     parser = argparse.ArgumentParser(
         prog=PROG,

@@ -52,6 +52,14 @@ class IndexFormatError(TokenguideError, ValueError):
         super().__init__(f"{message} ({', '.join(where)})" if where else message)
 
 
+class GrammarError(TokenguideError, ValueError):
+    """A Lark grammar that cannot be used by the CFG guides (syntax error, not LALR, unsupported feature)."""
+
+
+class InvalidTokenError(TokenguideError, ValueError):
+    """A token that the guide does not allow in this state was passed to a guide's advance/get_next_state."""
+
+
 class UnsupportedSchemaError(TokenguideError, ValueError):
     """A JSON Schema keyword that cannot be expressed exactly as a regular expression."""
 

@@ -80,12 +80,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from .errors import UnsupportedSchemaError
-
-try:  # Python 3.11+
-    from re import _constants as _C, _parser as _P
-except ImportError:  # pragma: no cover
-    import sre_constants as _C  # type: ignore
-    import sre_parse as _P  # type: ignore
+from .regex.sre import constants as _C
+from .regex.sre import parser as _P
 
 __all__ = ["build_regex_from_schema", "UnsupportedSchemaError", "WHITESPACE"]
 

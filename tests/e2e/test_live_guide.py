@@ -31,7 +31,7 @@ from _webapp import (  # noqa: E402
 from tokenguide import grammars  # noqa: E402
 from tokenguide.guides import ReferenceCFGGuide  # noqa: E402  (the slow exact algorithm: an independent oracle)
 from tokenguide.index import Index  # noqa: E402
-from tokenguide.tokenizer import Tokenizer  # noqa: E402
+from tokenguide.vocabulary import Tokenizer  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
 
 PIECES = [str(d) for d in range(10)] + ["+", "-", "*", "/", "(", ")", "Ġ", "12", "x", "y", "</s>"]  # Ġ: a space (GPT-2 byte-level)

@@ -1,26 +1,30 @@
 """Guides: the objects a generation loop asks which tokens may come next (outlines' API).
 
 - `Write`, `Generate`: instructions (`Generate(None)`: any token).
-- `Guide`: base class; `StopAtEOSGuide`: any token until EOS.
+- `BaseGuide`: the stateless base class (state passed in and out); `StopAtEOSGuide`: any token until EOS.
 - `RegexGuide.from_regex(regex, tokenizer)`: regex constraint on the core Index (cached).
-- `CFGGuide(grammar, tokenizer)`: Lark grammar constraint, the fast mask computation
-  (`FastCFGGuide`: one walk of a character trie through a lazily built lexer/parser machine).
-  `ReferenceCFGGuide` tries every token with a parser copy: exact but slow; it is the oracle.
+- `CFGGuide(grammar, tokenizer)`: Lark grammar constraint (`guides.cfg`, loaded on first use so
+  that importing this package does not import lark). `ReferenceCFGGuide` is its slow oracle.
 """
 
-from .base import Guide, StopAtEOSGuide
-from .cfg_reference import CFGState, GrammarError, InvalidTokenError, ReferenceCFGGuide
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import GrammarError, InvalidTokenError
+from .base import BaseGuide, StopAtEOSGuide
 from .instructions import Generate, Instruction, Write, bitmask_words, fill_bitmask_from_tokens, tokens_from_bitmask
 from .regex import RegexGuide
 
-from .cfg_fast import FastCFGGuide as CFGGuide  # noqa: E402  (exact answers of the reference, fast)
+_LAZY = {"CFGGuide", "CFGState", "FastCFGGuide", "ReferenceCFGGuide"}
 
 __all__ = [
+    "BaseGuide",
     "CFGGuide",
     "CFGState",
+    "FastCFGGuide",
     "Generate",
     "GrammarError",
-    "Guide",
     "Instruction",
     "InvalidTokenError",
     "ReferenceCFGGuide",
@@ -31,3 +35,12 @@ __all__ = [
     "fill_bitmask_from_tokens",
     "tokens_from_bitmask",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the CFG guides (and lark) only when one of their names is first used."""
+    if name in _LAZY:
+        from . import cfg
+
+        return getattr(cfg, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

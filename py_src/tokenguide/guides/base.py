@@ -1,4 +1,4 @@
-"""The Guide base class and StopAtEOSGuide, with the API of outlines' `outlines/fsm/guide.py`.
+"""The stateless guide base class (BaseGuide) and StopAtEOSGuide, with the API of outlines' `outlines/fsm/guide.py`.
 
 State conventions (as in outlines): integer-state guides start at `initial_state` and use
 `final_state = -1` for the terminal state reached after EOS, where only EOS is written.
@@ -12,7 +12,7 @@ from typing import Any
 from .instructions import Generate, Instruction, Write, fill_bitmask_from_tokens
 
 
-class Guide:
+class BaseGuide:
     """Base of every guide: a state machine that tells a generation loop which tokens may come next.
 
     Subclasses implement `get_next_instruction`, `get_next_state` and `is_final_state`;
@@ -61,12 +61,12 @@ class Guide:
             tokens = list(tokens)[:1]  # only the first token of a Write is due next
         fill_bitmask_from_tokens(tokens, self.vocab_size, buffer)
 
-    def copy(self) -> "Guide":
+    def copy(self) -> "BaseGuide":
         """A guide that can be used independently (shallow copy: tables are shared, read-only)."""
         return _copy.copy(self)
 
 
-def _vocab_size_of(tokenizer: Any) -> int:
+def vocab_size_of(tokenizer: Any) -> int:
     """Largest token id known to a tokenizer, plus one."""
     size = getattr(tokenizer, "vocab_size", None)
     ids = list(getattr(tokenizer, "vocabulary", {}).values())
@@ -76,7 +76,7 @@ def _vocab_size_of(tokenizer: Any) -> int:
     return biggest
 
 
-class StopAtEOSGuide(Guide):
+class StopAtEOSGuide(BaseGuide):
     """Any token until EOS, then only EOS (outlines' StopAtEOSGuide).
 
     States: 0 while generating, -1 after EOS.
@@ -89,7 +89,7 @@ class StopAtEOSGuide(Guide):
     def __init__(self, tokenizer: Any):
         self.tokenizer = tokenizer
         self.eos_token_id = tokenizer.eos_token_id
-        self.vocab_size = _vocab_size_of(tokenizer)
+        self.vocab_size = vocab_size_of(tokenizer)
 
     def get_next_instruction(self, state: int) -> Instruction:
         """Write([eos]) once terminated, otherwise Generate(None) (any token)."""

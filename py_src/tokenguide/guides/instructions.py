@@ -6,6 +6,7 @@ token lists are plain lists or `array('I')`, so no torch or numpy is needed.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence, Union
@@ -35,7 +36,7 @@ def bitmask_words(vocab_size: int) -> int:
     return (vocab_size + 31) // 32
 
 
-def _int32_view(buffer, words: int) -> memoryview:
+def int32_view(buffer, words: int) -> memoryview:
     """A writable memoryview of `buffer` as native int32, checked to hold at least `words` words.
 
     Accepts array('i'), bytearray, numpy/torch-numpy int32 arrays, or any C-contiguous writable buffer.
@@ -65,36 +66,52 @@ def _int32_view(buffer, words: int) -> memoryview:
     return view.cast("B")[: words * 4].cast("i")
 
 
+def pack_tokens(tokens: Optional[Iterable[int]], vocab_size: int) -> bytes:
+    """The bitmask of `tokens` as bytes: ceil(vocab_size / 32) little-endian int32 words.
+
+    Bit `t % 32` of word `t // 32` is set iff `t` is in `tokens` (`None`: every id below
+    vocab_size). Built through one big integer, so the cost is one pass over the ids, and the
+    result can be copied into any buffer in one slice assignment.
+    """
+    words = bitmask_words(vocab_size)
+    if tokens is None:
+        value = (1 << vocab_size) - 1
+    else:
+        digits = bytearray(b"0") * (words * 32)
+        for t in tokens:
+            if not 0 <= t < vocab_size:
+                raise ValueError(f"fill_bitmask: token id {t} is outside the vocabulary (0..{vocab_size - 1})")
+            digits[t] = 49  # "1"
+        digits.reverse()
+        value = int(digits, 2)
+    return value.to_bytes(words * 4, "little")
+
+
+def write_packed(mask: bytes, buffer) -> None:
+    """Copy a packed mask (see `pack_tokens`) into a writable int32 buffer in one slice assignment."""
+    words = len(mask) // 4
+    view = int32_view(buffer, words).cast("B")
+    if sys.byteorder == "little":
+        view[:] = mask
+    else:  # pragma: no cover - big-endian hosts
+        swapped = array("i", mask)
+        swapped.byteswap()
+        view[:] = swapped.tobytes()
+
+
 def fill_bitmask_from_tokens(tokens: Optional[Iterable[int]], vocab_size: int, buffer) -> None:
     """Write the allowed-token bitmask into `buffer`: bit `t % 32` of word `t // 32` is set iff `t` is allowed.
 
     `tokens=None` sets the bit of every id below `vocab_size`. Words past the mask are left untouched;
     bits of ids at or beyond `vocab_size` are never set (ids out of range are an error).
     """
-    words = bitmask_words(vocab_size)
-    view = _int32_view(buffer, words)
-    values = [0] * words
-    if tokens is None:
-        for w in range(vocab_size // 32):
-            values[w] = -1
-        rest = vocab_size % 32
-        if rest:
-            values[vocab_size // 32] = (1 << rest) - 1
-    else:
-        for t in tokens:
-            if not 0 <= t < vocab_size:
-                raise ValueError(f"fill_bitmask: token id {t} is outside the vocabulary (0..{vocab_size - 1})")
-            values[t >> 5] |= 1 << (t & 31)
-    for w, v in enumerate(values):
-        if v >= 0x80000000:
-            values[w] = v - 0x100000000
-    view[:] = array("i", values)
+    write_packed(pack_tokens(tokens, vocab_size), buffer)
 
 
 def tokens_from_bitmask(buffer, vocab_size: int) -> list[int]:
     """The sorted token ids whose bit is set in an int32 bitmask (inverse of fill_bitmask, for tests/debugging)."""
     words = bitmask_words(vocab_size)
-    view = _int32_view(buffer, words)
+    view = int32_view(buffer, words)
     out = []
     for w in range(words):
         v = view[w] & 0xFFFFFFFF

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..automaton import DEFAULT_MAX_STATES
 from ..index import Index
-from ..tokenizer import core_vocabulary_of
-from .base import Guide
-from .cache import get_index
+from ..index.cache import get_index
+from ..regex import DEFAULT_MAX_STATES
+from ..vocabulary import core_vocabulary_of
+from .base import BaseGuide
 from .instructions import Generate, Instruction, Write, fill_bitmask_from_tokens
 
 
-class RegexGuide(Guide):
+class RegexGuide(BaseGuide):
     """Generate text in the language of a regular expression (Python `re` semantics, fullmatch)."""
 
     final_state = -1
@@ -125,7 +125,7 @@ class RegexGuide(Guide):
         return tokens is None or (len(tokens) == 1 and tokens[0] == self.eos_token_id)
 
     def fill_bitmask(self, state: int, buffer) -> None:
-        """int32 bitmask of the allowed tokens (see Guide.fill_bitmask), without building an instruction."""
+        """int32 bitmask of the allowed tokens (see BaseGuide.fill_bitmask), without building an instruction."""
         tokens = self._allowed(state)
         fill_bitmask_from_tokens([self.eos_token_id] if tokens is None else tokens, self.vocab_size, buffer)
 

@@ -24,14 +24,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..errors import RegexError
-
-try:  # CPython 3.11+ and Pyodide name the private parser module re._parser
-    from re import _constants as _c
-    from re import _parser as _sre_parse
-except ImportError:  # pragma: no cover - older layout
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+from ...errors import RegexError
+from ...regex.sre import constants as _c
+from ...regex.sre import parser as _sre_parse
 
 __all__ = ["Checkpoint", "PrefixScanner", "ScanResult"]
 
@@ -309,7 +304,7 @@ def _epsilon_reaches_assert(code, pc: int) -> bool:
     return False
 
 
-def _closure(code, pc: int, text: str, pos: int, visited: set, out: list, pending: list) -> bool:
+def closure(code, pc: int, text: str, pos: int, visited: set, out: list, pending: list) -> bool:
     """Add the threads reachable from pc without consuming text, in priority order.
 
     Returns True when MATCH is reached; the caller then cuts every lower-priority thread.
@@ -443,7 +438,7 @@ class PrefixScanner:
         self._first_char_dead: dict[str, bool] = {}
         if not _epsilon_reaches_assert(self.program.code, 0):
             threads: list = []
-            self._start_match = _closure(self.program.code, 0, "", 0, set(), threads, [])
+            self._start_match = closure(self.program.code, 0, "", 0, set(), threads, [])
             self._start_threads = tuple(threads)
 
     def _run(self, text: str, pos: int, threads: list, match_end: Optional[int], pending: list, steps: int = -1):
@@ -469,7 +464,7 @@ class PrefixScanner:
             visited: set = set()
             matched = False
             for pc in threads:
-                if code[pc][1](ch) and _closure(code, pc + 1, text, pos + 1, visited, nxt, pending):
+                if code[pc][1](ch) and closure(code, pc + 1, text, pos + 1, visited, nxt, pending):
                     matched = True
                     match_end = pos + 1
                     break  # a match: every lower-priority thread is cut
@@ -481,7 +476,7 @@ class PrefixScanner:
 
     def _begin(self, text: str, start: int, pending: list):
         threads: list = []
-        match_end = start if _closure(self.program.code, 0, text, start, set(), threads, pending) else None
+        match_end = start if closure(self.program.code, 0, text, start, set(), threads, pending) else None
         return threads, match_end
 
     def checkpoint(self, text: str, start: int = 0) -> Optional[Checkpoint]:

@@ -56,11 +56,11 @@ from typing import Any, Iterable, Iterator, Optional
 from lark import Token
 from lark.lexer import UnlessCallback
 
-from ..index import preorder_trie
-from ..tokenizer import Tokenizer, decode_utf8_prefix
-from .cfg_reference import CFGState, ReferenceCFGGuide
-from .instructions import Generate, Instruction, Write
-from .regex_prefix import CHAR, _closure
+from ...index.trie import preorder_trie
+from ...vocabulary import Tokenizer, decode_utf8_prefix
+from ..instructions import Generate, Instruction, Write
+from .reference import CFGState, ReferenceCFGGuide
+from .scanner import CHAR, closure
 
 __all__ = ["FastCFGGuide", "CharTrie"]
 
@@ -417,7 +417,7 @@ class FastCFGGuide(ReferenceCFGGuide):
             matched = False
             pos = len(seen)
             for pc in threads:
-                if code[pc][1](ch) and _closure(code, pc + 1, seen, pos, visited, nxt, []):
+                if code[pc][1](ch) and closure(code, pc + 1, seen, pos, visited, nxt, []):
                     matched = True
                     break  # a match cuts every lower-priority thread, as in re
             live = info.lives[j]

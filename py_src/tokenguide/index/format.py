@@ -17,12 +17,9 @@ import sys
 import zlib
 from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable, Protocol
 
-from .errors import IndexFormatError
-
-if TYPE_CHECKING:  # pragma: no cover - imported lazily at run time (index.py imports this module)
-    from .index import Index
+from ..errors import IndexFormatError
 
 __all__ = [
     "DEFAULT_MAX_SIZE",
@@ -31,11 +28,10 @@ __all__ = [
     "encode_payload",
     "gzip_compress",
     "gzip_decompress",
-    "index_from_bytes",
     "index_to_bytes",
-    "load_index",
     "parse_payload",
-    "save_index",
+    "read_index_data",
+    "TransitionTable",
 ]
 
 #: The only `index_type` defined by format v1.
@@ -82,7 +78,30 @@ def _le_bytes(arr: array) -> bytes:
 # --------------------------------------------------------------------------------------------
 
 
-def encode_payload(index: "Index") -> bytes:
+class TransitionTable(Protocol):
+    """What the writer needs of an index: its header fields and each state's transitions.
+
+    Both `Index` and `IndexData` provide it, so this module never needs the Index class.
+    """
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    @property
+    def eos_token_id(self) -> int: ...
+
+    @property
+    def initial_state(self) -> int: ...
+
+    @property
+    def final_states(self) -> Iterable[int]: ...
+
+    def states(self) -> Iterable[int]: ...
+
+    def state_transitions(self, state: int) -> tuple[array, array]: ...
+
+
+def encode_payload(index: TransitionTable) -> bytes:
     """The uncompressed v1 payload of `index`: header, final states, then each state's transitions.
 
     States are written in ascending order, each state's tokens in ascending order, final states
@@ -127,16 +146,9 @@ def gzip_compress(payload: bytes, level: int = GZIP_LEVEL) -> bytes:
     return GZIP_HEADER + body + trailer
 
 
-def index_to_bytes(index: "Index") -> bytes:
+def index_to_bytes(index: TransitionTable) -> bytes:
     """The complete `.outlines` file contents for `index` (gzip-compressed v1 payload)."""
     return gzip_compress(encode_payload(index))
-
-
-def save_index(index: "Index", path: str | os.PathLike) -> None:
-    """Write `index` to `path` in format v1."""
-    data = index_to_bytes(index)
-    with open(path, "wb") as handle:
-        handle.write(data)
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,6 +288,14 @@ class IndexData:
     @property
     def num_transitions(self) -> int:
         return sum(len(tokens) for tokens, _ in self.transitions.values())
+
+    def states(self) -> list[int]:
+        """The listed states, ascending (states without transitions are not in the file)."""
+        return list(self.transitions)
+
+    def state_transitions(self, state: int) -> tuple[array, array]:
+        """(token ids ascending, next states) of a listed state."""
+        return self.transitions[state]
 
 
 def _truncated(field: str, offset: int, need: int, size: int) -> IndexFormatError:
@@ -495,24 +515,3 @@ def _has_eos_loop(tokens: array, eos: int) -> bool:
 def read_index_data(data: bytes, *, max_size: int = DEFAULT_MAX_SIZE) -> IndexData:
     """Gunzip and validate `.outlines` file contents without building an Index (used by `inspect`)."""
     return parse_payload(gzip_decompress(data, max_size))
-
-
-def index_from_bytes(data: bytes, *, max_size: int = DEFAULT_MAX_SIZE) -> "Index":
-    """Build an Index from `.outlines` file contents; IndexFormatError if they are not valid v1 data."""
-    from .index import Index
-
-    parsed = read_index_data(data, max_size=max_size)
-    return Index.from_transitions(
-        parsed.vocab_size,
-        parsed.eos_token_id,
-        parsed.initial_state,
-        frozenset(parsed.final_states),
-        parsed.transitions,
-    )
-
-
-def load_index(path: str | os.PathLike, *, max_size: int = DEFAULT_MAX_SIZE) -> "Index":
-    """Read an `.outlines` file. A missing path raises FileNotFoundError naming the path."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return index_from_bytes(data, max_size=max_size)

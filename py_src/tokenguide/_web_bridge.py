@@ -22,9 +22,9 @@ from array import array
 from typing import Any, Callable
 
 from .errors import BuildCancelled, RegexError, StateLimitError, TokenguideError, VocabularyError
+from .display import token_display
 from .index import Index, prepare_vocabulary
-from .tokenizer import Tokenizer, decode_utf8_prefix
-from .vocabulary import Vocabulary
+from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 
 __all__ = [
     "load_vocabulary",
@@ -75,29 +75,6 @@ def error_info(exc: BaseException) -> dict[str, Any]:
 
         info["traceback"] = "".join(traceback.format_exception(exc))[-3000:]
     return info
-
-
-def token_display(vocabulary: Vocabulary, token_id: int) -> str:
-    """A token's text for display: UTF-8 text with escapes for control characters and `\\xNN`
-    for bytes that are not (complete) UTF-8; EOS and special tokens by their name."""
-    data = vocabulary.id_to_bytes(token_id)
-    if data is None:
-        name = vocabulary.id_to_token(token_id)
-        if token_id == vocabulary.eos_token_id:
-            return f"{name or '<eos>'} (EOS)"
-        return f"{name} (special)" if name is not None else "(unknown id)"
-    out = []
-    for ch in data.decode("utf-8", "surrogateescape"):
-        cp = ord(ch)
-        if 0xDC80 <= cp <= 0xDCFF:
-            out.append(f"\\x{cp - 0xDC00:02x}")
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch.isprintable() or ch == " ":
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
 
 
 def _parse_eos(eos: Any) -> int | str | None:
@@ -274,7 +251,7 @@ class _GuideSession:
     def token_text(self, token_id: int) -> str:
         found = self.display.get(token_id)
         if found is None:
-            found = self.display[token_id] = token_display(self.vocabulary, token_id)
+            found = self.display[token_id] = token_display(self.vocabulary, token_id, quoted=False)
         return found
 
     @property
@@ -340,21 +317,10 @@ class _GuideSession:
 def _is_reference_cfg(guide: Any) -> bool:
     """True for a guide answering with the reference algorithm (one parser copy per token),
     which the live guide runs in chunks; guides with their own get_next_instruction are asked directly."""
-    from .guides.cfg_reference import ReferenceCFGGuide
+    from .guides.cfg import ReferenceCFGGuide
 
     return isinstance(guide, ReferenceCFGGuide) and type(guide).get_next_instruction is ReferenceCFGGuide.get_next_instruction
 
-
-def _cfg_guide_class() -> Any:
-    """The fastest CFG guide available: FastCFGGuide when present, else guides.CFGGuide."""
-    try:
-        from .guides.cfg_fast import FastCFGGuide
-
-        return FastCFGGuide
-    except ImportError:  # pragma: no cover - depends on which guides exist
-        from .guides import CFGGuide
-
-        return CFGGuide
 
 
 def _require_session() -> _GuideSession:
@@ -400,7 +366,9 @@ async def guide_start(
     elif kind == "cfg":
         if not source.strip():
             raise TokenguideError("the grammar is empty: type a Lark grammar or pick a bundled one")
-        guide = _cfg_guide_class()(source, Tokenizer(vocabulary))
+        from .guides.cfg import FastCFGGuide
+
+        guide = FastCFGGuide(source, Tokenizer(vocabulary))
         description = f"CFGGuide ({type(guide).__name__})"
     else:
         raise ValueError(f"unknown guide kind {kind!r}: expected 'regex' or 'cfg'")

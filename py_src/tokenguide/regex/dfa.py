@@ -18,8 +18,8 @@ from bisect import bisect_left
 from collections import deque
 from typing import Callable, Iterable
 
-from . import regex_ast
-from .errors import StateLimitError
+from ..errors import StateLimitError
+from . import parser as regex_ast
 
 DEFAULT_MAX_STATES = 100_000
 _NFA_LIMIT = 2_000_000

@@ -53,7 +53,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .byte_level import decode_byte_level_many, encode_byte_level
-from .errors import VocabularyError
+from ..errors import VocabularyError
 
 __all__ = ["Vocabulary", "EOS_GUESSES", "MAX_FILE_BYTES", "MAX_TOKEN_ID"]
 

@@ -12,7 +12,7 @@ import json
 import os
 from typing import Any, Iterable, Sequence
 
-from .errors import VocabularyError
+from ..errors import VocabularyError
 from .vocabulary import Vocabulary
 
 __all__ = ["Tokenizer", "as_tokenizer", "decode_utf8_prefix"]

@@ -21,15 +21,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import charset, unicode_tables
-from .charset import Ranges
-from .errors import RegexError
-
-try:  # Python 3.11+
-    from re import _constants as C, _parser as P
-except ImportError:  # pragma: no cover
-    import sre_constants as C  # type: ignore
-    import sre_parse as P  # type: ignore
+from ..errors import RegexError
+from . import ranges as charset
+from . import sre, unicode_tables
+from .ranges import Ranges
+from .sre import constants as C
+from .sre import parser as P
 
 Node = tuple
 
@@ -227,26 +224,21 @@ def _fold_literal(cp: int, ascii_only: bool) -> Ranges:
         if ch.isascii() and ch.isalpha():
             return charset.normalize(((ord(ch.lower()),) * 2, (ord(ch.upper()),) * 2))
         return charset.normalize(((cp, cp),))
-    import _sre
-
-    try:
-        from re._casefix import _EXTRA_CASES as extra
-    except ImportError:  # pragma: no cover
-        extra = {}
+    extra = sre.extra_cases()
     global _by_lower
     if _by_lower is None:
         table: dict[int, list[int]] = {}
-        lower = _sre.unicode_tolower
-        iscased = _sre.unicode_iscased
+        lower = sre.unicode_tolower
+        iscased = sre.unicode_iscased
         for x in range(charset.MAX_CODE_POINT + 1):
             if iscased(x):
                 table.setdefault(lower(x), []).append(x)
         _by_lower = table
-    low = _sre.unicode_tolower(cp)
+    low = sre.unicode_tolower(cp)
     wanted = {low, *extra.get(low, ())}
     found = []
     for value in wanted:
-        if _sre.unicode_tolower(value) == value:
+        if sre.unicode_tolower(value) == value:
             found.append((value, value))
         found.extend((x, x) for x in _by_lower.get(value, ()))
     return charset.normalize(found)

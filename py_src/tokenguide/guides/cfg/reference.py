@@ -60,24 +60,16 @@ except ImportError:  # pragma: no cover - lark 1.2
     def _lexer_text(text: str):
         return text
 
-from ..errors import TokenguideError
-from ..grammars import GRAMMAR_PATH
-from ..tokenizer import as_tokenizer
-from .base import Guide, _vocab_size_of
-from .instructions import Generate, Instruction, Write
-from .regex_prefix import PrefixScanner
+from ...errors import GrammarError, InvalidTokenError, TokenguideError
+from ...grammars import GRAMMAR_PATH
+from ...vocabulary import as_tokenizer
+from ..base import BaseGuide, vocab_size_of
+from ..instructions import Generate, Instruction, Write
+from .scanner import PrefixScanner
 
 __all__ = ["ReferenceCFGGuide", "CFGState", "GrammarError", "InvalidTokenError"]
 
 _ACCEPTS_CACHE_LIMIT = 20_000
-
-
-class GrammarError(TokenguideError, ValueError):
-    """A Lark grammar that cannot be used by the CFG guides (syntax error, not LALR, unsupported feature)."""
-
-
-class InvalidTokenError(TokenguideError, ValueError):
-    """A token that the guide does not allow in this state was passed to get_next_state."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +99,7 @@ class _Look:
     unfinished_ok: bool  # the rest of the text can start an acceptable lexeme
 
 
-class ReferenceCFGGuide(Guide):
+class ReferenceCFGGuide(BaseGuide):
     """Guide for the language of a Lark grammar (LALR, contextual lexer), the slow exact way.
 
     `tokenizer` is a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, a
@@ -122,7 +114,7 @@ class ReferenceCFGGuide(Guide):
         self.cfg_string = cfg_string
         self.tokenizer = as_tokenizer(tokenizer)
         self.eos_token_id = int(self.tokenizer.eos_token_id)
-        self.vocab_size = _vocab_size_of(self.tokenizer)
+        self.vocab_size = vocab_size_of(self.tokenizer)
         try:
             self.parser = Lark(
                 cfg_string,

@@ -13,8 +13,8 @@ from collections import OrderedDict
 from typing import Any
 
 from ..errors import IndexFormatError
-from ..automaton import DEFAULT_MAX_STATES
-from ..index import Index
+from ..regex.dfa import DEFAULT_MAX_STATES
+from .index import Index
 from ..vocabulary import Vocabulary
 
 __all__ = ["get_index", "clear_cache", "set_cache_size", "set_cache_dir", "cache_info", "cache_key"]

@@ -8,7 +8,7 @@ Decoding a token therefore means mapping each character back to its byte.
 
 from __future__ import annotations
 
-from .errors import VocabularyError
+from ..errors import VocabularyError
 
 __all__ = [
     "BYTE_TO_CHAR",

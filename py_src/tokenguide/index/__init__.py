@@ -1,0 +1,8 @@
+"""Token-level indexes: the vocabulary's byte trie, the index built over a regex automaton,
+the `.outlines` file format (plain data in, plain data out) and an index cache."""
+
+from .format import DEFAULT_MAX_SIZE, IndexData, read_index_data
+from .index import Index
+from .trie import PreparedVocabulary, prepare_vocabulary
+
+__all__ = ["DEFAULT_MAX_SIZE", "Index", "IndexData", "PreparedVocabulary", "prepare_vocabulary", "read_index_data"]

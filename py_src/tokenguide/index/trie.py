@@ -1,0 +1,190 @@
+"""The vocabulary as a byte trie in pre-order arrays: one concept, built once per vocabulary.
+
+Tokens are sorted by their bytes, so every subtree is a contiguous range of keys; the index
+walks this trie once per automaton state. `preorder_trie` is shared with the CFG guide's
+character trie.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from itertools import compress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..vocabulary import Vocabulary
+
+__all__ = ["PreparedVocabulary", "TokenTrie", "prepare_vocabulary", "preorder_trie"]
+
+
+def preorder_trie(keys: list, root_label) -> tuple[list, list[int], list[int], list[int], list[int], list[int]]:
+    """The trie of sorted, distinct `keys` (bytes or str) in pre-order arrays.
+
+    Returns (labels, depths, ends, parents, ends_key, keys_before): node i is reached by
+    `labels[i]` at depth `depths[i]`, its subtree ends before node `ends[i]`, `ends_key[i]` is 1
+    where a key ends, and the keys of node i's subtree are keys_before[i] .. keys_before[ends[i]].
+    Node 0 is the root (label `root_label`).
+    """
+    labels = [root_label]
+    depths = [0]
+    ends = [0]
+    parents = [0]
+    ends_key = [0]
+    path = [0]
+    prev = keys[0][:0] if keys else b""
+    for key in keys:
+        common = 0
+        limit = min(len(prev), len(key))
+        while common < limit and prev[common] == key[common]:
+            common += 1
+        while len(path) - 1 > common:
+            ends[path.pop()] = len(labels)
+        for d in range(common, len(key)):
+            labels.append(key[d])
+            depths.append(d + 1)
+            ends.append(0)
+            parents.append(path[-1])
+            ends_key.append(0)
+            path.append(len(labels) - 1)
+        ends_key[path[-1]] = 1
+        prev = key
+    n = len(labels)
+    while path:
+        ends[path.pop()] = n
+    keys_before = [0] * (n + 1)
+    count = 0
+    for i in range(n):
+        keys_before[i] = count
+        count += ends_key[i]
+    keys_before[n] = count
+    return labels, depths, ends, parents, ends_key, keys_before
+
+
+_DENSE_POSITIONS = 1 << 24  # larger vocab sizes (sparse, absurd ids) get a dict instead of an array
+
+
+class _SparsePositions(dict):
+    """token id -> key for vocabularies whose ids are too spread out for a dense array."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def __missing__(self, token_id: int) -> int:
+        return -1
+
+    def __len__(self) -> int:
+        return self.size
+
+
+class TokenTrie:
+    """Sorted keys (token byte strings, or their byte-class sequences) as a trie in pre-order arrays.
+
+    Keys are numbered in sorted order, so every subtree holds a contiguous range of keys.
+    Node i has `labels[i]` (the symbol read to reach it), `depths[i]`, `ends[i]` (the
+    first node after its subtree), `below[i]` (a bit mask of the symbols in its subtree,
+    below the node itself), `children[i]` (the mask of its children's symbols), `ends_key[i]`, and `keys_before[i]` (how many keys end at
+    nodes before i): the keys of the subtree of i are keys_before[i] .. keys_before[ends[i]].
+    Node 0 is the root. `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k,
+    ascending; `position[token_id]` is the key of a token, or -1.
+    """
+
+    def __init__(self, keys: list[bytes], ids: list, vocab_size: int):
+        self.num_keys = len(keys)
+        self._id_order: tuple[array, array] | None = None
+        flat = array("I")
+        id_start = [0]
+        for key_ids in ids:
+            flat.extend(sorted(key_ids))
+            id_start.append(len(flat))
+        self.flat_ids = flat
+        self.id_start = id_start
+        position = array("i", [-1]) * vocab_size if vocab_size <= _DENSE_POSITIONS else _SparsePositions(vocab_size)
+        for k, key_ids in enumerate(ids):
+            for t in key_ids:
+                position[t] = k
+        self.position = position
+        labels, depths, ends, parents, ends_key, keys_before = preorder_trie(keys, 0)
+        n = len(labels)
+        below = [0] * n
+        children = [0] * n
+        for i in range(n - 1, 0, -1):
+            bit = 1 << labels[i]
+            below[parents[i]] |= below[i] | bit
+            children[parents[i]] |= bit
+        self.labels = labels
+        self.depths = depths
+        self.ends = ends
+        self.below = below
+        self.children = children
+        self.ends_key = ends_key
+        self.keys_before = keys_before
+        self.max_depth = max(depths)
+        self.root_child = [0] * 256  # symbol -> depth-1 node, 0 when none
+        i = 1
+        while i < n:
+            self.root_child[labels[i]] = i
+            i = ends[i]
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.labels)
+
+    def expand_sparse(self, ranges: list[tuple[int, int, int]]) -> tuple[array, array]:
+        """Token ids ascending and their next states for (first key, end key, next) ranges: by sorting."""
+        flat, id_start = self.flat_ids, self.id_start
+        segments = [(flat[id_start[lo] : id_start[hi]], ns) for lo, hi, ns in ranges]
+        tokens = array("I", sorted(t for seg, _ in segments for t in seg))
+        targets = {ns for _, ns in segments}
+        if len(targets) == 1:
+            return tokens, array("I", [targets.pop()]) * len(tokens)
+        by_id: dict[int, int] = {}
+        for seg, ns in segments:
+            by_id.update(dict.fromkeys(seg, ns))
+        return tokens, array("I", map(by_id.__getitem__, tokens))
+
+    def expand_dense(self, ranges: list[tuple[int, int, int]]) -> tuple[array, array]:
+        """Same as expand_sparse, for ranges covering much of the vocabulary: one pass in id order."""
+        if self._id_order is None:
+            pairs = sorted((t, k) for k in range(self.num_keys) for t in self.flat_ids[self.id_start[k] : self.id_start[k + 1]])
+            self._id_order = (array("I", [t for t, _ in pairs]), array("I", [k for _, k in pairs]))
+        ids_sorted, key_of = self._id_order
+        mask = bytearray(self.num_keys)
+        nxt = array("I", [0]) * self.num_keys
+        for lo, hi, ns in ranges:
+            mask[lo:hi] = b"\x01" * (hi - lo)
+            nxt[lo:hi] = array("I", [ns]) * (hi - lo)
+        selected = bytes(map(mask.__getitem__, key_of))
+        tokens = array("I", compress(ids_sorted, selected))
+        nexts = array("I", compress(map(nxt.__getitem__, key_of), selected))
+        return tokens, nexts
+
+
+class PreparedVocabulary:
+    """A vocabulary's ordinary tokens sorted by bytes, as a byte trie; built once per vocabulary."""
+
+    def __init__(self, vocabulary: "Vocabulary"):
+        items = vocabulary.tokens
+        pairs = sorted((t, ids) for t, ids in (items.items() if isinstance(items, dict) else items) if t)
+        self.tokens = [t for t, _ in pairs]
+        self.ids = [list(ids) for _, ids in pairs]
+        self.vocab_size = vocabulary.vocab_size
+        self.trie = TokenTrie(self.tokens, self.ids, vocabulary.vocab_size)
+
+
+_PREPARED: list[tuple[object, PreparedVocabulary]] = []
+_PREPARED_KEEP = 4
+
+
+def prepare_vocabulary(vocabulary: "Vocabulary") -> PreparedVocabulary:
+    """The PreparedVocabulary of `vocabulary`, cached for the last few vocabularies used."""
+    for i, (known, prepared) in enumerate(_PREPARED):
+        if known is vocabulary:
+            if i:
+                _PREPARED.insert(0, _PREPARED.pop(i))
+            return prepared
+    prepared = PreparedVocabulary(vocabulary)
+    _PREPARED.insert(0, (vocabulary, prepared))
+    del _PREPARED[_PREPARED_KEEP:]
+    return prepared
