@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import (
+    ArgumentError,
     BuildCancelled,
     GrammarError,
     IncompatibleVocabularyError,
@@ -38,6 +39,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "ArgumentError",
     "BaseGuide",
     "BuildCancelled",
     "CFGGuide",

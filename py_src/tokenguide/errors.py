@@ -7,6 +7,14 @@ class TokenguideError(Exception):
     """Base class of every error tokenguide raises on bad input."""
 
 
+class ArgumentError(TokenguideError, TypeError, ValueError):
+    """A public function was given an argument of the wrong type or out of range.
+
+    Also a TypeError and a ValueError, so callers written for Python's usual exceptions keep
+    working. The message names the function, the argument, what was expected and what was given.
+    """
+
+
 class RegexError(TokenguideError, ValueError):
     """A regular expression that cannot be parsed or cannot be turned into an automaton.
 
