@@ -81,6 +81,81 @@ def test_build_eos_by_id_and_by_text(tmp_path, vocab_file, capsys):
     assert Index.load(out_file).eos_token_id == SMALL_TOKENS.index(b"x")
 
 
+def test_build_eos_unicode_digit_is_token_text(tmp_path, capsys):
+    # "²" is a digit to str.isdigit but not to int(): it is a token text, as in the API.
+    vocab = tmp_path / "v.json"
+    vocab.write_text(json.dumps({"a": 0, "²": 1, "2": 2, "<|endoftext|>": 3}), encoding="utf-8")
+    for eos, expected in (("²", 1), ("2", 2), ("02", 2), ("<|endoftext|>", 3), ("٣", None)):
+        out_file = tmp_path / "e.outlines"
+        code, _, err = run(["build", "--regex", "a+", "--vocab", vocab, "--eos", eos, "-o", out_file], capsys)
+        if expected is None:  # an Arabic-Indic digit that is not a token: a clean error, not a crash
+            assert code == 1
+            assert_clean_error(err)
+            assert "٣" in err
+        else:
+            assert code == 0, err
+            assert Index.load(out_file).eos_token_id == expected
+            assert Vocabulary.from_file(vocab, eos=eos if eos != "02" else 2).eos_token_id == expected
+
+
+def test_build_eos_huge_id_is_a_clean_error(tmp_path, vocab_file, capsys):
+    out_file = tmp_path / "h.outlines"
+    for eos in ("9" * 5000, "4294967296"):
+        code, _, err = run(["build", "--regex", "a+", "--vocab", vocab_file, "--eos", eos, "-o", out_file], capsys)
+        assert code == 1
+        assert_clean_error(err)
+        assert "eos" in err.lower() and len(err) < 500
+    assert not out_file.exists()
+
+
+def test_build_interrupted_is_one_clean_line(tmp_path, vocab_file, capsys, monkeypatch):
+    def interrupt(self, stage, done, total):
+        if stage == "states":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProgressBar, "__call__", interrupt)
+    out_file = tmp_path / "i.outlines"
+    code, out, err = run(["build", "--regex", "(ab|c)+@[0-9]{1,3}", "--vocab", vocab_file, "-o", out_file], capsys)
+    assert code == 130
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "tokenguide build: interrupted (no file written)"
+    assert out == "" and not out_file.exists()
+
+
+def test_build_help_says_long_builds_show_progress_and_can_be_interrupted(capsys):
+    code, out, _ = run(["build", "--help"], capsys)
+    assert code == 0
+    text = " ".join(out.split())
+    assert "'.{5000}' on GPT-2" in text and "takes seconds" in text
+    assert "Ctrl-C" in text and "130" in text and "progress" in text
+
+
+@needs_processes
+def test_build_sigint_during_a_long_gpt2_build(tmp_path, gpt2_vocab_path):
+    """A real Ctrl-C (SIGINT) in the middle of `.{5000}` on GPT-2: clean message, status 130, no file."""
+    import signal
+
+    out_file = tmp_path / "long.outlines"
+    env = {"PYTHONPATH": str(REPO / "py_src"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokenguide", "build", "--regex", ".{5000}", "--vocab", str(gpt2_vocab_path),
+         "--progress", "-o", str(out_file)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )
+    seen = b""
+    while b"automaton" not in seen:  # the bar is drawn: the (seconds-long) build is under way
+        chunk = proc.stderr.read1(4096)
+        assert chunk, f"build ended before its progress bar was drawn: {seen!r}"
+        seen += chunk
+    proc.send_signal(signal.SIGINT)
+    out, rest = proc.communicate(timeout=120)
+    err = (seen + rest).decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.rstrip().endswith("tokenguide build: interrupted (no file written)")
+    assert not out_file.exists()
+
+
 def test_build_ascii_flag(tmp_path, vocab_file, capsys):
     out_file = tmp_path / "d.outlines"
     code, _, err = run(["build", "--regex", r"\d+", "--ascii", "--vocab", vocab_file, "-o", out_file], capsys)
@@ -260,6 +335,35 @@ def test_walk_errors(tmp_path, built, vocab_file, capsys):
     assert_clean_error(err)
     code, _, err = run(["walk", path, "--text", "a"], capsys)
     assert code == 2
+
+
+def test_walk_text_with_undecodable_argv_bytes(built, vocab_file, capsys):
+    """`--text $'1\\xff'` reaches Python as "1\\udcff" (surrogateescape): searched as the bytes b"1\\xff"."""
+    path, _ = built
+    code, out, err = run(["walk", path, "--vocab", vocab_file, "--text", "ab@1\udcff"], capsys)
+    assert code == 1, err
+    assert "Traceback" not in err
+    assert 'no token path spells "ab@1\\xff" (5 bytes)' in out
+    assert "longest prefix some path spells is 4 bytes" in out
+    # A lone surrogate that is not an escaped byte is not text: a clean error naming the option.
+    code, out, err = run(["walk", path, "--vocab", vocab_file, "--text", "ab\ud800"], capsys)
+    assert code == 1
+    assert_clean_error(err)
+    assert "--text" in err and "position 2" in err and "surrogate" in err
+
+
+@needs_processes
+def test_walk_text_with_undecodable_argv_bytes_from_a_real_argv(built, vocab_file):
+    path, _ = built
+    env = {"PYTHONPATH": str(REPO / "py_src"), "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+    res = subprocess.run(
+        [sys.executable.encode(), b"-m", b"tokenguide", b"walk", bytes(path), b"--vocab", bytes(vocab_file),
+         b"--text", b"ab@1\xff"],
+        capture_output=True, env=env,
+    )
+    assert res.returncode == 1, res.stderr
+    assert b"Traceback" not in res.stderr
+    assert b'no token path spells "ab@1\\xff"' in res.stdout
 
 
 def test_find_token_path_multibyte_and_choice_of_end_state(vocab_file):

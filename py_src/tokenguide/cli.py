@@ -19,7 +19,7 @@ from collections import deque
 from typing import Sequence, TextIO
 
 from .display import show_bytes, token_display
-from .errors import TokenguideError, VocabularyError
+from .errors import ArgumentError, TokenguideError, VocabularyError
 
 PROG = "tokenguide"
 
@@ -68,10 +68,33 @@ class ProgressBar:
             self._shown = 0
 
 
+_MAX_ID_DIGITS = 10  # token ids are u32 in the file format
+
+
 def _parse_eos(value: str | None) -> int | str | None:
+    """--eos: ASCII digits are an id, anything else is the token's text.
+
+    `str.isdigit` is not used: it is true for '²' and other digits `int` cannot read, which
+    are ordinary token texts (the API then picks the token of that text).
+    """
     if value is None:
         return None
-    return int(value) if value.isdigit() else value
+    if value.isascii() and value.isdigit():
+        if len(value.lstrip("0")) > _MAX_ID_DIGITS:
+            raise ArgumentError(f"--eos: {len(value)}-digit token id {value[:12]}...: ids are below 2**32")
+        return int(value)
+    return value
+
+
+def _text_bytes(text: str, option: str) -> bytes:
+    """The bytes of a command-line text: UTF-8, with undecodable argv bytes (surrogateescape) passed through."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise ArgumentError(
+            f"{option}: character {ascii(text[exc.start])} at position {exc.start} is a lone surrogate, "
+            "which is neither text nor a raw byte; pass valid text"
+        ) from None
 
 
 def _load_vocabulary(path: str, eos: str | None):
@@ -128,8 +151,16 @@ def cmd_build(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     payload = encode_payload(index)
     data = gzip_compress(payload)
-    with open(args.output, "wb") as handle:
-        handle.write(data)
+    handle = open(args.output, "wb")
+    try:
+        with handle:
+            handle.write(data)
+    except BaseException:  # interrupted or disk full: leave no truncated index behind
+        try:
+            os.remove(args.output)
+        except OSError:
+            pass
+        raise
     out.write(
         f"wrote {args.output}: {index.num_states:,} states, {index.num_transitions:,} transitions, "
         f"{_size(len(data))} (raw {_size(len(payload))}), built in {built:.2f} s\n"
@@ -252,7 +283,7 @@ def cmd_walk(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     index = Index.load(args.file, max_size=args.max_size)
     vocabulary = _load_vocabulary(args.vocab, args.eos)
     _check_vocabulary_matches(vocabulary, index.vocab_size, index.eos_token_id, args.vocab)
-    text = args.text.encode("utf-8")
+    text = _text_bytes(args.text, "--text")
     path, end_state, reached = find_token_path(index, vocabulary, text)
     if path is None:
         out.write(
@@ -298,6 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
         "build",
         help="build an index from a regex and a vocabulary and write it as an .outlines file",
         description="Build an index from a regex (or a JSON Schema) and a vocabulary; write it in format v1.",
+        epilog=(
+            "Long builds show their progress and can be interrupted: a regex such as '.{5000}' on GPT-2's "
+            "50,257 tokens takes seconds. The progress bar is drawn on stderr when it is a terminal (or "
+            "with --progress); Ctrl-C stops the build with a one-line message (exit status 130) and "
+            "writes no file."
+        ),
     )
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--regex", metavar="R", help="regular expression (Python re syntax; full match)")
@@ -329,7 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="check that some token path spells a text",
         description=(
             "Search the token paths from the initial state for one that spells exactly the UTF-8 bytes of "
-            "TEXT (no tokenizer involved). Prints the shortest such path; exit status 0 if found, 1 if not."
+            "TEXT (no tokenizer involved; bytes of the argument that are not UTF-8 are searched as they "
+            "are). Prints the shortest such path; exit status 0 if found, 1 if not."
         ),
     )
     walk.add_argument("file", metavar="FILE.outlines")
@@ -369,7 +407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnicodeDecodeError as exc:
         err.write(f"{PROG} {args.command}: error: file is not UTF-8 text ({exc.reason})\n")
     except KeyboardInterrupt:
-        err.write(f"\n{PROG} {args.command}: interrupted\n")
+        written = " (no file written)" if args.command == "build" else ""
+        err.write(f"\n{PROG} {args.command}: interrupted{written}\n")
         return 130
     return 1
 
