@@ -656,3 +656,13 @@ def test_llama2_index_built_by_tokenguide(
     c3 = 3 + 0xC3                                                  # <0xC3> (ids 3..258 are <0x00>..<0xFF>)
     assert llama2_vocabulary.id_to_bytes(c3) == b"\xc3"
     expect(card(page, c3).locator('[data-role="text"]')).to_have_text("\\xc3")
+
+
+def test_filter_field_markup(page: Page) -> None:
+    """The filter box has its whole placeholder, a title and an accessible name (no attribute swallowed)."""
+    open_player(page)
+    box = page.get_by_test_id("filter-input")
+    assert box.get_attribute("placeholder") == "filter: text, token id, or >next state"
+    assert box.get_attribute("title") == "text (case-insensitive), a token id, or >N for transitions to state N"
+    assert box.get_attribute("aria-label") == "filter transitions"
+    expect(page.get_by_role("searchbox", name="filter transitions")).to_have_count(1)

@@ -1,0 +1,178 @@
+// The builder: regex (typed, from the examples or generated from a JSON Schema), options, and
+// the index build in the worker with progress, Cancel and the result's figures.
+
+import { ui, $, fmt, secs, setState, setStatus, showError, clearError, showRegexError, errorInfo } from './ui.js';
+import { tasks } from './tasks.js';
+
+export const EXAMPLES = {
+  email: String.raw`[a-z0-9!#$%&'*+/=?^_\`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_\`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?`,
+  date: String.raw`(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])`,
+  ip: String.raw`((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`,
+  json_object: String.raw`\{[ ]?"name"[ ]?:[ ]?"([^"\\\x00-\x1F\x7F-\x9F]|\\["\\/bfnrt])*"[ ]?,[ ]?"age"[ ]?:[ ]?(0|[1-9][0-9]*)[ ]?\}`,
+  json_string: String.raw`"([^"\\\x00-\x1F\x7F-\x9F]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"`,
+};
+const EXAMPLE_LABELS = { email: 'email', date: 'date (YYYY-MM-DD)', ip: 'IPv4 address', json_object: 'JSON object', json_string: 'JSON string' };
+
+/** Elapsed-time display of a running task. */
+class Timer {
+  start(label) {
+    const t0 = performance.now();
+    ui.elapsed.textContent = '';
+    this.handle = setInterval(() => { ui.elapsed.textContent = `${label} ${((performance.now() - t0) / 1000).toFixed(1)} s`; }, 100);
+    return t0;
+  }
+  stop(t0, label) {
+    clearInterval(this.handle);
+    this.handle = null;
+    ui.elapsed.textContent = `${label} ${((performance.now() - t0) / 1000).toFixed(2)} s`;
+  }
+}
+
+/** The last build's result {bytes, name, regex, ascii, vocabName, source, ...figures}, or null. */
+export const lastBuild = { result: null };
+
+export class Builder {
+  constructor(client, vocabulary) {
+    this.client = client;
+    this.vocabulary = vocabulary;
+    this.timer = new Timer();
+    this.lastProgress = 0;
+  }
+
+  onProgress(stage, done, total) {
+    const now = performance.now();
+    if (now - this.lastProgress < 40 && stage === 'states' && done < total) return;
+    this.lastProgress = now;
+    if (stage === 'states') {
+      ui.progress.max = Math.max(total, 1);
+      ui.progress.value = done;
+      ui.progressLabel.textContent = `states ${fmt(done)} / ${fmt(total)}`;
+    } else {
+      ui.progress.removeAttribute('value'); // indeterminate while the vocabulary / automaton is prepared
+      ui.progressLabel.textContent = stage === 'automaton' ? 'compiling the regex' : stage === 'vocabulary' ? 'vocabulary ready' : stage;
+    }
+  }
+
+  safeName() {
+    const n = ui.name.value.trim().replace(/\.outlines$/i, '').replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_');
+    return n || 'index';
+  }
+
+  async build() {
+    if (!tasks.ready || tasks.busy) return;
+    clearError();
+    ui.result.hidden = true;
+    lastBuild.result = null;
+    setState('building');
+    setStatus('Building…');
+    ui.progress.max = 1;
+    ui.progress.removeAttribute('value');
+    ui.progressLabel.textContent = 'vocabulary';
+    const t0 = this.timer.start('elapsed');
+    const regex = ui.regex.value;
+    await tasks.run(async () => {
+      try {
+        const vocab = await this.vocabulary.ensure((stage) => { ui.progressLabel.textContent = stage; });
+        const maxStates = Math.max(1, parseInt(ui.maxStates.value, 10) || 100000);
+        const res = await this.client.call('build_index', [regex, vocab.fingerprint, ui.ascii.checked, maxStates, '$progress', '$cancel'],
+          (stage, done, total) => this.onProgress(stage, done, total));
+        this.timer.stop(t0, 'done in');
+        ui.progress.max = 1;
+        ui.progress.value = 1;
+        ui.progressLabel.textContent = 'done';
+        const source = this.vocabulary.source;
+        lastBuild.result = { ...res, name: `${this.safeName()}.outlines`, regex, ascii: ui.ascii.checked, vocabName: source.name, source };
+        this.showStats(lastBuild.result);
+        setState('done');
+        setStatus('Index built');
+      } catch (err) {
+        this.timer.stop(t0, 'stopped after');
+        ui.progress.max = 1;
+        ui.progress.value = 0;
+        const info = errorInfo(err);
+        const cancelled = info.kind === 'BuildCancelled';
+        ui.progressLabel.textContent = cancelled ? 'cancelled' : 'failed';
+        if (cancelled) info.message = 'Build cancelled. Nothing was changed: edit the inputs or build again.';
+        showError(info, { cancelled });
+        if (info.pos !== undefined || info.kind === 'RegexError' || info.kind === 'StateLimitError') showRegexError(info);
+        setState('error');
+        setStatus(cancelled ? 'Cancelled' : 'The build failed');
+      }
+    });
+  }
+
+  showStats(r) {
+    ui.stats.replaceChildren();
+    const rows = [
+      ['states', fmt(r.num_states)], ['transitions', fmt(r.num_transitions)], ['final states', fmt(r.num_final_states)],
+      ['initial state', String(r.initial_state)], ['vocab size', fmt(r.vocab_size)], ['EOS id', String(r.eos_token_id)],
+      ['build time', secs(r.build_seconds)], ['file written in', secs(r.serialize_seconds)],
+      ['file', `${r.name}, ${fmt(r.file_size)} bytes`],
+    ];
+    for (const [k, v] of rows) {
+      const dt = document.createElement('dt');
+      dt.textContent = k;
+      const dd = document.createElement('dd');
+      dd.textContent = v;
+      dd.dataset.stat = k.replace(/ /g, '-');
+      ui.stats.append(dt, dd);
+    }
+    ui.download.textContent = `Download ${r.name}`;
+    ui.result.hidden = false;
+  }
+
+  async regexFromSchema() {
+    if (!tasks.ready || tasks.busy) return;
+    clearError();
+    ui.schemaNote.textContent = '';
+    try {
+      const out = await this.client.call('regex_from_schema', [ui.schema.value]);
+      ui.regex.value = out.regex;
+      if (ui.name.value === 'index' || ui.name.value in EXAMPLES) ui.name.value = 'schema';
+      ui.schemaNote.textContent = `Regex generated (${fmt(out.regex.length)} characters)` + (out.warnings.length ? `. ${out.warnings.join(' ')}` : '');
+    } catch (err) {
+      showError(errorInfo(err));
+      ui.schemaNote.textContent = 'The schema could not be turned into a regex.';
+    }
+  }
+
+  /** Fill the Examples menu, set the first example, wire the inputs and buttons. */
+  bind() {
+    for (const [key, label] of Object.entries(EXAMPLE_LABELS)) {
+      const opt = document.createElement('option');
+      opt.value = key;
+      opt.textContent = label;
+      ui.examples.append(opt);
+    }
+    ui.examples.addEventListener('change', () => {
+      const key = ui.examples.value;
+      if (!key) return;
+      ui.regex.value = EXAMPLES[key];
+      ui.name.value = key;
+      clearError();
+    });
+    for (const radio of document.querySelectorAll('input[name=source]')) {
+      radio.addEventListener('change', () => { ui.schemaBox.hidden = !$('source-schema').checked; });
+    }
+    ui.schemaFile.addEventListener('change', async () => {
+      const file = ui.schemaFile.files[0];
+      if (file) ui.schema.value = await file.text();
+    });
+    ui.schemaButton.addEventListener('click', () => this.regexFromSchema());
+    ui.build.addEventListener('click', () => this.build());
+    ui.regex.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.build(); } });
+    ui.cancel.addEventListener('click', () => { if (tasks.busy) this.client.cancel(); });
+    ui.regex.addEventListener('input', () => {
+      ui.regex.classList.remove('invalid');
+      // an edited example is no longer that example: drop its name unless the user chose one
+      const key = ui.examples.value;
+      if (key && ui.regex.value !== EXAMPLES[key]) {
+        ui.examples.value = '';
+        if (ui.name.value === key) ui.name.value = 'index';
+      }
+    });
+    ui.regex.value = EXAMPLES.email;
+    ui.examples.value = 'email';
+    ui.name.value = 'email';
+  }
+}

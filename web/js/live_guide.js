@@ -1,0 +1,130 @@
+// The live guide: step through a RegexGuide (the regex of the builder) or a CFGGuide (a Lark
+// grammar) running in the worker, with the allowed tokens of each state in a TokenGrid.
+
+import { ui, $, secs, fmt, showError, clearError, showRegexError, errorInfo } from './ui.js';
+import { tasks } from './tasks.js';
+import { TokenGrid } from './token_grid.js';
+
+export class LiveGuide {
+  constructor(client, vocabulary) {
+    this.client = client;
+    this.vocabulary = vocabulary;
+    this.grammarCache = {};
+    this.grid = new TokenGrid(ui.guideTokens, ui.guideCount);
+  }
+
+  async loadGrammar(name) {
+    if (!name) return;
+    if (!(name in this.grammarCache)) this.grammarCache[name] = await this.client.call('grammar_text', [name]);
+    ui.guideGrammar.value = this.grammarCache[name];
+  }
+
+  progress(stage, done, total) {
+    ui.guideProgress.max = Math.max(total, 1);
+    ui.guideProgress.value = done;
+    ui.guideStatus.textContent = `${stage} ${fmt(done)} / ${fmt(total)}`;
+  }
+
+  /** Run one worker step of the live guide with progress, cancel and error display. */
+  async task(label, fn) {
+    if (!tasks.ready || tasks.busy) return null;
+    clearError();
+    ui.guideStatus.textContent = label;
+    ui.guideProgress.removeAttribute('value');
+    const t0 = performance.now();
+    return tasks.run(async () => {
+      try {
+        const out = await fn();
+        ui.guideProgress.max = 1;
+        ui.guideProgress.value = 1;
+        ui.guideStatus.textContent = `${label.replace(/…$/, '')}: ${secs((performance.now() - t0) / 1000)}`;
+        return out;
+      } catch (err) {
+        const info = errorInfo(err);
+        const cancelled = info.kind === 'BuildCancelled';
+        ui.guideProgress.value = 0;
+        ui.guideStatus.textContent = cancelled ? 'stopped' : 'failed';
+        if (cancelled) info.message = 'Stopped. Step again to compute the allowed tokens.';
+        showError(info, { cancelled });
+        if (info.kind === 'RegexError' && $('guide-kind-regex').checked) showRegexError(info);
+        return null;
+      }
+    });
+  }
+
+  async refresh() {
+    const view = await this.client.call('guide_view', ['', -1, '$progress', '$cancel'], (s, d, t) => this.progress(s, d, t));
+    this.render(view);
+    this.grid.setTokens(view.ids, view.texts, view.eos_token_id, !!view.done);
+    return view;
+  }
+
+  render(v) {
+    $('guide-desc').textContent = v.description;
+    ui.guideState.textContent = v.state;
+    ui.guideFinal.hidden = !v.final;
+    ui.guideView.dataset.done = v.done ? 'true' : 'false';
+    ui.guideText.textContent = v.text;
+    ui.guidePath.replaceChildren(...v.path.map(([id, text]) => {
+      const li = document.createElement('li');
+      li.textContent = `${id}  ${JSON.stringify(text)}`;
+      return li;
+    }));
+    ui.guidePath.scrollTop = ui.guidePath.scrollHeight;
+  }
+
+  start(kind) {
+    return this.task(kind === 'cfg' ? 'building the grammar guide…' : 'building the regex guide…', async () => {
+      const vocab = await this.vocabulary.ensure();
+      const sourceText = kind === 'cfg' ? ui.guideGrammar.value : ui.regex.value;
+      await this.client.call('guide_start', [kind, sourceText, vocab.fingerprint, ui.ascii.checked, '$progress', '$cancel'], (s, d, t) => this.progress(s, d, t));
+      ui.guideView.hidden = false;
+      ui.guideView.dataset.kind = kind;
+      return this.refresh();
+    });
+  }
+
+  step(id) {
+    return this.task('computing the allowed tokens…', async () => { await this.client.call('guide_step', [id]); return this.refresh(); });
+  }
+
+  showKind() {
+    const cfg = $('guide-kind-cfg').checked;
+    for (const el of document.querySelectorAll('.cfg-only')) el.hidden = !cfg;
+  }
+
+  bind() {
+    ui.guideGrammarSelect.addEventListener('change', () => { if (tasks.ready) this.loadGrammar(ui.guideGrammarSelect.value).catch(() => {}); });
+    ui.guideGrammar.addEventListener('input', () => { ui.guideGrammarSelect.value = ''; });
+    for (const radio of document.querySelectorAll('input[name=guide-kind]')) radio.addEventListener('change', () => this.showKind());
+    ui.guideStart.addEventListener('click', () => this.start($('guide-kind-cfg').checked ? 'cfg' : 'regex'));
+    ui.guideFromIndex.addEventListener('click', () => {
+      $('guide-kind-regex').checked = true;
+      this.showKind();
+      $('guide-section').scrollIntoView({ behavior: 'smooth' });
+      this.start('regex');
+    });
+    ui.guideCancel.addEventListener('click', () => { if (tasks.busy) this.client.cancel(); });
+    ui.guideBack.addEventListener('click', () => this.task('going back…', async () => { await this.client.call('guide_back', []); return this.refresh(); }));
+    ui.guideReset.addEventListener('click', () => this.task('resetting…', async () => { await this.client.call('guide_reset', []); return this.refresh(); }));
+    ui.guideFilter.addEventListener('input', () => this.grid.filter(ui.guideFilter.value.trim()));
+    ui.guideTokens.addEventListener('click', (e) => {
+      const card = e.target.closest('[data-token-id]');
+      if (!card || tasks.busy) return;
+      this.step(Number(card.dataset.tokenId));
+    });
+    // Enter in the filter takes the token whose id was typed, or the only token left.
+    ui.guideFilter.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || tasks.busy) return;
+      e.preventDefault();
+      const value = ui.guideFilter.value.trim();
+      const ids = this.grid.matchedIds();
+      const exact = /^\d+$/.test(value) ? ids.find((id) => String(id) === value) : undefined;
+      const id = exact !== undefined ? exact : ids.length === 1 ? ids[0] : undefined;
+      if (id === undefined) return;
+      ui.guideFilter.value = '';
+      this.grid.filter('');
+      this.step(id);
+    });
+  }
+}
