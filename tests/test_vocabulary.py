@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenguide.vocabulary import vocabulary as vocabulary_module
+from tokenguide.vocabulary import hf_files as vocabulary_module
 from tokenguide.vocabulary.byte_level import (
     BYTE_TO_CHAR,
     CHAR_TO_BYTE,
@@ -314,7 +314,8 @@ def test_vocab_json_added_tokens_from_tokenizer_config(tmp_path):
     )
     v = Vocabulary.from_file(path)
     assert v.eos_token_id == 5 and v.eos_token == "<|im_end|>"
-    assert v.tokens == {"Ġliteral".encode(): [3], b" b": [1], b"a": [0]}
+    # a non-special added token goes through the decoder, as in HF tokenizers (test_real_tokenizers)
+    assert v.tokens == {b" literal": [3], b" b": [1], b"a": [0]}
     assert v.special_token_ids == frozenset({4})
     assert v.vocab_size == 6
 
@@ -354,8 +355,9 @@ def test_byte_level_decoder_and_added_tokens():
     )
     v = from_doc(doc)
     assert v.decoding == "byte-level"
-    # empty token left out; non-special added token is literal UTF-8; id 7 replaced by added "b"
-    assert v.tokens == {b"\n": [2], b" a": [0], b"b": [1, 7], "Ġliteral".encode(): [5]}
+    # empty token left out; a non-special added token is decoded like model tokens (HF tokenizers
+    # decodes added tokens through the decoder too); id 7 replaced by added "b"
+    assert v.tokens == {b"\n": [2], b" a": [0], b"b": [1, 7], b" literal": [5]}
     assert v.eos_token_id == 4
     assert v.special_token_ids == frozenset({6})
     assert v.vocab_size == 8

@@ -24,6 +24,7 @@ from .errors import (
     TokenguideError,
     UnsupportedSchemaError,
     VocabularyError,
+    VocabularyTypeError,
 )
 from .guides import BaseGuide, Generate, RegexGuide, StopAtEOSGuide, Write
 from .guides.stateful import Guide
@@ -60,6 +61,7 @@ __all__ = [
     "UnsupportedSchemaError",
     "Vocabulary",
     "VocabularyError",
+    "VocabularyTypeError",
     "Write",
     "__version__",
     "build_regex_from_schema",

@@ -38,6 +38,10 @@ class VocabularyError(TokenguideError, ValueError):
     """A vocabulary file or mapping that cannot be used (wrong shape, bad ids, unknown EOS...)."""
 
 
+class VocabularyTypeError(VocabularyError, TypeError):
+    """An argument that should be a Vocabulary (or a token mapping) is of another type; names the argument."""
+
+
 class IncompatibleVocabularyError(TokenguideError, ValueError):
     """The vocabulary cannot spell every string the regex needs (outlines-core's IncompatibleVocabulary)."""
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from ..errors import BuildCancelled, IncompatibleVocabularyError
 from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
+from ..vocabulary import require_vocabulary
 from . import format as file_format
 from .trie import prepare_vocabulary
 from .walker import TrieWalker, class_trie
@@ -143,6 +144,7 @@ class Index:
             if progress is not None:
                 progress(stage, done, total)
 
+        require_vocabulary(vocabulary, "vocabulary", "Index")
         self.regex = regex
         self._vocab_size = vocabulary.vocab_size
         self._eos = vocabulary.eos_token_id

@@ -1,8 +1,13 @@
-"""Token vocabularies: Hugging Face files read into token id -> bytes, byte-level and
-SentencePiece decoding, the EOS rules, and the adapter for Hugging Face tokenizer objects."""
+"""Token vocabularies: Hugging Face files read into token id -> bytes (`hf_files`, `decoders`,
+`byte_level`), the EOS rules (`eos`), the `Vocabulary` itself, and the adapter for tokenizer
+objects (`tokenizer`). Dependencies point one way: checks <- decoders <- hf_files <- eos <-
+vocabulary <- tokenizer."""
 
+from .checks import MAX_TOKEN_ID
+from .eos import EOS_GUESSES
+from .hf_files import MAX_FILE_BYTES
 from .tokenizer import Tokenizer, as_tokenizer, core_vocabulary_of, decode_utf8_prefix
-from .vocabulary import EOS_GUESSES, MAX_FILE_BYTES, MAX_TOKEN_ID, Vocabulary
+from .vocabulary import Vocabulary, require_vocabulary
 
 __all__ = [
     "EOS_GUESSES",
@@ -13,4 +18,5 @@ __all__ = [
     "as_tokenizer",
     "core_vocabulary_of",
     "decode_utf8_prefix",
+    "require_vocabulary",
 ]

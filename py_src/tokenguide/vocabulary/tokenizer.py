@@ -8,12 +8,11 @@ needed by the guides and raises NotImplementedError.
 from __future__ import annotations
 
 import codecs
-import json
 import os
 from typing import Any, Iterable, Sequence
 
-from ..errors import VocabularyError
-from .vocabulary import Vocabulary
+from ..errors import TokenguideError, VocabularyError, VocabularyTypeError
+from .vocabulary import Vocabulary, require_vocabulary
 
 __all__ = ["Tokenizer", "as_tokenizer", "decode_utf8_prefix"]
 
@@ -27,31 +26,6 @@ def decode_utf8_prefix(data: bytes) -> str:
     return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=False)
 
 
-def _strip_from_tokenizer_json(path: str | None) -> bool | None:
-    """Whether a tokenizer.json's decoder strips one leading space (HF Strip decoder); None if unknown."""
-    if not path or not os.path.isfile(path) or not path.endswith(".json"):
-        return None
-    try:
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or "model" not in data:
-        return None
-    found = False
-
-    def visit(node: Any) -> None:
-        nonlocal found
-        if isinstance(node, dict):
-            if node.get("type") == "Strip" and node.get("content") == " " and (node.get("start") or 0) >= 1:
-                found = True
-            for member in node.get("decoders") or []:
-                visit(member)
-
-    visit(data.get("decoder"))
-    return found
-
-
 class Tokenizer:
     """outlines-style tokenizer over a core Vocabulary.
 
@@ -60,16 +34,17 @@ class Tokenizer:
     `special_tokens` (set of special token strings), `vocab_size`, `core_vocabulary`.
     `decode` follows outlines/HF batch_decode: a list whose items are ids or lists of ids gives a
     list of strings. Text comes from the concatenated token bytes; an incomplete UTF-8 sequence at
-    the end is held back. SentencePiece vocabularies drop one leading space of the decoded text,
-    like HF's Strip decoder (`strip_leading_space`, auto-detected).
+    the end is held back. When the vocabulary's decoder strips a leading space (Llama 2's
+    ``Strip``, T5's ``Metaspace``; `Vocabulary.strips_leading_space`), one leading space of the
+    decoded text is dropped too (`strip_leading_space`, default taken from the vocabulary).
+    `hf_tokenizer` is the wrapped transformers tokenizer (None unless built by from_transformers).
     """
 
     def __init__(self, vocabulary: Vocabulary, *, strip_leading_space: bool | None = None):
-        if not isinstance(vocabulary, Vocabulary):
-            raise TypeError(
-                f"Tokenizer: expected a tokenguide Vocabulary, got {type(vocabulary).__name__}; "
-                "use Tokenizer.from_file(path) or as_tokenizer(obj) for other inputs"
-            )
+        try:
+            require_vocabulary(vocabulary, "vocabulary", "Tokenizer")
+        except TokenguideError as exc:
+            raise type(exc)(f"{exc}; or use Tokenizer.from_file(path) or as_tokenizer(obj) for other inputs") from None
         self.core_vocabulary = vocabulary
         self.eos_token_id = vocabulary.eos_token_id
         self.eos_token = vocabulary.eos_token if vocabulary.eos_token is not None else ""
@@ -81,12 +56,14 @@ class Tokenizer:
             tok for tok in (vocabulary.id_to_token(i) for i in special_ids) if tok is not None
         }
         if strip_leading_space is None:
-            strip_leading_space = False
-            if vocabulary.decoding == "sentencepiece":
-                detected = _strip_from_tokenizer_json(vocabulary.source)
-                strip_leading_space = True if detected is None else detected
+            strip_leading_space = vocabulary.strips_leading_space
         self.strip_leading_space = bool(strip_leading_space)
-        self._hf = None
+        self._hf: Any = None
+
+    @property
+    def hf_tokenizer(self) -> Any:
+        """The transformers tokenizer this adapter decodes with, or None (decoding from token bytes)."""
+        return self._hf
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
@@ -206,7 +183,7 @@ def as_tokenizer(obj: Any) -> Any:
         return Tokenizer.from_transformers(obj)
     if all(hasattr(obj, name) for name in ("eos_token_id", "vocabulary", "decode")):
         return obj
-    raise TypeError(
+    raise VocabularyTypeError(
         f"expected a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, a transformers "
         f"tokenizer, or an object with eos_token_id, vocabulary and decode; got {type(obj).__name__}"
     )
