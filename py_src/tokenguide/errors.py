@@ -38,7 +38,7 @@ class VocabularyError(TokenguideError, ValueError):
     """A vocabulary file or mapping that cannot be used (wrong shape, bad ids, unknown EOS...)."""
 
 
-class VocabularyTypeError(VocabularyError, TypeError):
+class VocabularyTypeError(VocabularyError, ArgumentError):
     """An argument that should be a Vocabulary (or a token mapping) is of another type; names the argument."""
 
 
