@@ -79,3 +79,12 @@ class UnsupportedSchemaError(TokenguideError, ValueError):
         self.keyword = keyword
         self.pointer = pointer
         super().__init__(message)
+
+
+class GuideError(TokenguideError, ValueError):
+    """A stateful Guide used wrongly: an unknown source, a bad `max_rollback`, a rollback past its history."""
+
+
+class MaskBufferError(TokenguideError, ValueError, TypeError):
+    """A buffer that cannot receive a token bitmask: not writable int32 memory, too small, not contiguous,
+    not on the CPU, or a bad raw pointer / numel / element_size."""

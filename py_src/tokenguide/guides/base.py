@@ -7,9 +7,9 @@ State conventions (as in outlines): integer-state guides start at `initial_state
 from __future__ import annotations
 
 import copy as _copy
-from typing import Any
+from typing import Any, Optional
 
-from .instructions import Generate, Instruction, Write, fill_bitmask_from_tokens
+from .instructions import Generate, Instruction, Write, pack_tokens, write_packed
 
 
 class BaseGuide:
@@ -49,17 +49,29 @@ class BaseGuide:
             return False
         return all(t == self.eos_token_id for t in instruction.tokens) and len(instruction.tokens) > 0
 
+    def allowed_tokens(self, state: Any) -> Optional[list]:
+        """The ids that may be emitted next in `state` (None: every id); only the first of a Write."""
+        instruction = self.get_next_instruction(state)
+        tokens = instruction.tokens
+        if isinstance(instruction, Write) and tokens is not None:
+            return list(tokens)[:1]  # only the first token of a Write is due next
+        return tokens
+
+    def mask_bytes(self, state: Any) -> bytes:
+        """The packed bitmask of the tokens allowed in `state` (see instructions.pack_tokens).
+
+        Generic version: packs `allowed_tokens(state)` each time; guides with cheaper or cached
+        masks override it. The stateful `Guide` copies it into the caller's buffer.
+        """
+        return pack_tokens(self.allowed_tokens(state), self.vocab_size)
+
     def fill_bitmask(self, state: Any, buffer) -> None:
         """Write the int32 bitmask of the tokens allowed in `state` into `buffer`.
 
         Bit `t % 32` of word `t // 32` is set iff token `t` is allowed (outlines-core's
         write_mask_into layout); `buffer` needs ceil(vocab_size / 32) int32 words.
         """
-        instruction = self.get_next_instruction(state)
-        tokens = instruction.tokens
-        if isinstance(instruction, Write) and tokens is not None:
-            tokens = list(tokens)[:1]  # only the first token of a Write is due next
-        fill_bitmask_from_tokens(tokens, self.vocab_size, buffer)
+        write_packed(self.mask_bytes(state), buffer)
 
     def copy(self) -> "BaseGuide":
         """A guide that can be used independently (shallow copy: tables are shared, read-only)."""

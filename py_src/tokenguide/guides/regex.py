@@ -14,7 +14,7 @@ from ..index.cache import get_index
 from ..regex import DEFAULT_MAX_STATES
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
-from .instructions import Generate, Instruction, Write, fill_bitmask_from_tokens
+from .instructions import Generate, Instruction, Write, as_mask_bytes, pack_tokens, shared_mask_cache
 
 
 class RegexGuide(BaseGuide):
@@ -33,6 +33,8 @@ class RegexGuide(BaseGuide):
         self.initial_state = index.initial_state
         self.start_state = index.initial_state
         self.final_states = frozenset(index.final_states) | {self.final_state}
+        # Packed masks per state, shared by every guide over the same index (see mask_bytes).
+        self.mask_cache = shared_mask_cache(index)
 
     @classmethod
     def from_regex(
@@ -124,10 +126,23 @@ class RegexGuide(BaseGuide):
         tokens = self._allowed(state)
         return tokens is None or (len(tokens) == 1 and tokens[0] == self.eos_token_id)
 
-    def fill_bitmask(self, state: int, buffer) -> None:
-        """int32 bitmask of the allowed tokens (see BaseGuide.fill_bitmask), without building an instruction."""
+    def allowed_tokens(self, state: int):
+        """The ids allowed in `state` (array('I'), ascending; [eos] after EOS)."""
         tokens = self._allowed(state)
-        fill_bitmask_from_tokens([self.eos_token_id] if tokens is None else tokens, self.vocab_size, buffer)
+        return [self.eos_token_id] if tokens is None else tokens
+
+    def mask_bytes(self, state: int) -> bytes:
+        """The packed bitmask of `state`: the index's own (`Index.mask_bytes`) when it has one,
+        else packed once and kept in `mask_cache` (LRU, bounded in bytes)."""
+        if state != self.final_state:
+            own = getattr(self.index, "mask_bytes", None)
+            if own is not None:
+                return as_mask_bytes(own(state))
+        mask = self.mask_cache.get(state)
+        if mask is None:
+            mask = pack_tokens(self.allowed_tokens(state), self.vocab_size)
+            self.mask_cache.put(state, mask)
+        return mask
 
     def __repr__(self) -> str:
         return f"RegexGuide({self.index!r})"
