@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tokenguide.index import format as serialization
+from tokenguide.index import layout
 from tokenguide.errors import IndexFormatError, TokenguideError
 from tokenguide.index import Index
 from tokenguide.index.format import (
@@ -281,7 +282,7 @@ def test_big_endian_host_code_path(monkeypatch):
     spec = FIXTURE_SHUFFLED
     index = Index.from_bytes(spec_file(**_args(spec)))
     canonical = dict(_args(spec), finals=sorted(spec["finals"]), states=sorted((s, sorted(t)) for s, t in spec["states"]))
-    monkeypatch.setattr(serialization, "_SWAP", True)
+    monkeypatch.setattr(layout, "SWAP", True)
     assert serialization.encode_payload(index) == spec_payload(**canonical, u32=">I")
     mirrored = parse_payload(spec_payload(**_args(spec), u32=">I"))
     assert mirrored.final_states == (3, 5) and mirrored.initial_state == 7
@@ -354,22 +355,21 @@ def test_pyodide_writes_identical_bytes(tmp_path):
     """The gzip framing and zlib level 6 stream are byte-identical in Pyodide (Python 3.14)."""
     payload = serialization.encode_payload(synthetic_index(num_states=30, per_state=200))
     (tmp_path / "payload.bin").write_bytes(payload)
-    src = (REPO / "py_src/tokenguide/serialization.py").read_text()
-    errors_src = (REPO / "py_src/tokenguide/errors.py").read_text()
+    files = {name: (REPO / "py_src/tokenguide" / name).read_text() for name in ("errors.py", "index/layout.py", "index/writer.py")}
+    files.update({"__init__.py": "", "index/__init__.py": ""})
     script = tmp_path / "run.mjs"
+    writes = "\n".join(f"py.FS.writeFile({'/lib/tokenguide/' + name!r}, {text!r});" for name, text in files.items())
     script.write_text(
         f"""
 import {{ loadPyodide }} from {str(REPO / 'web/node_modules/pyodide/pyodide.mjs')!r};
 import fs from "fs";
 const py = await loadPyodide();
-py.FS.mkdirTree("/lib/tokenguide");
-py.FS.writeFile("/lib/tokenguide/__init__.py", "");
-py.FS.writeFile("/lib/tokenguide/errors.py", {errors_src!r});
-py.FS.writeFile("/lib/tokenguide/serialization.py", {src!r});
+py.FS.mkdirTree("/lib/tokenguide/index");
+{writes}
 py.FS.writeFile("/payload.bin", fs.readFileSync({str(tmp_path / 'payload.bin')!r}));
 const out = py.runPython(`
 import sys; sys.path.insert(0, "/lib")
-from tokenguide.index.format import gzip_compress
+from tokenguide.index.writer import gzip_compress
 import hashlib
 hashlib.sha256(gzip_compress(open("/payload.bin", "rb").read())).hexdigest()
 `);

@@ -16,7 +16,7 @@ import asyncio
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..errors import BuildCancelled, IncompatibleVocabularyError
 from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
@@ -113,11 +113,15 @@ class Index:
         initial_state: int,
         final_states,
         transitions: dict[int, tuple[array, array]],
+        *,
+        states: Iterable[int] | None = None,
     ) -> "Index":
         """An index from explicit per-state (token ids ascending, next states) arrays.
 
         Used by the file loader; the data is trusted (validated by the caller), and the
-        eos self-loops of final states must already be among the transitions.
+        eos self-loops of final states must already be among the transitions. array('I')
+        arguments are kept as they are (not copied). `states`, when given, is every state that
+        appears (the loader knows it), which saves a pass over all transitions.
         """
         index = cls.__new__(cls)
         index._vocab_size = vocab_size
@@ -126,13 +130,21 @@ class Index:
         index._finals = frozenset(final_states)
         index._trie = None
         index._ranges = {}
-        index._expanded = {s: (array("I", t), array("I", n)) for s, (t, n) in transitions.items()}
-        states = set(index._expanded) | set(index._finals) | {initial_state}
-        for _, nexts in index._expanded.values():
-            states.update(nexts)
+        index._expanded = {
+            s: (t if isinstance(t, array) and t.typecode == "I" else array("I", t),
+                n if isinstance(n, array) and n.typecode == "I" else array("I", n))
+            for s, (t, n) in transitions.items()
+        }
+        if states is None:
+            found = set(index._expanded) | set(index._finals) | {initial_state}
+            for _, nexts in index._expanded.values():
+                found.update(nexts)
+            states = found
         index._states = sorted(states)
+        empty = (array("I"), array("I"))
         for s in index._states:
-            index._expanded.setdefault(s, (array("I"), array("I")))
+            if s not in index._expanded:
+                index._expanded[s] = empty
         index._num_transitions = sum(len(t) for t, _ in index._expanded.values())
         index.regex = None
         return index
@@ -254,6 +266,15 @@ class Index:
         """Token transitions, eos self-loops included."""
         return self._num_transitions
 
+    def transition_count(self, state: int) -> int:
+        """How many transitions `state` has (eos self-loop included), without expanding them."""
+        found = self._expanded.get(state)
+        if found is not None:
+            return len(found[0])
+        los, his, _ = self._ranges[state]
+        id_start = self._trie.id_start
+        return sum(id_start[hi] - id_start[lo] for lo, hi in zip(los, his)) + (state in self._finals)
+
     def state_transitions(self, state: int) -> tuple[array, array]:
         """(token ids ascending, next states) of `state`, eos self-loop included."""
         found = self._expanded.get(state)
@@ -338,25 +359,64 @@ class Index:
         )
 
     # -- files (see INDEX_BINARY_FORMAT.md) --------------------------------------
-    def to_bytes(self) -> bytes:
-        """The complete `.outlines` file contents (gzip-compressed v1 payload)."""
-        return file_format.index_to_bytes(self)
+    def iter_bytes(
+        self,
+        *,
+        level: int = file_format.GZIP_LEVEL,
+        progress: Progress | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+    ) -> Iterator[bytes]:
+        """The `.outlines` file as a stream of chunks (about 1 MiB of payload each, compressed).
+
+        `progress("writing", done, total)` counts transitions; `should_cancel()` returning true
+        raises BuildCancelled. The default `level` 6 gives tokenguide's canonical bytes; a lower
+        level writes faster (level 1 about ten times) and larger files, equally valid.
+        """
+        return file_format.iter_file(self, level=level, progress=progress, should_cancel=should_cancel)
+
+    def to_bytes(
+        self,
+        *,
+        level: int = file_format.GZIP_LEVEL,
+        progress: Progress | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+    ) -> bytes:
+        """The complete `.outlines` file contents (gzip-compressed v1 payload); see iter_bytes."""
+        return b"".join(self.iter_bytes(level=level, progress=progress, should_cancel=should_cancel))
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, max_size: int = file_format.DEFAULT_MAX_SIZE) -> "Index":
-        """An Index from `.outlines` file contents; IndexFormatError if they are not valid v1 data."""
-        parsed = file_format.read_index_data(data, max_size=max_size)
+    def from_bytes(
+        cls,
+        data: bytes,
+        *,
+        max_size: int = file_format.DEFAULT_MAX_SIZE,
+        progress: Progress | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+    ) -> "Index":
+        """An Index from `.outlines` file contents; IndexFormatError if they are not valid v1 data.
+
+        The payload is validated while it is decompressed, at most 4 MiB at a time, so a hostile
+        file is rejected at its first impossible field with bounded memory.
+        """
+        parsed = file_format.read_index_data(data, max_size=max_size, progress=progress, should_cancel=should_cancel)
         return cls.from_transitions(
-            parsed.vocab_size, parsed.eos_token_id, parsed.initial_state, frozenset(parsed.final_states), parsed.transitions
+            parsed.vocab_size,
+            parsed.eos_token_id,
+            parsed.initial_state,
+            parsed.final_states,
+            parsed.transitions,
+            states=parsed.all_states,
         )
 
-    def save(self, path) -> None:
-        data = self.to_bytes()
+    def save(self, path, **kwargs) -> None:
+        """Write the `.outlines` file to `path`, streamed (keyword arguments as iter_bytes)."""
         with open(path, "wb") as f:
-            f.write(data)
+            for chunk in self.iter_bytes(**kwargs):
+                f.write(chunk)
 
     @classmethod
     def load(cls, path, **kwargs) -> "Index":
+        """Read an `.outlines` file (keyword arguments as from_bytes)."""
         with open(path, "rb") as f:
             data = f.read()
         return cls.from_bytes(data, **kwargs)
