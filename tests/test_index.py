@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 
-from tokenguide.errors import BuildCancelled, IncompatibleVocabularyError, RegexError
+from tokenguide.errors import ArgumentError, BuildCancelled, IncompatibleVocabularyError, RegexError
 from tokenguide.index import Index
 from tokenguide.vocabulary import Vocabulary
 
@@ -161,3 +161,59 @@ def test_huge_sparse_token_ids_do_not_allocate_per_id():
     assert index.is_final_state(s2)
     assert index.get_allowed_tokens(s2) == [2_000_000_000]
     assert index.get_next_state(s1, 12345) is None
+
+
+def test_dense_states_agree_with_a_walk_of_every_token(gpt2_vocabulary):
+    """The largest states (expanded through bitsets, several targets) list exactly the tokens the
+    automaton can read from there, each leading to the state the automaton reaches."""
+    from benchmarks.regexes import REGEX_CASES
+
+    index = Index(REGEX_CASES["url"], gpt2_vocabulary)
+    largest = sorted(index.states(), key=index.transition_count)[-3:]
+    for state in largest:
+        tokens, nexts = index.state_transitions(state)
+        assert len(tokens) * 8 > gpt2_vocabulary.vocab_size  # really a dense state
+        assert len(set(nexts)) > 1
+        expected = {}
+        for token_id in range(gpt2_vocabulary.vocab_size):
+            data = gpt2_vocabulary.id_to_bytes(token_id)
+            if token_id == gpt2_vocabulary.eos_token_id or not data:
+                continue
+            target = index.dfa.walk(data, state)
+            if target >= 0:
+                expected[token_id] = target
+        if index.is_final_state(state):
+            expected[gpt2_vocabulary.eos_token_id] = state
+        assert list(tokens) == sorted(expected)
+        assert dict(zip(tokens, nexts)) == expected
+        assert index.transition_count(state) == len(tokens)
+
+
+def test_mask_bytes_are_the_packed_allowed_tokens(gpt2_vocabulary):
+    from tokenguide.guides.instructions import pack_tokens
+
+    from benchmarks.regexes import REGEX_CASES
+
+    for regex in (REGEX_CASES["url"], REGEX_CASES["ssn"], "[a-z]+"):
+        index = Index(regex, gpt2_vocabulary)
+        loaded = Index.from_bytes(index.to_bytes())
+        for state in index.states():
+            expected = pack_tokens(index.get_allowed_tokens(state), index.vocab_size)
+            assert index.mask_bytes(state) == expected
+            assert loaded.mask_bytes(state) == expected
+            assert index.mask_bytes(state) is index.mask_bytes(state)  # cached
+    with pytest.raises(KeyError):
+        index.mask_bytes(10**6)
+
+
+def test_mask_cache_is_bounded_by_bytes(gpt2_vocabulary):
+    from benchmarks.regexes import REGEX_CASES
+
+    index = Index(REGEX_CASES["url"], gpt2_vocabulary)
+    one = len(index.mask_bytes(index.initial_state))
+    index.set_mask_cache_bytes(5 * one)
+    for state in index.states():
+        index.mask_bytes(state)
+    assert index.mask_cache_size == (5, 5 * one)
+    with pytest.raises(ArgumentError):
+        index.set_mask_cache_bytes(-1)

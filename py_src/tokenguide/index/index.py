@@ -18,10 +18,11 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from ..errors import BuildCancelled, IncompatibleVocabularyError
+from ..errors import ArgumentError, BuildCancelled, IncompatibleVocabularyError
 from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
 from ..vocabulary import require_vocabulary
 from . import format as file_format
+from .bitsets import ByteLRU, codes_of, mask_to_bytes, transitions_from_codes
 from .trie import prepare_vocabulary
 from .walker import TrieWalker, class_trie
 
@@ -39,6 +40,10 @@ class Index:
     Every final state carries an `eos -> same state` transition, as in outlines-core.
     `get_next_state` returns None for a token that is not allowed.
     """
+
+    #: Byte budget of each index's packed-mask cache (mask_bytes).
+    mask_cache_bytes = 64 << 20
+    _mask_cache = None
 
     def __init__(
         self,
@@ -285,17 +290,68 @@ class Index:
         trie = self._trie
         ranges = list(zip(*self._ranges[state]))
         count = sum(trie.id_start[hi] - trie.id_start[lo] for lo, hi, _ in ranges)
-        if count * 8 > len(trie.flat_ids):
-            tokens, nexts = trie.expand_dense(ranges)
-        else:
+        result = None
+        if count * 8 > len(trie.flat_ids) and trie.bitsets_fit:
+            masks = self._target_masks(state, ranges)
+            codes = codes_of(list(masks.values()), self._vocab_size)
+            if codes is not None:
+                result = transitions_from_codes(codes, list(masks))
+        if result is None:
             tokens, nexts = trie.expand_sparse(ranges)
-        if state in self._finals:
-            i = bisect_left(tokens, self._eos)
-            tokens.insert(i, self._eos)
-            nexts.insert(i, state)
-        result = (tokens, nexts)
+            if state in self._finals:
+                i = bisect_left(tokens, self._eos)
+                tokens.insert(i, self._eos)
+                nexts.insert(i, state)
+            result = (tokens, nexts)
         self._expanded[state] = result
         return result
+
+    def _target_masks(self, state: int, ranges) -> dict[int, int]:
+        """{next state: bitmask of the token ids leading there} for a trie-built state, eos loop included."""
+        masks: dict[int, int] = {}
+        for lo, hi, ns in ranges:
+            masks[ns] = masks.get(ns, 0) | self._trie.range_mask(lo, hi)
+        if state in self._finals:
+            masks[state] = masks.get(state, 0) | (1 << self._eos)
+        return masks
+
+    def set_mask_cache_bytes(self, max_bytes: int) -> None:
+        """Bound this index's packed-mask cache to `max_bytes` (0 disables it); empties it."""
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ArgumentError(f"Index.set_mask_cache_bytes: max_bytes must be a non-negative integer, got {max_bytes!r}")
+        self.mask_cache_bytes = max_bytes
+        self._mask_cache = ByteLRU(max_bytes)
+
+    @property
+    def mask_cache_size(self) -> tuple[int, int]:
+        """(masks, bytes) held by the packed-mask cache."""
+        cache = self._mask_cache
+        return (len(cache), cache.size) if cache is not None else (0, 0)
+
+    def mask_bytes(self, state: int) -> bytes:
+        """The packed bitmask of the tokens allowed in `state` (eos on final states): ceil(vocab_size/32)
+        little-endian int32 words, bit t % 32 of word t // 32 for token t. Cached per state in a
+        byte-bounded LRU (`mask_cache_bytes`, 64 MB by default); KeyError for an unknown state."""
+        cache = self._mask_cache
+        if cache is None:
+            cache = self._mask_cache = ByteLRU(self.mask_cache_bytes)
+        found = cache.get(state)
+        if found is not None:
+            return found
+        if state in self._ranges and self._trie is not None and self._trie.bitsets_fit:
+            union = 0
+            for mask in self._target_masks(state, list(zip(*self._ranges[state]))).values():
+                union |= mask
+        elif state in self._expanded or state in self._ranges:
+            bitmap = bytearray((self._vocab_size + 7) // 8)
+            for t in self.state_transitions(state)[0]:
+                bitmap[t >> 3] |= 1 << (t & 7)
+            union = int.from_bytes(bitmap, "little")
+        else:
+            raise KeyError(f"state {state} is not in this index")
+        packed = mask_to_bytes(union, self._vocab_size)
+        cache.put(state, packed)
+        return packed
 
     def get_allowed_tokens(self, state: int) -> list[int] | None:
         """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import compress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -92,7 +91,7 @@ class TokenTrie:
 
     def __init__(self, keys: list[bytes], ids: list, vocab_size: int):
         self.num_keys = len(keys)
-        self._id_order: tuple[array, array] | None = None
+        self._prefix: list[int] | None = None
         flat = array("I")
         id_start = [0]
         for key_ids in ids:
@@ -144,21 +143,46 @@ class TokenTrie:
             by_id.update(dict.fromkeys(seg, ns))
         return tokens, array("I", map(by_id.__getitem__, tokens))
 
-    def expand_dense(self, ranges: list[tuple[int, int, int]]) -> tuple[array, array]:
-        """Same as expand_sparse, for ranges covering much of the vocabulary: one pass in id order."""
-        if self._id_order is None:
-            pairs = sorted((t, k) for k in range(self.num_keys) for t in self.flat_ids[self.id_start[k] : self.id_start[k + 1]])
-            self._id_order = (array("I", [t for t, _ in pairs]), array("I", [k for _, k in pairs]))
-        ids_sorted, key_of = self._id_order
-        mask = bytearray(self.num_keys)
-        nxt = array("I", [0]) * self.num_keys
-        for lo, hi, ns in ranges:
-            mask[lo:hi] = b"\x01" * (hi - lo)
-            nxt[lo:hi] = array("I", [ns]) * (hi - lo)
-        selected = bytes(map(mask.__getitem__, key_of))
-        tokens = array("I", compress(ids_sorted, selected))
-        nexts = array("I", compress(map(nxt.__getitem__, key_of), selected))
-        return tokens, nexts
+    def range_mask(self, lo: int, hi: int) -> int:
+        """The token ids of keys lo..hi-1 as a bitmask integer (bit t set = token t).
+
+        Whole blocks of 256 keys come from prefix masks (one XOR), the ragged ends from a small
+        bitmap, so a range costs a few C-level operations on vocab_size bits.
+        """
+        prefix = self._prefix_masks()
+        first_block = -(-lo // _BLOCK)
+        last_block = hi // _BLOCK
+        if first_block >= last_block:
+            return self._keys_mask(lo, hi)
+        mask = prefix[last_block] ^ prefix[first_block]
+        if lo < first_block * _BLOCK:
+            mask |= self._keys_mask(lo, first_block * _BLOCK)
+        if last_block * _BLOCK < hi:
+            mask |= self._keys_mask(last_block * _BLOCK, hi)
+        return mask
+
+    def _keys_mask(self, lo: int, hi: int) -> int:
+        bitmap = bytearray((len(self.position) + 7) // 8)
+        for t in self.flat_ids[self.id_start[lo] : self.id_start[hi]]:
+            bitmap[t >> 3] |= 1 << (t & 7)
+        return int.from_bytes(bitmap, "little")
+
+    def _prefix_masks(self) -> list[int]:
+        """prefix[b]: the ids of keys below b * 256, for every block boundary (built once)."""
+        if self._prefix is None:
+            prefix = [0]
+            for b in range(0, self.num_keys, _BLOCK):
+                prefix.append(prefix[-1] | self._keys_mask(b, min(b + _BLOCK, self.num_keys)))
+            self._prefix = prefix
+        return self._prefix
+
+    @property
+    def bitsets_fit(self) -> bool:
+        """True when a bitmask over all ids is small enough to use (dense ids, not a sparse 2e9 range)."""
+        return len(self.position) <= max(1 << 22, 64 * len(self.flat_ids))
+
+
+_BLOCK = 256  # keys per prefix-mask block
 
 
 class PreparedVocabulary:
