@@ -12,7 +12,7 @@ Lark's contextual lexer, at each position, offers the terminals the parser state
 (`re.match` semantics, so greedy and lazy quantifiers behave as in Lark). On a text that is
 still growing, a lexeme is *settled* when the match on the current text ends before the end of
 the text and no higher-priority path of any terminal could still extend past the end (checked
-with `regex_prefix.PrefixScanner`, a priority-aware regex VM). Settled lexemes are fed to the
+with `scanner.PrefixScanner`, a priority-aware regex VM). Settled lexemes are fed to the
 parser. The text is *viable* when, after the settled lexemes (each accepted by the parser), the
 remaining text is the start of one more lexeme: either some terminal the parser accepts (or an
 `%ignore` terminal) could still extend over all of it, or Lark's match covers exactly all of it
@@ -33,9 +33,7 @@ Hooks for faster guides (and for differential tests against them)
 - `iter_valid_token_ids(state, candidates)` takes any candidate subset, so a full-vocabulary
   comparison can be sampled.
 - `accepted_terminals(parser_state)`: the parser's acceptable terminals ('$END' included);
-  `self._lexer.lexers[parser_state.position].scanner.terminals` lists the contextual lexer's
-  terminals in Lark's priority order (string keywords folded into regex terminals appear in
-  `lexer.callback` as UnlessCallback); `self._ignore` holds the %ignore terminal names.
+  `self.grammar` (`grammar.LarkGrammar`) answers every question about Lark's lexer and parser.
 - `CFGState.pending` is the unsettled text; `parser_state.state_stack` identifies the LR stack.
 """
 
@@ -45,31 +43,15 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional
 
-from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
-from lark.lexer import ContextualLexer, UnlessCallback
+from lark import Token
 
-try:  # lark >= 1.3 lexes TextSlice objects; earlier versions take the str itself
-    from lark.utils import TextSlice as _TextSlice
-
-    def _lexer_text(text: str):
-        return _TextSlice(text, 0, len(text))
-
-except ImportError:  # pragma: no cover - lark 1.2
-
-    def _lexer_text(text: str):
-        return text
-
-from ...errors import GrammarError, InvalidTokenError, TokenguideError
-from ...grammars import GRAMMAR_PATH
+from ...errors import GrammarError, InvalidTokenError
 from ...vocabulary import as_tokenizer
 from ..base import BaseGuide, vocab_size_of
 from ..instructions import Generate, Instruction, Write
-from .scanner import PrefixScanner
+from .grammar import LarkGrammar
 
 __all__ = ["ReferenceCFGGuide", "CFGState", "GrammarError", "InvalidTokenError"]
-
-_ACCEPTS_CACHE_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -109,131 +91,45 @@ class ReferenceCFGGuide(BaseGuide):
     final_state = None  # CFG states are CFGState objects; the terminal one has parser_state None
 
     def __init__(self, cfg_string: str, tokenizer: Any):
-        if not isinstance(cfg_string, str):
-            raise TypeError(f"CFGGuide: the grammar must be a str, got {type(cfg_string).__name__}")
+        self.grammar = LarkGrammar(cfg_string)
         self.cfg_string = cfg_string
+        self.parser = self.grammar.parser
         self.tokenizer = as_tokenizer(tokenizer)
         self.eos_token_id = int(self.tokenizer.eos_token_id)
         self.vocab_size = vocab_size_of(self.tokenizer)
-        try:
-            self.parser = Lark(
-                cfg_string,
-                parser="lalr",
-                lexer="contextual",
-                propagate_positions=False,
-                maybe_placeholders=False,
-                import_paths=[GRAMMAR_PATH],
-            )
-        except LarkError as exc:
-            raise GrammarError(f"CFGGuide: the grammar cannot be used with Lark's LALR parser: {exc}") from None
-        lexer = self.parser.parser.lexer
-        if not isinstance(lexer, ContextualLexer):  # pragma: no cover - forced by lexer="contextual"
-            raise GrammarError("CFGGuide: expected Lark's contextual lexer")
-        if self.parser.options.postlex is not None:
-            raise GrammarError("CFGGuide: grammars with a post-lexer (e.g. Indenter) are not supported")
-        self._lexer = lexer
-        self._ignore = frozenset(self.parser.lexer_conf.ignore)
-        self._terminals = {t.name: t for t in self.parser.terminals}
-        self._regex_flags = self.parser.lexer_conf.g_regex_flags
-        self._scanners: dict[str, PrefixScanner] = {}
-        for terminal in self.parser.terminals:  # compile now so unsupported regexes fail early
-            if terminal.pattern is not None:
-                self._scanner(terminal.name)
-
-        start = self.parser.parse_interactive("").parser_state
-        conf = copy.copy(start.parse_conf)
-        conf.callbacks = {}  # no tree building: only the state stack matters
-        start.parse_conf = conf
-        self._parse_conf = conf
-        self.initial_state = CFGState(parser_state=start, prev_token=None)
+        self.initial_state = CFGState(parser_state=self.grammar.start_state, prev_token=None)
         self.start_state = self.initial_state
-        self._accepts_cache: dict[tuple, frozenset] = {}
         self._alone_text: dict[int, str] = {}
-        self._candidates = sorted({int(i) for i in self.tokenizer.vocabulary.values()} | {self.eos_token_id})
+        self.candidate_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} | {self.eos_token_id})
+        self._candidates = self.candidate_ids  # older name, kept for callers
 
-    # -- Lark plumbing ------------------------------------------------------------------------
-    def _scanner(self, name: str) -> PrefixScanner:
-        found = self._scanners.get(name)
-        if found is None:
-            pattern = self._terminals[name].pattern.to_regexp()
-            try:
-                found = self._scanners[name] = PrefixScanner(pattern, self._regex_flags)
-            except TokenguideError as exc:
-                raise GrammarError(f"CFGGuide: terminal {name}: {exc}") from None
-        return found
-
-    @staticmethod
-    def _feed(parser_state, token: Token):
-        """A copy of `parser_state` after `token`, or None if the parser rejects it."""
-        new = parser_state.copy(deepcopy_values=False)
-        try:
-            new.feed_token(token, token.type == "$END")
-        except UnexpectedToken:
-            return None
-        return new
-
+    # -- lexing a growing text ------------------------------------------------------------------
     def accepted_terminals(self, parser_state) -> frozenset:
         """Terminal names the parser accepts next (Lark's InteractiveParser.accepts), '$END' included."""
-        key = tuple(parser_state.state_stack)
-        found = self._accepts_cache.get(key)
-        if found is None:
-            choices = self._parse_conf.states[parser_state.position]
-            found = frozenset(
-                name for name in choices if name.isupper() and self._feed(parser_state, Token(name, "")) is not None
-            )
-            if len(self._accepts_cache) >= _ACCEPTS_CACHE_LIMIT:
-                self._accepts_cache.clear()
-            self._accepts_cache[key] = found
-        return found
-
-    def _lark_match(self, lexer, text: str, pos: int) -> tuple[Optional[str], Optional[str]]:
-        """Lark's own lexer match at `pos` (value, type after its callbacks), or (None, None)."""
-        found = lexer.match(_lexer_text(text), pos)
-        if not found:
-            return None, None
-        value, type_ = found
-        callback = lexer.callback.get(type_)
-        if callback is not None:
-            type_ = callback(Token(type_, value)).type
-        return value, type_
-
-    def _extension_acceptable(self, lexer, name: str, rest: str, acceptable: frozenset) -> bool:
-        """Can terminal `name`, still running past the end, end up as a token the parser accepts?
-
-        Lark retypes a regex match equal to a string terminal's text (its "unless" callback), so a
-        keyword that starts with `rest` counts too.
-        """
-        if name in acceptable:
-            return True
-        callback = lexer.callback.get(name)
-        if isinstance(callback, UnlessCallback):
-            for keyword in callback.scanner.terminals:
-                if keyword.name in acceptable and self._scanner(keyword.name).scan(rest).can_extend:
-                    return True
-        return False
+        return self.grammar.accepted_terminals(parser_state)
 
     def _look(self, parser_state, text: str, pos: int, checkpoints: Optional[dict] = None) -> _Look:
         """Lex at `pos` as Lark would, and say what more text could still change.
 
-        `checkpoints` (terminal name -> regex_prefix.Checkpoint) only speed up scans at pos 0 of
+        `checkpoints` (terminal name -> scanner.Checkpoint) only speed up scans at pos 0 of
         texts that start with the checkpointed text; results are the same without them.
         """
-        lexer = self._lexer.lexers[parser_state.position]
-        scanner = lexer.scanner  # builds Lark's scanner and callbacks on first use
-        acceptable = (self.accepted_terminals(parser_state) - {"$END"}) | self._ignore
-        value, type_ = self._lark_match(lexer, text, pos)
+        grammar = self.grammar
+        lexer = grammar.contextual_lexer(parser_state)
+        acceptable = grammar.acceptable(parser_state)
+        value, type_ = grammar.lark_match(lexer, text, pos)
         rest = text[pos:]
         extendable = extendable_ok = False
-        for terminal in scanner.terminals:  # Lark's priority order; the first match wins
+        for terminal in lexer.scanner.terminals:  # Lark's priority order; the first match wins
             checkpoint = checkpoints.get(terminal.name) if checkpoints and pos == 0 else None
-            result = self._scanner(terminal.name).scan(text, pos, checkpoint)
+            result = grammar.scanner(terminal.name).scan(text, pos, checkpoint)
             if result.can_extend:
                 extendable = True
-                if not extendable_ok and self._extension_acceptable(lexer, terminal.name, rest, acceptable):
+                if not extendable_ok and grammar.extension_acceptable(lexer, terminal.name, rest, acceptable):
                     extendable_ok = True
             if result.match_end is not None:
                 if value is None or result.match_end != pos + len(value):
-                    raise AssertionError(  # pragma: no cover - would be a bug in regex_prefix
+                    raise AssertionError(  # pragma: no cover - would be a bug in the scanner
                         f"reference lexer disagrees with Lark on terminal {terminal.name} at {pos} in {text!r}"
                     )
                 break  # lower-priority terminals can never win here
@@ -250,14 +146,14 @@ class ReferenceCFGGuide(BaseGuide):
             if look.unfinished_ok:
                 if branch is None and not look.extendable and pos + len(look.value or "") == len(text):
                     # The last lexeme is complete and no terminal can run past it: settle it too.
-                    if look.type not in self._ignore:
-                        parser_state = self._feed(parser_state, Token(look.type, look.value))
+                    if look.type not in self.grammar.ignore:
+                        parser_state = self.grammar.feed(parser_state, Token(look.type, look.value))
                     return parser_state, len(text)
                 return branch or (parser_state, pos)
             if look.value is None or pos + len(look.value) >= len(text):
                 return None
-            if look.type not in self._ignore:
-                fed = self._feed(parser_state, Token(look.type, look.value))
+            if look.type not in self.grammar.ignore:
+                fed = self.grammar.feed(parser_state, Token(look.type, look.value))
                 if fed is None:
                     return None
             else:
@@ -272,16 +168,16 @@ class ReferenceCFGGuide(BaseGuide):
         """Plain Lark on `text` from `parser_state`, then $END: does the parse complete?"""
         pos = 0
         while pos < len(text):
-            lexer = self._lexer.lexers[parser_state.position]
-            value, type_ = self._lark_match(lexer, text, pos)
+            lexer = self.grammar.contextual_lexer(parser_state)
+            value, type_ = self.grammar.lark_match(lexer, text, pos)
             if value is None:
                 return False
-            if type_ not in self._ignore:
-                parser_state = self._feed(parser_state, Token(type_, value))
+            if type_ not in self.grammar.ignore:
+                parser_state = self.grammar.feed(parser_state, Token(type_, value))
                 if parser_state is None:
                     return False
             pos += len(value)
-        return self._feed(parser_state, Token("$END", "")) is not None
+        return self.grammar.feed(parser_state, Token("$END", "")) is not None
 
     # -- token text -------------------------------------------------------------------------
     def token_text(self, state: CFGState, token_id: int, _before: Optional[str] = None) -> str:
@@ -300,10 +196,10 @@ class ReferenceCFGGuide(BaseGuide):
         """Scanner checkpoints over the pending text, shared by every candidate of one step."""
         if state.parser_state is None:
             return None
-        lexer = self._lexer.lexers[state.parser_state.position]
+        lexer = self.grammar.contextual_lexer(state.parser_state)
         found = {}
         for terminal in lexer.scanner.terminals:
-            checkpoint = self._scanner(terminal.name).checkpoint(state.pending, 0)
+            checkpoint = self.grammar.scanner(terminal.name).checkpoint(state.pending, 0)
             if checkpoint is not None:
                 found[terminal.name] = checkpoint
         return found
@@ -346,7 +242,7 @@ class ReferenceCFGGuide(BaseGuide):
         """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
         if state.parser_state is None:
             return Write([self.eos_token_id])
-        valid = list(self.iter_valid_token_ids(state, self._candidates))
+        valid = list(self.iter_valid_token_ids(state, self.candidate_ids))
         if len(valid) == 1:
             return Write(valid)
         return Generate(valid)
@@ -375,15 +271,15 @@ class ReferenceCFGGuide(BaseGuide):
         parser accepts no further terminal (nor an %ignore terminal)."""
         if state.parser_state is None:
             return True
-        if not self.can_terminate_state(state) or self._ignore:
+        if not self.can_terminate_state(state) or self.grammar.ignore:
             return False
         parser_state, text, pos = state.parser_state, state.pending, 0
         while pos < len(text):
             look = self._look(parser_state, text, pos)
             if look.extendable_ok:  # a lexeme could run over the rest of the text and beyond
                 return False
-            if look.type not in self._ignore:
-                parser_state = self._feed(parser_state, Token(look.type, look.value))
+            if look.type not in self.grammar.ignore:
+                parser_state = self.grammar.feed(parser_state, Token(look.type, look.value))
             pos += len(look.value)
         return self.accepted_terminals(parser_state) <= {"$END"}
 
@@ -396,4 +292,4 @@ class ReferenceCFGGuide(BaseGuide):
         return copy.copy(self)
 
     def __repr__(self) -> str:
-        return f"ReferenceCFGGuide(terminals={len(self._terminals)}, tokenizer={self.tokenizer!r})"
+        return f"ReferenceCFGGuide(terminals={len(self.grammar.terminals)}, tokenizer={self.tokenizer!r})"

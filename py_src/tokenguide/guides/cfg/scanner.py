@@ -28,7 +28,7 @@ from ...errors import RegexError
 from ...regex.sre import constants as _c
 from ...regex.sre import parser as _sre_parse
 
-__all__ = ["Checkpoint", "PrefixScanner", "ScanResult"]
+__all__ = ["CHAR", "CharTest", "Checkpoint", "PrefixScanner", "ScanResult", "closure"]
 
 MAX_PROGRAM = 50_000  # instructions; counted repeats are unrolled, so cap the size
 _MAXREPEAT = _c.MAXREPEAT
@@ -60,13 +60,18 @@ def _char(code: int) -> str:
     return f"\\U{code:08x}"
 
 
-class _CharTest:
-    """Does one character match a single-character node? Answered by `re` on a compiled class, memoized."""
+class CharTest:
+    """Does one character match a single-character node? Answered by `re` on a compiled class, memoized.
 
-    __slots__ = ("fullmatch", "memo")
+    `pattern` is the one-character regex (a literal escape, `.` or a class) and `flags` its flags.
+    """
+
+    __slots__ = ("fullmatch", "memo", "pattern", "flags")
 
     def __init__(self, pattern: str, flags: int):
-        self.fullmatch = re.compile(pattern, flags & _PRED_FLAGS).fullmatch
+        self.pattern = pattern
+        self.flags = flags & _PRED_FLAGS
+        self.fullmatch = re.compile(pattern, self.flags).fullmatch
         self.memo: dict[str, bool] = {}
 
     def __call__(self, ch: str) -> bool:
@@ -146,13 +151,13 @@ class _Compiler:
 
     def compile_node(self, op, av, flags: int) -> None:
         if op is _c.LITERAL:
-            self.emit(CHAR, _CharTest(_char(av), flags))
+            self.emit(CHAR, CharTest(_char(av), flags))
         elif op is _c.NOT_LITERAL:
-            self.emit(CHAR, _CharTest(f"[^{_char(av)}]", flags))
+            self.emit(CHAR, CharTest(f"[^{_char(av)}]", flags))
         elif op is _c.ANY:
-            self.emit(CHAR, _CharTest(".", flags))
+            self.emit(CHAR, CharTest(".", flags))
         elif op is _c.IN:
-            self.emit(CHAR, _CharTest(self.class_text(av), flags))
+            self.emit(CHAR, CharTest(self.class_text(av), flags))
         elif op is _c.SUBPATTERN:
             _group, add_flags, del_flags, sub = av
             self.compile_seq(sub, (flags | add_flags) & ~del_flags)
@@ -427,19 +432,54 @@ class PrefixScanner:
         # lookbehinds can see. This makes the VM a lazily built DFA.
         behind = [ins[1] for ins in self.program.code if ins[0] == ASSERT]
         self._step_memo: Optional[dict] = None
-        self._window = 1
+        # `window`: characters a step can see (the current one plus what lookbehinds look at).
+        self.window = 1
         if all(isinstance(t, _LookTest) and t.behind and t.memoizable and t.width is not None for t in behind):
             self._step_memo = {}
-            self._window = max([t.width for t in behind] + [1])
+            self.window = max([t.width for t in behind] + [1])
         # When no assertion is reachable before the first character, the starting threads do not
         # depend on the text, and a first character that no thread accepts settles the scan.
-        self._start_threads: Optional[tuple] = None
-        self._start_match = False
+        # `start_threads` (None otherwise) and `start_match` (the empty string matches) say so.
+        self.start_threads: Optional[tuple] = None
+        self.start_match = False
         self._first_char_dead: dict[str, bool] = {}
         if not _epsilon_reaches_assert(self.program.code, 0):
             threads: list = []
-            self._start_match = closure(self.program.code, 0, "", 0, set(), threads, [])
-            self._start_threads = tuple(threads)
+            self.start_match = closure(self.program.code, 0, "", 0, set(), threads, [])
+            self.start_threads = tuple(threads)
+
+    @property
+    def steps_memoizable(self) -> bool:
+        """A step (threads, next character) depends only on the characters in `window`: true
+        when the regex has no assertion other than fixed-width lookbehinds (no lookahead, anchor
+        or word boundary). Then the VM is a DFA over (threads, window) built lazily."""
+        return self._step_memo is not None
+
+    @property
+    def code(self) -> list:
+        """The VM program: instructions [op, ...] (CHAR tests are CharTest objects)."""
+        return self.program.code
+
+    @property
+    def live(self) -> list:
+        """live[pc]: a match is reachable from instruction pc."""
+        return self.program.live
+
+    def char_tests(self) -> list:
+        """Every single-character test of the program, lookbehind programs included, in order."""
+        tests: list = []
+        seen: set = set()
+
+        def visit(code) -> None:
+            for ins in code:
+                if ins[0] == CHAR and id(ins[1]) not in seen:
+                    seen.add(id(ins[1]))
+                    tests.append(ins[1])
+                elif ins[0] == ASSERT and isinstance(ins[1], _LookTest):
+                    visit(ins[1].program.code)
+
+        visit(self.program.code)
+        return tests
 
     def _run(self, text: str, pos: int, threads: list, match_end: Optional[int], pending: list, steps: int = -1):
         """Advance the threads over text[pos:] (at most `steps` characters if >= 0);
@@ -447,7 +487,7 @@ class PrefixScanner:
         code = self.program.code
         n = len(text) if steps < 0 else min(len(text), pos + steps)
         memo = self._step_memo
-        window = self._window
+        window = self.window
         while threads and pos < n:
             ch = text[pos]
             key = None
@@ -509,17 +549,17 @@ class PrefixScanner:
                     if len(checkpoint.dead_after) < 10_000:
                         checkpoint.dead_after[ch] = result
                     return result
-        elif self._start_threads is not None and start < len(text):
+        elif self.start_threads is not None and start < len(text):
             ch = text[start]
-            match_end = start if self._start_match else None
+            match_end = start if self.start_match else None
             if self._first_char_dead.get(ch):
                 return ScanResult(match_end, False)
             code = self.program.code
-            if not any(code[pc][1](ch) for pc in self._start_threads):
+            if not any(code[pc][1](ch) for pc in self.start_threads):
                 if len(self._first_char_dead) < 10_000:
                     self._first_char_dead[ch] = True
                 return ScanResult(match_end, False)
-            threads, pos = list(self._start_threads), start
+            threads, pos = list(self.start_threads), start
         else:
             threads, match_end = self._begin(text, start, pending)
             pos = start

@@ -1,0 +1,163 @@
+"""A Lark grammar as the CFG guides see it: the LALR parser, its contextual lexer, terminal scanners.
+
+Everything that touches Lark's internals lives here, so the guides ask plain questions: which
+terminals may the parser take next, what does Lark's lexer match at a position, what is the
+parser state after a terminal. Each terminal's regex is also compiled for `scanner.PrefixScanner`
+(the regex VM that knows whether a match could still grow), so unsupported regexes fail early.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Optional
+
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedToken
+from lark.lexer import ContextualLexer, UnlessCallback
+
+try:  # lark >= 1.3 lexes TextSlice objects; earlier versions take the str itself
+    from lark.utils import TextSlice
+
+    def lexer_text(text: str) -> Any:
+        """What Lark's lexer `match` takes for `text` (a TextSlice in lark >= 1.3)."""
+        return TextSlice(text, 0, len(text))
+
+except ImportError:  # pragma: no cover - lark 1.2
+
+    def lexer_text(text: str) -> Any:
+        """What Lark's lexer `match` takes for `text` (the str itself before lark 1.3)."""
+        return text
+
+
+from ...errors import GrammarError, TokenguideError
+from ...grammars import GRAMMAR_PATH
+from .scanner import PrefixScanner
+
+__all__ = ["LarkGrammar", "lexer_text"]
+
+_ACCEPTS_CACHE_LIMIT = 20_000
+
+
+class LarkGrammar:
+    """A Lark grammar compiled for the guides (LALR parser, contextual lexer, no tree building).
+
+    Attributes: `parser` (the Lark object), `lexer` (its ContextualLexer), `ignore` (names of the
+    %ignore terminals), `terminals` (name -> TerminalDef), `regex_flags`, `start_state` (the
+    parser state before any text).
+    """
+
+    def __init__(self, text: str):
+        if not isinstance(text, str):
+            raise TypeError(f"CFGGuide: the grammar must be a str, got {type(text).__name__}")
+        self.text = text
+        try:
+            self.parser = Lark(
+                text,
+                parser="lalr",
+                lexer="contextual",
+                propagate_positions=False,
+                maybe_placeholders=False,
+                import_paths=[GRAMMAR_PATH],
+            )
+        except LarkError as exc:
+            raise GrammarError(f"CFGGuide: the grammar cannot be used with Lark's LALR parser: {exc}") from None
+        lexer = self.parser.parser.lexer
+        if not isinstance(lexer, ContextualLexer):  # pragma: no cover - forced by lexer="contextual"
+            raise GrammarError("CFGGuide: expected Lark's contextual lexer")
+        if self.parser.options.postlex is not None:
+            raise GrammarError("CFGGuide: grammars with a post-lexer (e.g. Indenter) are not supported")
+        self.lexer = lexer
+        self.ignore = frozenset(self.parser.lexer_conf.ignore)
+        self.terminals = {t.name: t for t in self.parser.terminals}
+        self.regex_flags = self.parser.lexer_conf.g_regex_flags
+        self._scanners: dict[str, PrefixScanner] = {}
+        for terminal in self.parser.terminals:  # compile now so unsupported regexes fail early
+            if terminal.pattern is not None:
+                self.scanner(terminal.name)
+        start = self.parser.parse_interactive("").parser_state
+        conf = copy.copy(start.parse_conf)
+        conf.callbacks = {}  # no tree building: only the state stack matters
+        start.parse_conf = conf
+        self._parse_conf = conf
+        self.start_state = start
+        self._accepts_cache: dict[tuple, frozenset] = {}
+
+    def scanner(self, name: str) -> PrefixScanner:
+        """The prefix scanner of terminal `name` (compiled once)."""
+        found = self._scanners.get(name)
+        if found is None:
+            pattern = self.terminals[name].pattern.to_regexp()
+            try:
+                found = self._scanners[name] = PrefixScanner(pattern, self.regex_flags)
+            except TokenguideError as exc:
+                raise GrammarError(f"CFGGuide: terminal {name}: {exc}") from None
+        return found
+
+    def pattern_terminals(self) -> list[str]:
+        """Names of the terminals that have a regex (declared-only terminals have none), sorted."""
+        return sorted(name for name, t in self.terminals.items() if t.pattern is not None)
+
+    def contextual_lexer(self, parser_state: Any) -> Any:
+        """Lark's lexer for the parser state's LR state (its scanner and callbacks built)."""
+        lexer = self.lexer.lexers[parser_state.position]
+        lexer.scanner  # noqa: B018 - Lark builds its scanner and callbacks on first use
+        return lexer
+
+    @staticmethod
+    def feed(parser_state: Any, token: Token) -> Optional[Any]:
+        """A copy of `parser_state` after `token`, or None if the parser rejects it."""
+        new = parser_state.copy(deepcopy_values=False)
+        try:
+            new.feed_token(token, token.type == "$END")
+        except UnexpectedToken:
+            return None
+        return new
+
+    def accepted_terminals(self, parser_state: Any) -> frozenset:
+        """Terminal names the parser accepts next (Lark's InteractiveParser.accepts), '$END' included."""
+        key = tuple(parser_state.state_stack)
+        found = self._accepts_cache.get(key)
+        if found is None:
+            choices = self._parse_conf.states[parser_state.position]
+            found = frozenset(
+                name for name in choices if name.isupper() and self.feed(parser_state, Token(name, "")) is not None
+            )
+            if len(self._accepts_cache) >= _ACCEPTS_CACHE_LIMIT:
+                self._accepts_cache.clear()
+            self._accepts_cache[key] = found
+        return found
+
+    def acceptable(self, parser_state: Any) -> frozenset:
+        """Terminals that may start the next lexeme: those the parser accepts, plus %ignore ones."""
+        return (self.accepted_terminals(parser_state) - {"$END"}) | self.ignore
+
+    @staticmethod
+    def lark_match(lexer: Any, text: str, pos: int) -> tuple[Optional[str], Optional[str]]:
+        """Lark's own lexer match at `pos` (value, type after its callbacks), or (None, None)."""
+        found = lexer.match(lexer_text(text), pos)
+        if not found:
+            return None, None
+        value, type_ = found
+        callback = lexer.callback.get(type_)
+        if callback is not None:
+            type_ = callback(Token(type_, value)).type
+        return value, type_
+
+    @staticmethod
+    def keywords_of(lexer: Any, name: str) -> tuple:
+        """String terminals Lark folds into regex terminal `name` (retyped by its "unless" callback)."""
+        callback = lexer.callback.get(name)
+        return tuple(callback.scanner.terminals) if isinstance(callback, UnlessCallback) else ()
+
+    def extension_acceptable(self, lexer: Any, name: str, rest: str, acceptable: frozenset) -> bool:
+        """Can terminal `name`, still running past the end, end up as a token the parser accepts?
+
+        Lark retypes a regex match equal to a string terminal's text (its "unless" callback), so a
+        keyword that starts with `rest` counts too.
+        """
+        if name in acceptable:
+            return True
+        for keyword in self.keywords_of(lexer, name):
+            if keyword.name in acceptable and self.scanner(keyword.name).scan(rest).can_extend:
+                return True
+        return False

@@ -1,0 +1,139 @@
+"""Token texts as a character trie, and the walk that finds every viable token in one pass.
+
+The trie is in pre-order arrays (built by `index.trie.preorder_trie`), so a node's subtree is a
+contiguous range of keys and of nodes: a walk that learns a whole subtree's answer jumps over it.
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+from typing import Callable, Optional
+
+from ...index.trie import preorder_trie
+from .machine import ConfigurationMachine
+
+__all__ = ["CharTrie", "walk"]
+
+
+class CharTrie:
+    """Token texts as a character trie in pre-order arrays.
+
+    Keys (distinct texts) are sorted, so the keys of node i's subtree are
+    `keys_before[i] .. keys_before[ends[i]]`. `labels[i]` is the character read to reach node i,
+    `depths[i]` its depth, `ends[i]` the first node after its subtree, `ends_key[i]` whether a
+    key ends at i, `below[i]` the bit mask of character classes in its subtree (below i).
+    `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k.
+    """
+
+    def __init__(self, pieces: dict[str, list[int]], class_of: Callable[[str], int]):
+        keys = sorted(pieces)
+        self.keys = keys
+        flat: list[int] = []
+        id_start = [0]
+        for key in keys:
+            flat.extend(sorted(pieces[key]))
+            id_start.append(len(flat))
+        self.flat_ids = flat
+        self.id_start = id_start
+        labels, depths, ends, parents, ends_key, keys_before = preorder_trie(keys, "")
+        n = len(labels)
+        below = [0] * n
+        for i in range(n - 1, 0, -1):
+            below[parents[i]] |= below[i] | (1 << class_of(labels[i]))
+        self.labels = labels
+        self.depths = depths
+        self.ends = ends
+        self.ends_key = ends_key
+        self.below = below
+        self.keys_before = keys_before
+        self.max_depth = max(depths)
+        self._all: Optional[bytearray] = None  # token ids present, as a selector (built on demand)
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.labels)
+
+    def ids_of_ranges(self, ranges: list[tuple[int, int]]) -> list[int]:
+        """Sorted token ids of the keys in `ranges` (ascending, disjoint (lo, hi) key ranges).
+
+        Large answers are built as "every id but the excluded ones" with itertools.compress,
+        which avoids sorting tens of thousands of ids at every step."""
+        flat, id_start = self.flat_ids, self.id_start
+        total = sum(id_start[hi] - id_start[lo] for lo, hi in ranges)
+        if total * 4 < len(flat):
+            out: list[int] = []
+            for lo, hi in ranges:
+                out.extend(flat[id_start[lo] : id_start[hi]])
+            out.sort()
+            return out
+        if self._all is None:
+            size = max(flat) + 1 if flat else 0
+            present = bytearray(size)
+            for t in flat:
+                present[t] = 1
+            self._all = present
+        selected = bytearray(self._all)
+        prev = 0
+        for lo, hi in ranges + [(self.keys_before[-1], 0)]:
+            for t in flat[id_start[prev] : id_start[lo]]:
+                selected[t] = 0
+            prev = hi
+        return list(compress(range(len(selected)), selected))
+
+
+def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: bool = False) -> list[int]:
+    """Token ids (sorted) whose text is viable after configuration `root`.
+
+    A subtree whose character classes all loop on the configuration reached is taken whole, so
+    the inside of a JSON string costs a handful of visits. `strip_space`: texts lose one leading
+    space (SentencePiece first token): the root's " " child reads nothing and its own key (the
+    text " ", now empty) is never allowed."""
+    if root < 0:
+        return []
+    labels, depths, ends, ends_key = trie.labels, trie.depths, trie.ends, trie.ends_key
+    below, before = trie.below, trie.keys_before
+    steps, viable, pure = machine.steps, machine.viable, machine.pure
+    ranges: list[tuple[int, int]] = []
+    stack = [root] * (trie.max_depth + 1)
+    n = len(labels)
+    i = 1
+    while i < n:
+        d = depths[i]
+        c = stack[d - 1]
+        ch = labels[i]
+        if strip_space and d == 1 and ch == " ":
+            stack[1] = root
+            i += 1
+            continue
+        nc = steps[c].get(ch)
+        if nc is None:
+            nc = machine.step(c, ch)
+        if nc < 0:
+            i = ends[i]
+            continue
+        mask = below[i]
+        if mask == 0 or (pure[nc] and machine.loops(nc, mask)):
+            ok = viable[nc]
+            if ok is None:
+                ok = machine.is_viable(nc)
+            if ok:
+                lo, hi = before[i], before[ends[i]]
+                if ranges and ranges[-1][1] == lo:
+                    ranges[-1] = (ranges[-1][0], hi)
+                else:
+                    ranges.append((lo, hi))
+            i = ends[i]
+            continue
+        if ends_key[i]:
+            ok = viable[nc]
+            if ok is None:
+                ok = machine.is_viable(nc)
+            if ok:
+                k = before[i]
+                if ranges and ranges[-1][1] == k:
+                    ranges[-1] = (ranges[-1][0], k + 1)
+                else:
+                    ranges.append((k, k + 1))
+        stack[d] = nc
+        i += 1
+    return trie.ids_of_ranges(ranges)
