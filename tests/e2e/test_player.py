@@ -369,7 +369,8 @@ def test_xss_vocabulary_is_shown_as_text(page: Page, tmp_path: Path) -> None:
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     evil = "<img src=x onerror=alert(1)>"
     evil2 = "<script>alert(2)</script>"
-    vocab = write(tmp_path, "vocab.json", json.dumps({evil: 0, evil2: 1, "Ġ<b>bold</b>": 2, "<eos>": 3}).encode())
+    # a valid byte-level vocab.json (a space is "Ġ" there; a literal space would make tokenguide refuse the file)
+    vocab = write(tmp_path, "vocab.json", json.dumps({evil.replace(" ", "Ġ"): 0, evil2: 1, "Ġ<b>bold</b>": 2, "<eos>": 3}).encode())
     index = write(tmp_path, "xss.outlines", gz(index_bytes(4, 3, 0, [1], {0: {0: 1, 1: 1, 2: 1}, 1: {3: 1}})))
     open_player(page)
     load(page, index, vocab)
@@ -666,3 +667,52 @@ def test_filter_field_markup(page: Page) -> None:
     assert box.get_attribute("title") == "text (case-insensitive), a token id, or >N for transitions to state N"
     assert box.get_attribute("aria-label") == "filter transitions"
     expect(page.get_by_role("searchbox", name="filter transitions")).to_have_count(1)
+
+
+def test_path_in_url_is_bound_to_its_index(page: Page, small_index: Path, tmp_path: Path) -> None:
+    """The path left in the URL by one index is never replayed on another one (issue: date then email)."""
+    other = write(tmp_path, "other.outlines", gz(index_bytes(SMALL_VOCAB, SMALL_EOS, 0, [2], {**SMALL, 3: {4: 2}})))
+    open_player(page)
+    load(page, small_index)
+    for token in (0, 2, 3):
+        card(page, token).click()
+    expect(page.get_by_test_id("current-state")).to_have_text("3")
+    bound_url = page.url
+    fingerprint = page.get_attribute("body", "data-fingerprint")
+    assert f"?index={fingerprint}#path=0,2,3" in bound_url
+    # the same tokens exist in the other index: the stale path must still not be applied to it
+    load(page, other)
+    expect(page.get_by_test_id("current-state")).to_have_text("0")
+    expect(page.get_by_test_id("path")).to_have_attribute("data-tokens", "")
+    expect(page.get_by_test_id("status")).to_contain_text("belongs to another index")
+    assert "#path=" not in page.url
+    # a shared link reopens the path on its own index, and only there
+    page.goto(bound_url)
+    expect(page.locator("html")).to_have_attribute("data-player-ready", "1")
+    load(page, other)
+    expect(page.get_by_test_id("path")).to_have_attribute("data-tokens", "")
+    page.goto(bound_url)
+    expect(page.locator("html")).to_have_attribute("data-player-ready", "1")
+    load(page, small_index)
+    expect(page.get_by_test_id("current-state")).to_have_text("3")
+    expect(page.get_by_test_id("path")).to_have_attribute("data-tokens", "0,2,3")
+
+
+def test_bad_file_keeps_the_loaded_index(page: Page, small_index: Path, small_vocab: Path, tmp_path: Path) -> None:
+    open_player(page)
+    load(page, small_index, small_vocab)
+    card(page, 0).click()
+    expect(page.get_by_test_id("current-state")).to_have_text("1")
+    load(page, write(tmp_path, "broken.outlines", b"\x1f\x8b\x08\x00garbage"), expect_state="error")
+    expect_error(page, "broken.outlines", "Still showing small.outlines")
+    expect(page.get_by_test_id("current-state")).to_have_text("1")
+    expect(page.get_by_test_id("path")).to_have_attribute("data-tokens", "0")
+    assert sorted(t for t, _ in shown_transitions(page)) == [1, 2]
+    expect(page.get_by_test_id("info").locator('[data-field="file"]')).to_have_text("small.outlines")
+    # a bad vocabulary keeps the vocabulary in use too
+    page.get_by_test_id("vocab-file").set_input_files(str(write(tmp_path, "vocab2.json", b"\x89PNG\r\n\x1a\n\0\0")))
+    expect_error(page, "vocab2.json", "not UTF-8", "Still using vocab.json")
+    expect(card(page, 1).locator('[data-role="text"]')).to_have_text(" b")
+    # and the page goes on: stepping still works
+    card(page, 1).click()
+    expect(page.get_by_test_id("final-badge")).to_be_visible()
