@@ -51,11 +51,11 @@ def run_js(jobs: list[dict]) -> list[dict]:
 # ------------------------------------------------------------------------------------------ indexes
 
 
-def python_index_verdict(path: Path) -> dict:
+def python_index_verdict(path: Path, max_size: int | None = None) -> dict:
     try:
-        data = read_index_data(path.read_bytes())
+        data = read_index_data(path.read_bytes(), **({} if max_size is None else {"max_size": max_size}))
     except IndexFormatError as exc:
-        return {"ok": False, "field": exc.field, "message": str(exc)}
+        return {"ok": False, "field": exc.field, "offset": exc.offset, "message": str(exc)}
     digest = hashlib.sha256()
     for state in sorted(data.transitions):
         tokens, nexts = data.transitions[state]
@@ -67,18 +67,20 @@ def python_index_verdict(path: Path) -> dict:
         "num_transitions": data.num_transitions, "transitions_sha256": digest.hexdigest()}}
 
 
-def compare_indexes(paths: list[Path]) -> int:
-    """Assert the same verdict from both readers on every file; returns how many were rejected."""
-    js = run_js([{"kind": "index", "path": str(p)} for p in paths])
+def compare_indexes(paths: list[Path], max_sizes: list[int | None] | None = None) -> int:
+    """Assert the same verdict from both readers on every file (same failing field and offset);
+    returns how many were rejected."""
+    max_sizes = max_sizes or [None] * len(paths)
+    js = run_js([{"kind": "index", "path": str(p), **({} if m is None else {"max_size": m})} for p, m in zip(paths, max_sizes)])
     rejected = 0
-    for path, got in zip(paths, js):
-        want = python_index_verdict(path)
+    for path, max_size, got in zip(paths, max_sizes, js):
+        want = python_index_verdict(path, max_size)
         assert got["ok"] == want["ok"], (path.name, want.get("message"), got.get("message"))
         if want["ok"]:
             assert got["summary"] == want["summary"], path.name
         else:
             rejected += 1
-            assert got["field"] == want["field"], (path.name, want["message"], got["message"])
+            assert (got["field"], got["offset"]) == (want["field"], want["offset"]), (path.name, want["message"], got["message"])
     return rejected
 
 
@@ -98,27 +100,40 @@ def raw_index(vocab_size: int, eos: int, initial: int, finals: list[int], states
 SMALL = raw_index(7, 6, 0, [2], [(0, [(0, 1), (3, 3)]), (1, [(1, 2), (2, 0)]), (3, [(4, 2), (5, 3)]), (2, [(6, 2)])])
 
 
-def test_fixture_corpus_indexes_agree():
-    folder = FIXTURES / "outlines"
-    paths = sorted(p for p in folder.glob("*") if p.is_file() and p.name != "manifest.json") if folder.is_dir() else []
-    if not paths:
-        pytest.skip(f"{folder} has no index files yet")
-    compare_indexes(paths)
-    manifest = folder / "manifest.json"
-    if manifest.is_file():
-        entries = json.loads(manifest.read_text())
-        if isinstance(entries, dict):
-            entries = entries.get("files", entries.get("cases", [entries]))
-        for entry in entries if isinstance(entries, list) else []:
-            name = entry.get("file") or entry.get("name") or entry.get("path") if isinstance(entry, dict) else None
-            if not name or not (folder / name).is_file():
-                continue
-            verdict = python_index_verdict(folder / name)
-            accept = entry.get("accept", entry.get("valid", entry.get("ok")))
-            if accept is not None:
-                assert verdict["ok"] == bool(accept), name
-            if not verdict["ok"] and entry.get("field"):
-                assert verdict["field"] == entry["field"], name
+def load_corpus_maker():
+    """tests/fixtures/outlines/make_corpus.py as a module (it writes the corpus files and the manifest)."""
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("make_corpus", FIXTURES / "outlines" / "make_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fixture_corpus_indexes_agree(tmp_path):
+    """Every file of the shared corpus: the verdict its manifest states, from both readers."""
+    manifest = json.loads((FIXTURES / "outlines" / "manifest.json").read_text())
+    entries = {e["file"]: e for e in manifest["files"]}
+    paths, max_sizes = [], []
+    for name, data, _ in load_corpus_maker().cases():  # the same bytes as the committed manifest describes
+        path = tmp_path / name
+        path.write_bytes(data)
+        paths.append(path)
+        max_sizes.append(entries[name].get("max_size"))
+    assert {p.name for p in paths} == set(entries)
+    compare_indexes(paths, max_sizes)
+    js = run_js([{"kind": "index", "path": str(p), **({} if m is None else {"max_size": m})} for p, m in zip(paths, max_sizes)])
+    for path, got in zip(paths, js):
+        entry = entries[path.name]
+        assert got["ok"] == (entry["expect"] == "accept"), (path.name, got.get("message"))
+        if got["ok"]:
+            want = entry["index"]
+            assert got["summary"]["num_transitions"] == want["num_transitions"]
+            assert got["summary"]["final_states"] == want["final_states"]
+            assert (got["summary"]["vocab_size"], got["summary"]["eos_token_id"], got["summary"]["initial_state"]) == (
+                want["vocab_size"], want["eos_token_id"], want["initial_state"])
+        else:
+            assert (got["field"], got["offset"]) == (entry["field"], entry["offset"]), (path.name, got["message"])
 
 
 def test_real_indexes_agree(tmp_path):
@@ -179,6 +194,12 @@ def test_payload_corruptions_agree(tmp_path):
     cases["initial_only_as_target"] = raw_index(7, 6, 4, [2], [(0, [(0, 4)]), (2, [(6, 2)])])
     cases["states_out_of_order"] = raw_index(7, 6, 3, [2], [(3, [(0, 2)]), (2, [(6, 2)])])
     cases["two_transitions_on_eos"] = raw_index(7, 6, 0, [0], [(0, [(6, 0), (6, 0)])])
+    # payloads of several 4 MiB chunks: valid, a repeated token in the second chunk, a descent then a repeat
+    many = [(t, 1) for t in range(600_000)]
+    cases["multi_chunk"] = raw_index(600_001, 600_000, 0, [1], [(0, many), (1, [(600_000, 1)])])
+    cases["multi_chunk_repeat"] = raw_index(600_001, 600_000, 0, [1], [(0, many[:550_000] + [(549_999, 1)] + many[550_001:]), (1, [(600_000, 1)])])
+    cases["multi_chunk_unsorted"] = raw_index(600_001, 600_000, 0, [1], [(0, many[:10] + many[11:] + [(10, 1), (3, 1)]), (1, [(600_000, 1)])])
+    cases["multi_chunk_room"] = raw_index(600_001, 600_000, 0, [1], [(0, many), (1, [(600_000, 1)])])[:-8]
     paths = []
     for name, payload in cases.items():
         path = tmp_path / f"{name}.outlines"

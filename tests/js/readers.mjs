@@ -2,8 +2,8 @@
 // "BEGIN tokenguide readers" and "END tokenguide readers" markers) under Node, on the files named in
 // a JSON job list read from stdin, and prints one JSON verdict per file (a JSON list on stdout):
 //
-//   [{"kind": "index", "path": "a.outlines"}, {"kind": "vocab", "path": "vocab.json", "skip": [6]}]
-//   -> [{"path", "ok": true, "summary": {...}} | {"path", "ok": false, "field", "message"}]
+//   [{"kind": "index", "path": "a.outlines", "max_size"?: N}, {"kind": "vocab", "path": "vocab.json", "skip": [6]}]
+//   -> [{"path", "ok": true, "summary": {...}} | {"path", "ok": false, "field", "offset", "message"}]
 //
 // Index summary: vocab_size, eos_token_id, initial_state, final_states, num_states (listed with
 // transitions), num_transitions and sha256 of every (state, token, next) in state and token order.
@@ -24,14 +24,14 @@ const readers = new Function(`${html.slice(begin, end)}\nreturn { readIndexFile,
 
 const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v >>> 0); return b; };
 
-function indexVerdict(path) {
+function indexVerdict(path, maxSize) {
   const data = new Uint8Array(readFileSync(path));
   let idx;
   try {
-    idx = readers.readIndexFile(data);
+    idx = maxSize === undefined ? readers.readIndexFile(data) : readers.readIndexFile(data, maxSize);
   } catch (e) {
     if (!(e instanceof readers.FormatError)) throw e;
-    return { path, ok: false, field: e.field, message: e.message };
+    return { path, ok: false, field: e.field, offset: e.offset, message: e.message };
   }
   const h = createHash('sha256');
   const order = Array.from(idx.stateIds).map((s, i) => [s, i]).sort((a, b) => a[0] - b[0]);
@@ -68,5 +68,5 @@ function vocabVerdict(path, skip) {
 }
 
 const jobs = JSON.parse(readFileSync(0, 'utf8'));
-const out = jobs.map((job) => (job.kind === 'index' ? indexVerdict(job.path) : vocabVerdict(job.path, job.skip)));
+const out = jobs.map((job) => (job.kind === 'index' ? indexVerdict(job.path, job.max_size) : vocabVerdict(job.path, job.skip)));
 process.stdout.write(JSON.stringify(out));
