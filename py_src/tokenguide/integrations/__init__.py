@@ -1,0 +1,5 @@
+"""Integrations with generation frameworks. Each submodule imports its framework (torch,
+transformers...) itself; importing this package imports none of them.
+
+- `tokenguide.integrations.transformers`: logits processors for `model.generate()`.
+"""
