@@ -255,23 +255,50 @@ def test_mask_cache_lru_by_bytes():
             MaskCache(bad)
 
 
+class PlainIndex:
+    """The Index protocol without `mask_bytes`: the Guide packs masks itself."""
+
+    def __init__(self, index: Index):
+        self._index = index
+        self.initial_state = index.initial_state
+        self.vocab_size = index.vocab_size
+        self.eos_token_id = index.eos_token_id
+
+    def get_allowed_tokens(self, state):
+        return self._index.get_allowed_tokens(state)
+
+    def get_next_state(self, state, token_id):
+        return self._index.get_next_state(state, token_id)
+
+    def is_final_state(self, state):
+        return self._index.is_final_state(state)
+
+
 def test_masks_are_shared_per_index_and_bounded():
     vocab = tiny_vocabulary()
     index = Index(r"[ab]+c", vocab)
     first, second = Guide(index), Guide(index)
-    cache = shared_mask_cache(index)
     first.mask_bytes()
-    assert len(cache) == 1
+    assert index.mask_cache_size[0] == 1  # the index's own packed masks
     second.mask_bytes()
-    assert len(cache) == 1  # the second guide reused the first one's mask
-    first.advance(ids("a")[0])
-    assert first.mask_bytes() == pack_tokens(first.get_tokens(), first.vocab_size) and len(cache) == 2
+    assert index.mask_cache_size[0] == 1  # the second guide reused the first one's mask
+
+    plain = PlainIndex(index)
+    guides = [Guide(plain), Guide(plain)]
+    cache = shared_mask_cache(plain)
+    guides[0].mask_bytes()
+    guides[1].mask_bytes()
+    assert len(cache) == 1
+    guides[0].advance(ids("a")[0])
+    assert guides[0].mask_bytes() == pack_tokens(guides[0].get_tokens(), vocab.vocab_size) and len(cache) == 2
+    assert guides[0].mask_bytes() == index.mask_bytes(guides[0].get_state())
+
     own = MaskCache(max_bytes=4)  # room for one 1-word mask
     third = Guide(index, mask_cache=own)
     third.mask_bytes()
     third.advance(ids("b")[0])
     third.mask_bytes()
-    assert len(own) == 1 and len(cache) == 2
+    assert len(own) == 1 and len(cache) == 2 and index.mask_cache_size[0] == 2  # no new index mask
 
 
 def test_write_mask_into_buffers_zeroes_the_rest():
