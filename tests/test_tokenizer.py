@@ -153,3 +153,46 @@ def test_transformers_fast_tokenizer_uses_its_tokenizer_json(llama2_tokenizer_pa
     assert tok.core_vocabulary.vocab_size == 32000
     assert tok.core_vocabulary.id_to_bytes(tok.core_vocabulary.get(" the")[0]) == b" the"
     assert tok.vocabulary == {"</s>": 2, "\u2581hi": 1}  # get_vocab() as the user's tokenizer gives it
+
+
+def test_hf_tokenizer_accessor():
+    hf = FakeHF()
+    assert Tokenizer.from_transformers(hf).hf_tokenizer is hf
+    assert small_tokenizer().hf_tokenizer is None
+
+
+def test_strip_rule_comes_from_the_vocabulary_not_from_files(tmp_path, monkeypatch, llama2_tokenizer_path):
+    """The adapter never re-reads a file: an unrelated ./tokenizer.json in the working directory
+    (here Llama 2's, whose decoder strips) does not change a Gemma-style vocabulary read from text."""
+    import json
+
+    doc = {
+        "added_tokens": [{"id": 0, "content": "<eos>", "special": True}],
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}]},
+        "model": {"type": "BPE", "vocab": {"<eos>": 0, "\u2581a": 1, "b": 2}},
+    }
+    (tmp_path / "tokenizer.json").write_bytes(llama2_tokenizer_path.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    vocab = Vocabulary.from_json_text(json.dumps(doc), filename="tokenizer.json")
+    tok = Tokenizer(vocab)
+    assert not tok.strip_leading_space and tok.decode([1]) == [" a"]
+    # Llama 2 read from its text (no file name to go by) strips, exactly as read from its file
+    text = llama2_tokenizer_path.read_text(encoding="utf-8")
+    from_text = Tokenizer(Vocabulary.from_json_text(text, filename="x.json"))
+    assert from_text.strip_leading_space and Tokenizer.from_file(llama2_tokenizer_path).strip_leading_space
+    assert from_text.decode([from_text.vocabulary["\u2581Hello"]]) == ["Hello"]
+
+
+@pytest.mark.parametrize("bad", [{"a": 1}, "vocab.json", None, 3])
+def test_vocabulary_arguments_are_checked(bad):
+    from tokenguide.errors import ArgumentError, VocabularyError, VocabularyTypeError
+    from tokenguide.index import Index
+
+    for build in (lambda: Index("a", bad), lambda: Index("a", vocabulary=bad), lambda: Tokenizer(bad)):
+        with pytest.raises(VocabularyTypeError, match="vocabulary: expected a tokenguide Vocabulary") as info:
+            build()
+        assert isinstance(info.value, (TypeError, VocabularyError, ArgumentError))
+    with pytest.raises(VocabularyTypeError, match="Vocabulary\\(eos_token_id, mapping\\)"):
+        Index("a", {"a": 1})
+    with pytest.raises(VocabularyTypeError, match="Vocabulary.from_file"):
+        Index("a", "vocab.json")

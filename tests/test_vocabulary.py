@@ -698,3 +698,115 @@ def test_eos_guess_order_is_fixed():
     assert v.eos_token_id == 4
     v = Vocabulary.from_json_text(json.dumps({"a": 0, "[SEP]": 1, "<|im_end|>": 2}))
     assert v.eos_token_id == 2
+
+
+# -- added tokens through the decoder, EOS among special names, start-of-text facts ---------------
+
+GEMMA_DECODER = {
+    "type": "Sequence",
+    "decoders": [
+        {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+    ],
+}
+
+
+def test_added_tokens_go_through_the_decoder():
+    """Gemma 3's non-special added tokens '▁▁'... decode to spaces, as the Replace decoder makes them."""
+    doc = tokenizer_json(
+        {"<pad>": 0, "<eos>": 1, "</s>": 2, "▁a": 3, "<0x41>": 4, "x": 5},
+        decoder=GEMMA_DECODER,
+        added_tokens=[added(0, "<pad>"), added(1, "<eos>"), added(6, "▁▁", special=False), added(7, "<0x42>", special=False)],
+    )
+    v = from_doc(doc)
+    assert v.id_to_bytes(6) == b"  " and v.get("  ") == [6]
+    assert v.id_to_bytes(7) == b"B"  # ByteFallback applies to added text too, as in tokenizers
+    assert v.id_to_token(6) == "▁▁"
+
+
+def test_eos_guess_prefers_a_special_token():
+    """Without config files, Gemma's ordinary '</s>' (text) loses to its special '<eos>'."""
+    doc = tokenizer_json(
+        {"<pad>": 0, "<eos>": 1, "</s>": 2, "▁a": 3},
+        decoder=GEMMA_DECODER,
+        added_tokens=[added(0, "<pad>"), added(1, "<eos>")],
+    )
+    v = from_doc(doc)
+    assert v.eos_token_id == 1 and v.eos_token == "<eos>"
+    assert "guessed" in v.eos_note and "special" in v.eos_note
+    assert v.get("</s>") == [2]  # still an ordinary token
+    # with no special candidate the EOS_GUESSES order decides, as before
+    v = from_doc(tokenizer_json({"<eos>": 0, "</s>": 1, "▁a": 2}, decoder=GEMMA_DECODER))
+    assert v.eos_token_id == 1
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="a 33 MB file; the small documents above test the same rules in Pyodide")
+def test_real_gemma3_without_config_files():
+    path = ROOT / "web" / "node_modules" / "@lenml" / "tokenizer-gemma3" / "models" / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is missing: run `python3 build.py test` (it installs web/node_modules)")
+    v = Vocabulary.from_json_text(path.read_bytes(), filename="tokenizer.json")
+    assert v.eos_token_id == 1 and v.eos_token == "<eos>" and "guessed" in v.eos_note
+    assert v.vocab_size == 262_145
+    assert v.id_to_bytes(138) == b"  " and v.id_to_bytes(167) == b" " * 31
+    assert not v.strips_leading_space and not v.adds_dummy_prefix
+
+
+@pytest.mark.parametrize(
+    "decoder, normalizer, pre_tokenizer, strips, prefix",
+    [
+        (LLAMA_DECODER, {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}]}, None, True, True),
+        (GEMMA_DECODER, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}, None, False, False),
+        (
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+            None,
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+            True,
+            True,
+        ),
+        (
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True},
+            None,
+            {"type": "Sequence", "pretokenizers": [{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never"}]},
+            False,
+            False,
+        ),
+        ({"type": "Metaspace", "replacement": "▁", "add_prefix_space": True}, None, {"type": "Metaspace", "add_prefix_space": True}, True, True),
+        ({"type": "ByteLevel"}, None, {"type": "ByteLevel", "add_prefix_space": False}, False, False),
+    ],
+)
+def test_start_of_text_facts_are_recorded(decoder, normalizer, pre_tokenizer, strips, prefix):
+    vocab = {"<unk>": 0, "</s>": 1, "▁a": 2, "b": 3} if decoder.get("type") != "ByteLevel" else {"</s>": 1, "Ġa": 2, "b": 3}
+    doc = tokenizer_json(vocab, decoder=decoder, added_tokens=[added(1, "</s>")])
+    doc["normalizer"], doc["pre_tokenizer"] = normalizer, pre_tokenizer
+    v = from_doc(doc)
+    assert (v.strips_leading_space, v.adds_dummy_prefix) == (strips, prefix)
+
+
+def test_bare_sentencepiece_vocab_json_assumes_llama2_start_of_text():
+    v = Vocabulary.from_json_text(json.dumps({"<unk>": 0, "<s>": 1, "</s>": 2, "▁a": 3, "<0x0A>": 4}))
+    assert v.decoding == "sentencepiece" and v.strips_leading_space and v.adds_dummy_prefix
+    v = Vocabulary.from_json_text(json.dumps({"a": 0, "Ġb": 1, "<|endoftext|>": 2}))
+    assert not v.strips_leading_space and not v.adds_dummy_prefix
+    v = Vocabulary(0, {"a": 1})
+    assert v.decoding == "mapping" and not v.strips_leading_space and not v.adds_dummy_prefix
+
+
+# -- numbers too long to be ids ------------------------------------------------------------------
+
+
+def test_ids_with_thousands_of_digits(tmp_path):
+    huge = "9" * 5000
+    message = error_of(Vocabulary.from_json_text, '{"a": %s, "</s>": 1}' % huge, filename="vocab.json")
+    assert "vocab.json" in message and "digits" in message and "2**31" in message
+    message = error_of(Vocabulary.from_json_text, '{"a": %s, "</s>": 1}' % ("9" * 400), filename="vocab.json")
+    assert "token 'a'" in message and "too large" in message and len(message) < 300
+    message = error_of(Vocabulary.from_json_text, json.dumps({"a": 0, "</s>": 1}), eos=huge)
+    assert "eos" in message and "5,000 digits" in message and len(message) < 300
+    path = write_json(tmp_path / "vocab.json", {"a": 0, "Ġb": 1, "</s>": 2})
+    write_json(tmp_path / "tokenizer_config.json", {"added_tokens_decoder": {huge: {"content": "x"}}})
+    message = error_of(Vocabulary.from_file, path)
+    assert "tokenizer_config.json" in message and "5,000 digits" in message and len(message) < 400
+    write_json(tmp_path / "tokenizer_config.json", {"model_max_length": 10**30})  # real configs hold such numbers
+    assert Vocabulary.from_file(path).eos_token_id == 2

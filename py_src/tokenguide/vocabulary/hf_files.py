@@ -13,18 +13,19 @@
   replaces a model token with the same id.
 
 Every failure is a VocabularyError naming the file and the place in it. Files and texts are
-refused above MAX_FILE_BYTES; integers longer than 20 digits are never converted.
+refused above MAX_FILE_BYTES, and integers too long for int() are named, not raised raw.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import VocabularyError
-from .checks import MAX_ID_DIGITS, MAX_TOKEN_ID, HugeInteger, check_id, id_from_digits, short, type_name
+from .checks import MAX_TOKEN_ID, check_id, id_from_digits, short, type_name
 from .decoders import Decoding, adds_dummy_prefix, decoding_from_decoder, guess_decoding
 
 __all__ = [
@@ -63,13 +64,6 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _parse_int(text: str) -> int | HugeInteger:
-    """json integer hook: digit strings too long for any id are not converted (int() is quadratic
-    and refuses more than 4,300 digits with a raw ValueError); they become a HugeInteger."""
-    digits = len(text) - text.startswith("-")
-    return HugeInteger(digits) if digits > MAX_ID_DIGITS else int(text)
-
-
 def parse_json(text: str | bytes, filename: str) -> Any:
     """Parse JSON text, turning every failure into a VocabularyError that names the file."""
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -89,7 +83,7 @@ def parse_json(text: str | bytes, filename: str) -> Any:
     if len(text) > MAX_FILE_BYTES:
         raise VocabularyError(f"{filename}: text is {len(text):,} characters, more than the {MAX_FILE_BYTES:,} accepted")
     try:
-        return json.loads(text, object_pairs_hook=_pairs_hook, parse_int=_parse_int)
+        return json.loads(text, object_pairs_hook=_pairs_hook)
     except json.JSONDecodeError as exc:
         raise VocabularyError(
             f"{filename}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -98,6 +92,11 @@ def parse_json(text: str | bytes, filename: str) -> Any:
         raise VocabularyError(f"{filename}: duplicate key {short(exc.key)} in a JSON object") from None
     except RecursionError:
         raise VocabularyError(f"{filename}: JSON nested too deeply") from None
+    except ValueError:  # int() refuses integers of more than sys.get_int_max_str_digits() digits
+        raise VocabularyError(
+            f"{filename}: an integer of more than {sys.get_int_max_str_digits():,} digits: no token id or "
+            "count is that large (ids must be below 2**31)"
+        ) from None
 
 
 def read_limited(path: str, filename: str) -> bytes:
