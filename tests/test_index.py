@@ -217,3 +217,57 @@ def test_mask_cache_is_bounded_by_bytes(gpt2_vocabulary):
     assert index.mask_cache_size == (5, 5 * one)
     with pytest.raises(ArgumentError):
         index.set_mask_cache_bytes(-1)
+
+
+def test_long_automaton_build_reports_progress_and_can_be_cancelled(gpt2_vocabulary):
+    """`.{5000}` takes seconds: the automaton stage itself reports progress and honours cancel."""
+    stages = []
+
+    def progress(stage, done, total):
+        stages.append(stage)
+
+    calls = []
+
+    def cancel_after_many():
+        calls.append(1)
+        return len(calls) > 60
+
+    with pytest.raises(BuildCancelled):
+        Index(".{5000}", gpt2_vocabulary, progress=progress, should_cancel=cancel_after_many)
+    assert stages.count("automaton") > 50 and "states" not in stages
+
+
+def test_writing_streams_with_progress_cancel_and_identical_bytes(gpt2_vocabulary):
+    from tokenguide.index import format as file_format
+
+    index = Index(r"[a-z ]{0,12}\d", gpt2_vocabulary)
+    canonical = file_format.gzip_compress(file_format.encode_payload(index))
+    seen = []
+    chunks = list(index.iter_bytes(progress=lambda stage, done, total: seen.append((stage, done, total))))
+    assert len(chunks) > 3 and b"".join(chunks) == canonical == index.to_bytes()
+    assert seen[0] == ("writing", 0, index.num_transitions) and seen[-1][1:] == (index.num_transitions,) * 2
+    assert [d for _, d, _ in seen] == sorted(d for _, d, _ in seen)
+    with pytest.raises(BuildCancelled):
+        index.to_bytes(should_cancel=lambda: True)
+    fast = index.to_bytes(level=1)
+    assert fast != canonical and Index.from_bytes(fast) == index
+    for bad in (10, -1, "6", True):
+        with pytest.raises(ArgumentError):
+            index.to_bytes(level=bad)
+
+
+def test_reading_checks_its_arguments_and_reports_progress(gpt2_vocabulary):
+    index = Index(r"[a-z ]{0,12}\d", gpt2_vocabulary)
+    data = index.to_bytes()
+    for bad in (-1, "1", None, True, 2.5):
+        with pytest.raises(ArgumentError) as info:
+            Index.from_bytes(data, max_size=bad)
+        assert "max_size" in str(info.value)
+    with pytest.raises(ArgumentError):
+        Index.from_bytes("not bytes")
+    seen = []
+    assert Index.from_bytes(data, progress=lambda *a: seen.append(a)) == index
+    assert seen and seen[-1][0] == "reading"
+    with pytest.raises(BuildCancelled):
+        Index.from_bytes(data, should_cancel=lambda: True)
+    assert Index.from_bytes(bytearray(data)) == index

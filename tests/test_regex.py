@@ -219,3 +219,40 @@ def test_unicode_classes_are_pinned():
     """The same automaton on every runtime: U+1E4F0 (NAG MUNDARI DIGIT ZERO, Unicode 15) is a digit everywhere."""
     assert compile_regex(r"\d").accepts("\U0001E4F0".encode())
     assert not compile_regex(r"\d", ascii=True).accepts("\U0001E4F0".encode())
+
+
+def test_deep_nesting_is_a_named_limit():
+    from tokenguide.errors import RegexNestingError
+    from tokenguide.regex.parser import MAX_GROUP_DEPTH
+
+    deep = "(" * 1000 + "a" + ")" * 1000
+    with pytest.raises(RegexNestingError) as info:
+        compile_regex(deep)
+    assert info.value.limit == MAX_GROUP_DEPTH and info.value.pos == MAX_GROUP_DEPTH
+    assert "nested more than" in str(info.value)
+    # At the limit it works; brackets and escapes do not count as groups.
+    ok = "(?:" * MAX_GROUP_DEPTH + "a|b" + ")*" * MAX_GROUP_DEPTH
+    dfa = compile_regex(ok)
+    for text in ("", "a", "abba", "c"):
+        assert dfa.accepts(text.encode()) == bool(re.fullmatch(ok, text))
+    literal = r"[(]" * 300 + r"\(" * 300
+    assert compile_regex(literal).accepts(b"(" * 600)
+
+
+def test_exploding_regex_is_refused_within_the_memory_budget(monkeypatch):
+    """Whatever max_states says, building stops at the memory budget with a StateLimitError."""
+    import tracemalloc
+
+    from tokenguide.regex import dfa as dfa_module
+
+    budget = 24 << 20
+    monkeypatch.setattr(dfa_module, "MEMORY_BUDGET", budget)
+    tracemalloc.start()
+    try:
+        with pytest.raises(StateLimitError) as info:
+            compile_regex("(a|b)*a(a|b){24}", max_states=10**7)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "MiB of memory" in str(info.value)
+    assert peak < 3 * budget, f"peak {peak:,}"

@@ -88,3 +88,11 @@ class GuideError(TokenguideError, ValueError):
 class MaskBufferError(TokenguideError, ValueError, TypeError):
     """A buffer that cannot receive a token bitmask: not writable int32 memory, too small, not contiguous,
     not on the CPU, or a bad raw pointer / numel / element_size."""
+
+
+class RegexNestingError(RegexError):
+    """The regex nests groups deeper than tokenguide supports (`limit`); flatten the groups."""
+
+    def __init__(self, message: str, pattern: str | None = None, pos: int | None = None, limit: int | None = None):
+        self.limit = limit
+        super().__init__(message, pattern, pos)

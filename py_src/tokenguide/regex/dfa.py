@@ -24,6 +24,13 @@ from . import parser as regex_ast
 DEFAULT_MAX_STATES = 100_000
 _NFA_LIMIT = 2_000_000
 
+#: What building an automaton may take, in bytes, whatever `max_states` says: a state costs about
+#: _STATE_BYTES (its byte row of 256 entries, its subset, bookkeeping; measured on exploding
+#: regexes such as (a|b)*a(a|b){16}) plus 8 bytes per NFA state in its subset.
+MEMORY_BUDGET = 1 << 30
+_STATE_BYTES = 6_000
+_ROW_BYTES = 2_200  # one byte-level state (a 256-entry row) while lowering to UTF-8
+
 
 class ByteDFA:
     """A minimal, trimmed DFA over bytes: state 0 is initial, -1 means no transition.
@@ -112,8 +119,23 @@ def compile_tree(
     nfa = _NFA()
     start, end = nfa.fragment(tree)
     char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
-    table, accept = _to_bytes(char_edges, char_accept, max_states, pattern)
-    return _minimize(table, accept)
+    table, accept = _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint)
+    return _minimize(table, accept, checkpoint)
+
+
+def _tick(checkpoint: Callable[[], None] | None, i: int) -> None:
+    """Call `checkpoint` (progress, cancellation) every 256 steps of a long loop."""
+    if checkpoint is not None and not i & 255:
+        checkpoint()
+
+
+def _memory_error(what: str, states: int, pattern: str | None) -> StateLimitError:
+    return StateLimitError(
+        f"the automaton would need more than {MEMORY_BUDGET >> 20:,} MiB of memory while {what} "
+        f"({states:,} states so far, and more keep coming); simplify the regex (a bounded repetition "
+        "after an unbounded one multiplies states)",
+        pattern,
+    )
 
 
 # -- Thompson NFA over code-point sets ------------------------------------------
@@ -244,6 +266,7 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
     accept: list[bool] = []
     edges_of = nfa.edges
     closures: dict[frozenset[int], int] = {}
+    cost = _STATE_BYTES + 8 * len(first)
     i = 0
     while i < len(order):
         current = order[i]
@@ -275,15 +298,18 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
                             "simplify the regex or raise max_states",
                             pattern,
                         )
+                    cost += _STATE_BYTES + 8 * len(state_set)
+                    if cost > MEMORY_BUDGET:
+                        raise _memory_error("determinizing", len(order), pattern)
                     ids[state_set] = target
                     order.append(state_set)
                 closures[key] = target
             moves[atom] = target
         atom_moves.append(moves)
-    return _merge_char_states(atom_moves, accept, atom_intervals)
+    return _merge_char_states(atom_moves, accept, atom_intervals, checkpoint)
 
 
-def _merge_char_states(atom_moves, accept, atom_intervals):
+def _merge_char_states(atom_moves, accept, atom_intervals, checkpoint=None):
     """Minimize the character DFA over atoms, then spell each edge as code-point intervals.
 
     Merging equivalent states here, where there are few atoms, saves expanding them
@@ -294,7 +320,7 @@ def _merge_char_states(atom_moves, accept, atom_intervals):
     sink = n
     trans = [[moves.get(a, sink) for a in range(k)] for moves in atom_moves]
     trans.append([sink] * k)
-    blocks = _hopcroft(trans, {s for s in range(n) if accept[s]}, k)
+    blocks = _hopcroft(trans, {s for s in range(n) if accept[s]}, k, checkpoint)
     number: dict[int, int] = {}
     first_of: list[int] = []
     for s in range(n):  # number blocks by first member, so the start state stays 0
@@ -319,7 +345,7 @@ def _merge_char_states(atom_moves, accept, atom_intervals):
 # -- characters to UTF-8 bytes ------------------------------------------------------
 
 
-def _to_bytes(char_edges, char_accept, max_states, pattern):
+def _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint=None):
     """Expand character edges into byte transitions; returns dense rows and acceptance.
 
     The code points that share a UTF-8 prefix form one aligned block, so after a lead
@@ -333,6 +359,7 @@ def _to_bytes(char_edges, char_accept, max_states, pattern):
     accept = list(char_accept)
     memo: dict[tuple, int] = {}
     limit = max_states * 4
+    memory_limit = MEMORY_BUDGET // _ROW_BYTES
 
     def block_state(rem: int, pieces: tuple) -> int:
         """State after a prefix whose block (64**rem code points) maps as `pieces` (relative)."""
@@ -345,6 +372,8 @@ def _to_bytes(char_edges, char_accept, max_states, pattern):
             raise StateLimitError(
                 f"the byte automaton needs more than {limit:,} states; simplify the regex", pattern
             )
+        if state >= memory_limit:
+            raise _memory_error("spelling characters as UTF-8 bytes", state, pattern)
         memo[key] = state
         row = [-1] * 256
         table.append(row)
@@ -371,7 +400,10 @@ def _to_bytes(char_edges, char_accept, max_states, pattern):
                 row[0x80 + c] = block_state(rem - 1, tuple(part))
         return state
 
+    if n_chars > memory_limit:
+        raise _memory_error("spelling characters as UTF-8 bytes", n_chars, pattern)
     for state, edges in enumerate(char_edges):
+        _tick(checkpoint, state)
         row = table[state]
         los = [lo for lo, _, _ in edges]
         for lo, hi, target in edges:
@@ -422,8 +454,12 @@ def _byte_classes(table: list) -> tuple[bytes, list[int]]:
     return bytes(classes), reps
 
 
-def _minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
+def _minimize(table: list[list[int]], accept: list[bool], checkpoint=None) -> ByteDFA:
+    if checkpoint is not None:
+        checkpoint()
     classes, reps = _byte_classes(table)
+    if checkpoint is not None:
+        checkpoint()
     rows = [[row[b] for b in reps] for row in table]
     n = len(rows)
     k = len(reps)
@@ -460,7 +496,7 @@ def _minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
     trans = [[new_id.get(t, sink) if t >= 0 else sink for t in rows[s]] for s in keep]
     trans.append([sink] * k)
     finals = {new_id[s] for s in keep if accept[s]}
-    blocks = _hopcroft(trans, finals, k)
+    blocks = _hopcroft(trans, finals, k, checkpoint)
     # Canonical numbering: breadth first from the initial block, bytes in ascending order.
     block_of = blocks
     sink_block = block_of[sink]
@@ -475,6 +511,7 @@ def _minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
     block_list = [start_block]
     while queue:
         bid = queue.popleft()
+        _tick(checkpoint, bid)
         s = repr_state[block_list[bid]]
         row = [-1] * 256
         for b in range(256):
@@ -495,7 +532,7 @@ def _minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
     return ByteDFA(new_classes, table_out, final_ids)
 
 
-def _hopcroft(trans: list[list[int]], finals: set[int], k: int) -> list[int]:
+def _hopcroft(trans: list[list[int]], finals: set[int], k: int, checkpoint=None) -> list[int]:
     """Partition refinement (Hopcroft); returns the block id of every state.
 
     The last state is the sink. Every other state can reach acceptance, so the sink is
@@ -523,7 +560,10 @@ def _hopcroft(trans: list[list[int]], finals: set[int], k: int) -> list[int]:
             block_of[s] = i
     work = set(range(len(blocks) - 1))
     work_list = sorted(work)
+    steps = 0
     while work_list:
+        steps += 1
+        _tick(checkpoint, steps)
         a = work_list.pop()
         work.discard(a)
         by_class: dict[int, list[int]] = {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import RegexError
+from ..errors import RegexError, RegexNestingError
 from . import ranges as charset
 from . import sre, unicode_tables
 from .ranges import Ranges
@@ -29,6 +29,10 @@ from .sre import constants as C
 from .sre import parser as P
 
 Node = tuple
+
+#: Deepest group nesting accepted: the parser and the automaton builder recurse once per level,
+#: and the browser's (WebAssembly) stack is smaller than CPython's.
+MAX_GROUP_DEPTH = 100
 
 IGNORECASE = C.SRE_FLAG_IGNORECASE
 DOTALL = C.SRE_FLAG_DOTALL
@@ -52,6 +56,7 @@ def parse(pattern: str, *, ascii: bool = False) -> Node:
     if not isinstance(pattern, str):
         raise RegexError(f"the regex must be a str, not {type(pattern).__name__}")
     flags = re.ASCII if ascii else 0
+    _check_nesting(pattern)
     try:
         tree = P.parse(pattern, flags)
     except re.error as exc:
@@ -62,6 +67,37 @@ def parse(pattern: str, *, ascii: bool = False) -> Node:
     if global_flags & re.VERBOSE:
         global_flags &= ~re.VERBOSE
     return _Converter(pattern).convert(list(tree), global_flags, True, True)
+
+
+def _check_nesting(pattern: str) -> None:
+    """RegexNestingError at the first group opened deeper than MAX_GROUP_DEPTH (escapes and classes skipped)."""
+    depth = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":  # a class: skip to its closing bracket (a leading ] or ^] is literal)
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if ch == "(":
+            depth += 1
+            if depth > MAX_GROUP_DEPTH:
+                raise RegexNestingError(
+                    f"groups are nested more than {MAX_GROUP_DEPTH} deep; flatten the regex", pattern, i, MAX_GROUP_DEPTH
+                )
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        i += 1
 
 
 class _Converter:
