@@ -196,3 +196,26 @@ def test_vocabulary_arguments_are_checked(bad):
         Index("a", {"a": 1})
     with pytest.raises(VocabularyTypeError, match="Vocabulary.from_file"):
         Index("a", "vocab.json")
+
+
+def test_every_vocabulary_entry_point_names_the_argument():
+    from tokenguide import CFGGuide, Guide, RegexGuide
+    from tokenguide.errors import VocabularyTypeError
+    from tokenguide.index import Index, cache, prepare_vocabulary
+
+    entry_points = {
+        "get_index: vocabulary": lambda: cache.get_index("a", {"a": 1}),
+        "prepare_vocabulary: vocabulary": lambda: prepare_vocabulary({"a": 1}),
+        "Index: vocabulary": lambda: Index.from_json_schema({"type": "integer"}, {"a": 1}),
+        "tokenizer: expected a tokenguide Tokenizer": lambda: RegexGuide.from_regex("a", {"a": 1}),
+        "tokenizer: expected a tokenguide": lambda: Guide.from_regex("a", {"a": 1}),
+        "tokenizer: expected": lambda: CFGGuide('start: "a"', {"a": 1}),
+    }
+    for expected, call in entry_points.items():
+        with pytest.raises(VocabularyTypeError) as info:
+            call()
+        assert expected in str(info.value), (expected, str(info.value))
+    with pytest.raises(VocabularyTypeError, match="as_tokenizer: tokenizer: .* got dict; build a Vocabulary"):
+        as_tokenizer({"a": 1})
+    with pytest.raises(VocabularyTypeError, match="MyGuide: tok: "):
+        as_tokenizer(3.5, where="MyGuide", argument="tok")

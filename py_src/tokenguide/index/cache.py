@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import IndexFormatError
 from ..regex.dfa import DEFAULT_MAX_STATES
 from .index import Index
-from ..vocabulary import Vocabulary
+from ..vocabulary import Vocabulary, require_vocabulary
 
 __all__ = ["get_index", "clear_cache", "set_cache_size", "set_cache_dir", "cache_info", "cache_key"]
 
@@ -108,6 +108,7 @@ def get_index(
     `cache_dir` overrides the default folder set by set_cache_dir / TOKENGUIDE_CACHE_DIR.
     `use_cache=False` always builds (and stores nothing).
     """
+    require_vocabulary(vocabulary, "vocabulary", "get_index")
     if not use_cache:
         return Index(regex, vocabulary, ascii=ascii, max_states=max_states, progress=progress)
     key = cache_key(regex, vocabulary, ascii, max_states)

@@ -11,6 +11,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
+from ..vocabulary import require_vocabulary
+
 if TYPE_CHECKING:
     from ..vocabulary import Vocabulary
 
@@ -203,6 +205,7 @@ _PREPARED_KEEP = 4
 
 def prepare_vocabulary(vocabulary: "Vocabulary") -> PreparedVocabulary:
     """The PreparedVocabulary of `vocabulary`, cached for the last few vocabularies used."""
+    require_vocabulary(vocabulary, "vocabulary", "prepare_vocabulary")
     for i, (known, prepared) in enumerate(_PREPARED):
         if known is vocabulary:
             if i:

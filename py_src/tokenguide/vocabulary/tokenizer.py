@@ -166,9 +166,10 @@ class Tokenizer:
         return f"Tokenizer({self.core_vocabulary!r}, strip_leading_space={self.strip_leading_space})"
 
 
-def as_tokenizer(obj: Any) -> Any:
+def as_tokenizer(obj: Any, *, where: str = "as_tokenizer", argument: str = "tokenizer") -> Any:
     """Turn what a user passes as "tokenizer" into something with the outlines tokenizer interface.
 
+    Anything else is a VocabularyTypeError naming `where` (the public entry point) and `argument`.
     Tokenizer -> itself; Vocabulary -> Tokenizer; a path -> Tokenizer.from_file; a transformers
     tokenizer (has get_vocab and convert_tokens_to_string) -> Tokenizer.from_transformers;
     any other object with eos_token_id, vocabulary and decode is returned unchanged.
@@ -183,9 +184,10 @@ def as_tokenizer(obj: Any) -> Any:
         return Tokenizer.from_transformers(obj)
     if all(hasattr(obj, name) for name in ("eos_token_id", "vocabulary", "decode")):
         return obj
+    hint = "; build a Vocabulary(eos_token_id, mapping) from a token -> id dict" if isinstance(obj, dict) else ""
     raise VocabularyTypeError(
-        f"expected a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, a transformers "
-        f"tokenizer, or an object with eos_token_id, vocabulary and decode; got {type(obj).__name__}"
+        f"{where}: {argument}: expected a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, "
+        f"a transformers tokenizer, or an object with eos_token_id, vocabulary and decode; got {type(obj).__name__}{hint}"
     )
 
 
