@@ -264,16 +264,17 @@ def test_real_encodings_are_accepted(pair):
         assert not rejected, f"{name}/{label}: {len(rejected)} of {checked} real encodings rejected, e.g. {rejected[:3]}"
 
 
-def test_text_start_with_a_dummy_prefix(pair):
+def test_text_start(pair):
     """At the start of a text (no prompt), Llama 2 and T5 spell s as ▁s: the decoder strips that
-    space, tokenguide's bytes keep it, and the index of ' ' + regex accepts the encoding."""
+    space, tokenguide's bytes keep it, and the index of vocab.start_of_text_regex(regex), which
+    accepts that one space, accepts the real encoding. Other vocabularies spell s as anywhere."""
     name, vocab, hf = pair
-    if not vocab.adds_dummy_prefix:
-        assert name not in ("llama2", "unigram")
-        pytest.skip(f"{name}: no dummy prefix, a text's first token is spelled as anywhere else")
-    assert vocab.strips_leading_space
+    dummy = vocab.adds_dummy_prefix and vocab.strips_leading_space
+    assert dummy == (name in ("llama2", "unigram"))
     regex, make = (UNIGRAM_CASES["words"] if name == "unigram" else CASES["text"])
-    index = Index(f" (?:{regex})", vocab)
+    start_regex = vocab.start_of_text_regex(regex)
+    assert (start_regex != regex) == dummy
+    index = Index(start_regex, vocab)
     rng = random.Random(f"tokenguide-start-{name}")
     checked = 0
     for _ in range(30):
@@ -282,6 +283,7 @@ def test_text_start_with_a_dummy_prefix(pair):
         if hf.decode(ids) != text:
             continue
         checked += 1
-        assert b"".join(vocab.id_to_bytes(t) or b"" for t in ids) == b" " + text.encode("utf-8")
+        spelled = b"".join(vocab.id_to_bytes(t) or b"" for t in ids)
+        assert spelled == (b" " if dummy else b"") + text.encode("utf-8"), (text, ids)
         assert _walk(index, ids), (text, ids)
     assert checked >= 20

@@ -810,3 +810,19 @@ def test_ids_with_thousands_of_digits(tmp_path):
     assert "tokenizer_config.json" in message and "5,000 digits" in message and len(message) < 400
     write_json(tmp_path / "tokenizer_config.json", {"model_max_length": 10**30})  # real configs hold such numbers
     assert Vocabulary.from_file(path).eos_token_id == 2
+
+
+def test_start_of_text_regex(llama2_vocabulary, gpt2_vocabulary):
+    import re
+
+    from tokenguide.errors import VocabularyTypeError
+
+    v = llama2_vocabulary
+    assert v.start_of_text_regex("Hello") == r"\x20(?:Hello)"
+    assert v.start_of_text_regex("(?i)hello|bye") == r"(?i)\x20(?:hello|bye)"
+    assert v.start_of_text_regex("^ab") == r"^\x20(?:ab)" and v.start_of_text_regex(r"\Aab") == r"\A\x20(?:ab)"
+    for regex, text in [("Hello", " Hello"), ("(?i)hello|bye", " BYE"), ("(?x) a b", " ab"), ("^a+", " aaa")]:
+        assert re.fullmatch(v.start_of_text_regex(regex), text) and not re.fullmatch(v.start_of_text_regex(regex), text[1:])
+    assert gpt2_vocabulary.start_of_text_regex("Hello") == "Hello"
+    with pytest.raises(VocabularyTypeError, match="start_of_text_regex: regex"):
+        v.start_of_text_regex(b"x")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import struct
 import sys
 from array import array
@@ -33,6 +34,7 @@ from .hf_files import SIBLING_FILES, ParsedVocabulary, parse_json, parse_tokeniz
 __all__ = ["Vocabulary", "require_vocabulary"]
 
 _U32 = "I" if array("I").itemsize == 4 else "L"  # a 4-byte unsigned array type code
+_LEADING_FLAGS_AND_ANCHOR = re.compile(r"(?:\(\?[aiLmsux]+\))*(?:\^|\\A)?")
 
 
 class Vocabulary:
@@ -256,6 +258,22 @@ class Vocabulary:
         data = token.encode("utf-8") if isinstance(token, str) else bytes(token)
         ids = self.tokens.get(data)
         return list(ids) if ids is not None else None
+
+    def start_of_text_regex(self, regex: str) -> str:
+        """The regex to use when generation starts at the very beginning of a text (no prompt).
+
+        A dummy-prefix tokenizer whose decoder strips that space (Llama 2, T5) spells a text
+        ``Hello`` at the start as ``▁Hello``, b" Hello": the result accepts one space before the
+        language (leading inline flags and a ``^`` / ``\\A`` anchor stay in front). For every other
+        vocabulary the regex is returned unchanged. After a prompt, use the regex itself.
+        """
+        if not isinstance(regex, str):
+            raise VocabularyTypeError(f"Vocabulary.start_of_text_regex: regex: expected a str, got {type(regex).__name__}")
+        if not (self.adds_dummy_prefix and self.strips_leading_space):
+            return regex
+        head = _LEADING_FLAGS_AND_ANCHOR.match(regex)
+        cut = head.end() if head else 0
+        return f"{regex[:cut]}\\x20(?:{regex[cut:]})"  # \x20, not " ": a space means nothing under (?x)
 
     def get_eos_token_id(self) -> int:
         """outlines-core spelling of `eos_token_id`."""
