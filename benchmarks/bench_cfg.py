@@ -121,7 +121,7 @@ def main() -> int:
 
     prep_ref, reference = cpu(lambda: ReferenceCFGGuide(grammars.json, tok))
     prep_fast, fast = cpu(lambda: FastCFGGuide(grammars.json, tok))
-    trie = fast._trie_for_context((b"", False))
+    trie = fast._trie_for_context(b"")
     print("## Preparation (JSON grammar), s\n")
     print("| guide | preparation s | notes |")
     print("|---|---:|---|")

@@ -31,6 +31,7 @@ from tokenguide.guides import (
 )
 from tokenguide.guides.cfg import fast as cfg_fast
 from tokenguide.guides.cfg import CharTrie, FastCFGGuide
+from tokenguide.guides.cfg.chars import split_utf8
 from tokenguide.vocabulary import Tokenizer, decode_utf8_prefix
 from tokenguide.vocabulary import Vocabulary
 
@@ -241,27 +242,30 @@ def test_held_bytes_decoding_identity(gpt2_vocabulary):
 
 @pytest.mark.parametrize("which", ["gpt2", "llama2"])
 def test_after_tokens_ending_inside_utf8(which, request):
+    """Tokens ending inside a UTF-8 character (GPT-2's b' \\xe2\\x80', Llama 2's byte tokens such as
+    <0xE2>) are allowed where some completion of the character is viable, and only continuations
+    of that character may follow them: the same answers as the reference's."""
     vocab = request.getfixturevalue(f"{which}_vocabulary")
     tok = Tokenizer(vocab)
     guide = FastCFGGuide(GRAMMARS["strings"], tok)
     rng = random.Random(which)
-    held = held_tokens(vocab)
+    ends_inside = sorted(ids[0] for data, ids in vocab.tokens.items() if (split_utf8(data) or ("", b""))[1])
+    if which == "gpt2":
+        assert len(held_tokens(vocab)) > 50
     opening = guide.get_next_state(guide.get_next_state(guide.initial_state, vocab.tokens[b"["][0]), vocab.tokens[b'"'][0])
-    if which == "llama2":
-        assert not held  # only byte tokens are incomplete, and alone they decode to "": never allowed
-        assert vocab.tokens[b"\xe2"][0] not in guide.allowed_token_ids(opening)
-        return
-    assert len(held) > 50
-    special = sorted(
-        ids[0] for data, ids in vocab.tokens.items() if 0x80 <= data[0] <= 0xBF or decode_utf8_prefix(data) == ""
-    )
-    for token in rng.sample(held, min(6, len(held))):
+    lead = vocab.tokens[b"\xe2"][0]
+    assert lead in guide.allowed_token_ids(opening)  # a string may hold any character U+2000..U+2FFF
+    assert lead not in guide.allowed_token_ids(guide.initial_state)  # the text must start with "["
+    special = sorted(ids[0] for data, ids in vocab.tokens.items() if 0x80 <= data[0] <= 0xBF or split_utf8(data) is None)
+    for token in [lead] + rng.sample(ends_inside, min(6, len(ends_inside))):
         candidates = sorted(set(special) | set(rng.sample(guide._candidates, 500)) | {vocab.tokens[b'"'][0]})
         for state in (opening, guide.initial_state):
             if token not in guide.allowed_token_ids(state):
                 continue
             after = guide.get_next_state(state, token)
+            assert after.held and not guide.can_terminate_state(after)
             fast = guide.allowed_token_ids(after)
+            assert fast and all(0x80 <= tok.token_bytes(t)[0] <= 0xBF for t in fast)
             assert [t for t in fast if t in set(candidates)] == reference_allowed(guide, after, candidates)
 
 

@@ -437,9 +437,10 @@ def test_random_generations_parse_with_lark(which, grammar_name, request):
 
 
 def test_llama_first_token_leading_space(llama2_vocabulary):
-    """The first token is decoded alone (HF drops SentencePiece's leading space), later ones keep it."""
+    """With at_text_start (no prompt before the output), the first token's leading space is dropped
+    as HF's decoder drops it; later tokens keep theirs."""
     tok = Tokenizer(llama2_vocabulary)
-    guide = CFGGuide('start: "{" (" " "x")* "}"', tok)
+    guide = CFGGuide('start: "{" (" " "x")* "}"', tok, at_text_start=True)
     brace = tok.vocabulary["\u2581{"]
     x = tok.vocabulary["\u2581x"]
     assert list(guide.iter_valid_token_ids(guide.initial_state, [brace, x])) == [brace]
@@ -447,6 +448,24 @@ def test_llama_first_token_leading_space(llama2_vocabulary):
     assert state.text == "{"
     assert list(guide.iter_valid_token_ids(state, [brace, x])) == [x]
     assert guide.get_next_state(state, x).text == "{ x"
+
+
+@pytest.mark.parametrize("guide_class", [CFGGuide, ReferenceCFGGuide])
+def test_llama_first_token_is_its_vocabulary_bytes(llama2_vocabulary, guide_class):
+    """By default a SentencePiece token means its vocabulary bytes ("\u2581" is a space) wherever it
+    comes, as for the regex Index: "\u2581{" starts the text with " {"."""
+    from tokenguide import Index
+
+    tok = Tokenizer(llama2_vocabulary)
+    brace, plain, x = (tok.vocabulary[t] for t in ["\u2581{", "{", "\u2581x"])
+    guide = guide_class('start: "{" (" " "x")* "}"', tok)
+    assert list(guide.iter_valid_token_ids(guide.initial_state, [brace, plain, x])) == [plain]
+    spaced = guide_class('start: " "? "{" (" " "x")* "}"', tok)
+    assert list(spaced.iter_valid_token_ids(spaced.initial_state, [brace, plain, x])) == [brace, plain]
+    assert spaced.get_next_state(spaced.initial_state, brace).text == " {"
+    index = Index(r" ?\{( x)*\}", llama2_vocabulary)  # the regex Index reads the tokens the same way
+    assert brace in index.get_allowed_tokens(index.initial_state)
+    assert plain in index.get_allowed_tokens(index.initial_state)
 
 
 def test_copy_is_independent():

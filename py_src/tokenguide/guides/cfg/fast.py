@@ -12,11 +12,13 @@ for every token at once, without parsing token by token:
 - the answer is cached by the configuration reached after the pending text (inside a string,
   every step reaches the same one).
 
-Decoding contexts: after a token that ended inside a UTF-8 sequence (held bytes h), a token not
-starting with a continuation byte reads as U+FFFD then its usual text, so the usual trie is
-walked from the configuration after U+FFFD; only tokens starting with a continuation byte get a
-small trie of their own per h. A SentencePiece first token (leading space dropped) walks the
-usual trie with its root " " child read as nothing.
+Tokens are bytes: a key of the trie is a token's complete text followed by the bytes of an
+incomplete last character (as `chars.held_label` characters; such a key is viable when some
+completion of that character is), and tokens that are not valid UTF-8 have no key. After a
+token that ended inside a character (held bytes h), only tokens starting with a continuation
+byte can follow: they get a small trie of their own per h. With `at_text_start` on a
+SentencePiece vocabulary, the first step walks the usual trie with its root " " child read as
+nothing.
 
 Why not the core byte automata (`regex.compile_regex`): Lark lexes with `re.match` on text,
 which is leftmost-first, not longest-match (`/a|ab/` matches "a" in "ab"), with lazy
@@ -35,13 +37,12 @@ are then decoded per previous token (slower steps).
 
 from __future__ import annotations
 
-import codecs
 from array import array
 from bisect import insort
 from typing import Any, Iterable, Iterator, Optional
 
-from ...vocabulary import Tokenizer, decode_utf8_prefix
 from ..instructions import Generate, Instruction, Write
+from .chars import held_label, split_utf8
 from .machine import ConfigurationMachine, unsupported_reason
 from .reference import CFGState, ReferenceCFGGuide
 from .trie import CharTrie, walk
@@ -57,142 +58,77 @@ class FastCFGGuide(ReferenceCFGGuide):
     """CFG guide for a Lark grammar (LALR, contextual lexer) with the reference's exact answers,
     computed by walking a token trie through a lazily built lexer/parser machine."""
 
-    def __init__(self, cfg_string: str, tokenizer: Any):
-        super().__init__(cfg_string, tokenizer)
+    def __init__(self, cfg_string: str, tokenizer: Any, *, at_text_start: bool = False):
+        super().__init__(cfg_string, tokenizer, at_text_start=at_text_start)
         grammar = self.grammar
         self.fallback_reason = unsupported_reason(grammar)
-        self._bytes_decoding = isinstance(self.tokenizer, Tokenizer)
-        self._strip = bool(getattr(self.tokenizer, "strip_leading_space", False)) if self._bytes_decoding else False
+        self._bytes_decoding = self.on_bytes
         self._token_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} - {self.eos_token_id})
         self._token_bytes: dict[int, bytes] = {}
-        if self._bytes_decoding:
+        if self.on_bytes:
             self._token_bytes = {t: self.tokenizer.token_bytes(t) for t in self._token_ids}
         windows = [grammar.scanner(name).window for name in grammar.pattern_terminals()]
         self._tail = max(windows + [1]) - 1  # characters before the current one that lookbehinds see
-        self._classes: dict[str, int] = {}  # character -> class
-        self._class_signatures: dict[tuple, int] = {}
-        self._class_reps: list[str] = []
-        self._char_tests = [t for name in grammar.pattern_terminals() for t in grammar.scanner(name).char_tests()]
         self._reset_tables()
-        self._held_split: Optional[tuple] = None
+        self._continuations: Optional[list[int]] = None
         self._tries: dict[Any, CharTrie] = {}
         if self.fallback_reason is None:
-            self._trie_for_context((b"", False))  # the usual context, prepared now
+            self._trie_for_context(b"" if self.on_bytes else None)  # the usual context, prepared now
 
     def _reset_tables(self) -> None:
         """(Re)create the memo tables (also used when they grow past _MEMO_LIMIT)."""
-        self.machine = ConfigurationMachine(self.grammar, self._class_of, self._class_reps, self._tail)
+        self.machine = ConfigurationMachine(self.grammar, self.chars, self._tail)
         self._results: dict[tuple, array] = {}
-
-    def _class_of(self, ch: str) -> int:
-        """The class of a character: characters with the same answers to every regex test."""
-        found = self._classes.get(ch)
-        if found is None:
-            signature = tuple(test(ch) for test in self._char_tests)
-            found = self._class_signatures.get(signature)
-            if found is None:
-                found = self._class_signatures[signature] = len(self._class_reps)
-                self._class_reps.append(ch)
-            self._classes[ch] = found
-        return found
 
     # -- token texts ------------------------------------------------------------------------
     def _context(self, state: CFGState) -> Any:
-        """What decides the token texts of the next step (see token_text in the reference)."""
-        if not self._bytes_decoding:
+        """What decides the token texts of the next step: the held bytes of an incomplete last
+        character (b"" usually) and whether the first token's leading space is dropped; for
+        tokenizers without token bytes, the previous token."""
+        if not self.on_bytes:
             return None if state.prev_token is None else ("prev", state.prev_token)
-        if state.prev_token is None:
-            return (b"", self._strip)
-        prev = self._token_bytes.get(state.prev_token)
-        if prev is None:
-            prev = self.tokenizer.token_bytes(state.prev_token)
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        raw = decoder.decode(prev, final=False)
-        held = decoder.getstate()[0]
-        return (held, self._strip and raw == "")
+        return (state.held, self.strip_first_space and state.prev_token is None)
 
-    def _trie_for_context(self, context: Any) -> CharTrie:
-        """The trie of token texts in a decoding context (built on first use, then kept)."""
-        found = self._tries.get(context)
+    def _trie_for_context(self, held: Any) -> CharTrie:
+        """The trie of token texts after held bytes `held` (built on first use, then kept); for
+        tokenizers without token bytes, `held` is the context of `_context`.
+
+        Keys are the complete text of (held + token bytes) followed by the held-byte labels of
+        an incomplete last character; tokens whose bytes cannot continue valid UTF-8 have no
+        key. After held bytes only tokens starting with a continuation byte can have one."""
+        found = self._tries.get(held)
         if found is not None:
             return found
         pieces: dict[str, list[int]] = {}
-        if self._bytes_decoding:
-            held, strip = context
+        if self.on_bytes:
             token_bytes = self._token_bytes
-            for t in self._token_ids:
-                text = decode_utf8_prefix(held + token_bytes[t])
-                if strip and text.startswith(" "):
-                    text = text[1:]
-                if text:
-                    pieces.setdefault(text, []).append(t)
+            for t in self._token_ids if not held else self._continuation_tokens():
+                split = split_utf8(held + token_bytes[t])
+                if split is not None and split != ("", held):
+                    key = split[0] + held_label(split[1])
+                    pieces.setdefault(key, []).append(t)
         else:
-            prev = None if context is None else context[1]
+            prev = None if held is None else held[1]
             state = CFGState(None, prev)
             before = None if prev is None else self.tokenizer.decode([[prev]])[0]
             for t in self._token_ids:
                 text = self.token_text(state, t, before)
                 if text:
                     pieces.setdefault(text, []).append(t)
-        self._remember_trie(context, CharTrie(pieces, self._class_of))
-        return self._tries[context]
-
-    def _remember_trie(self, context: Any, trie: CharTrie) -> None:
-        usual = ((b"", False), (b"", self._strip))
-        if context not in usual:
-            extra = [k for k in self._tries if k not in usual]
+        trie = CharTrie(pieces, self.chars.class_of)
+        if held:
+            extra = [k for k in self._tries if k]
             if len(extra) >= _CONTEXT_TRIES:
                 del self._tries[extra[0]]
-        self._tries[context] = trie
+        self._tries[held] = trie
+        return trie
 
-    def _prepare_held(self) -> None:
-        """Split the vocabulary for contexts where the previous token ended inside a UTF-8 sequence.
-
-        After held bytes h, a token whose first byte is not a continuation byte decodes as
-        U+FFFD (h, replaced) followed by its usual text; only tokens starting with a continuation
-        byte (a small set) need texts of their own, per h.
-        """
-        if self._held_split is not None:
-            return
-        continuation = []
-        lone = []  # usual text empty (an incomplete sequence alone), first byte not a continuation
-        for t in self._token_ids:
-            data = self._token_bytes[t]
-            if data.isascii():
-                continue
-            if 0x80 <= data[0] <= 0xBF:
-                continuation.append(t)
-            elif data and decode_utf8_prefix(data) == "":
-                lone.append(t)
-        self._held_split = (frozenset(continuation), lone)
-
-    def _held_allowed(self, start: int, held: bytes) -> list[int]:
-        """Allowed ids from configuration `start`, after a previous token that ended with the
-        incomplete UTF-8 bytes `held`."""
-        self._prepare_held()
-        continuation, lone = self._held_split
-        machine = self.machine
-        out: list[int] = []
-        if start >= 0:
-            after = machine.step(start, "\ufffd")
-            if after >= 0:
-                usual = self._trie_for_context((b"", False))
-                out = [t for t in walk(machine, after, usual) if t not in continuation]
-                if machine.is_viable(after):
-                    out.extend(lone)
-            key = ("held", held)
-            trie = self._tries.get(key)
-            if trie is None:
-                pieces: dict[str, list[int]] = {}
-                for t in sorted(continuation):
-                    text = decode_utf8_prefix(held + self._token_bytes[t])
-                    if text:
-                        pieces.setdefault(text, []).append(t)
-                trie = CharTrie(pieces, self._class_of)
-                self._remember_trie(key, trie)
-            out.extend(walk(machine, start, trie))
-        out.sort()
-        return out
+    def _continuation_tokens(self) -> list[int]:
+        """Tokens whose first byte is a UTF-8 continuation byte (the only ones allowed after held bytes)."""
+        if self._continuations is None:
+            data = self._token_bytes
+            self._continuations = [t for t in self._token_ids if data[t][:1] and 0x80 <= data[t][0] <= 0xBF]
+        return self._continuations
 
     # -- allowed tokens ---------------------------------------------------------------------
     def allowed_token_ids(self, state: CFGState) -> list[int]:
@@ -213,10 +149,8 @@ class FastCFGGuide(ReferenceCFGGuide):
         if found is None:
             if root < 0:
                 found = []
-            elif self._bytes_decoding and context[0] and not context[1]:
-                found = self._held_allowed(root, context[0])
-            elif self._bytes_decoding and context == (b"", True):
-                found = walk(machine, root, self._trie_for_context((b"", False)), strip_space=True)
+            elif self.on_bytes:
+                found = walk(machine, root, self._trie_for_context(context[0]), strip_space=context[1])
             else:
                 found = walk(machine, root, self._trie_for_context(context))
             if len(self._results) >= _RESULT_CACHE:

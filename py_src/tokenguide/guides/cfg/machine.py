@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 from lark import Token
 
+from .chars import CharClasses, completion_range
 from .grammar import LarkGrammar
 from .scanner import closure
 
@@ -73,16 +74,18 @@ class LexerInfo:
 class ConfigurationMachine:
     """Configurations (parser state, scan state, continuation) as ids, with memoized steps.
 
-    `class_of(ch)` gives a character's class and `class_reps[k]` a character of class k: steps of
-    a configuration without character text are computed once per class. `tail` is how many
-    characters before the current one lookbehinds can see.
+    `chars` gives a character's class and a character of each class: steps of a configuration
+    without character text are computed once per class. `tail` is how many characters before the
+    current one lookbehinds can see.
     """
 
-    def __init__(self, grammar: LarkGrammar, class_of: Any, class_reps: list[str], tail: int):
+    def __init__(self, grammar: LarkGrammar, chars: CharClasses, tail: int):
         self.grammar = grammar
-        self.class_of = class_of
-        self.class_reps = class_reps
+        self.chars = chars
+        self.class_of = chars.class_of
+        self.class_reps = chars.reps
         self.tail = tail
+        self._held_memo: dict[tuple, bool] = {}
         self._lexers: dict[int, LexerInfo] = {}
         self._pstates: list = []  # parser state by id
         self._pid: dict[tuple, int] = {}  # LR stack -> id
@@ -299,6 +302,23 @@ class ConfigurationMachine:
         if text is None or not info.keywords[j]:
             return False
         return self.grammar.extension_acceptable(info.lexer, name, text, acceptable)
+
+    def held_viable(self, cid: int, held: bytes) -> bool:
+        """After configuration `cid`, can the incomplete character `held` still become a
+        character that keeps the text viable? (One character per class the completions meet.)"""
+        key = (cid, held)
+        found = self._held_memo.get(key)
+        if found is None:
+            span = completion_range(held)
+            found = False
+            if span is not None:
+                for _k, ch in self.chars.classes_in(*span):
+                    nc = self.step(cid, ch)
+                    if nc >= 0 and self.is_viable(nc):
+                        found = True
+                        break
+            self._held_memo[key] = found
+        return found
 
     def loops(self, cid: int, mask: int) -> bool:
         """Does every character class in `mask` step configuration `cid` back to itself?"""

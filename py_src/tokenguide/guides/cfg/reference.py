@@ -40,15 +40,16 @@ Hooks for faster guides (and for differential tests against them)
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator, Optional
 
 from lark import Token
 
 from ...errors import GrammarError, InvalidTokenError
-from ...vocabulary import as_tokenizer
+from ...vocabulary import Tokenizer, as_tokenizer
 from ..base import BaseGuide, vocab_size_of
 from ..instructions import Generate, Instruction, Write
+from .chars import CharClasses, completion_range, split_utf8
 from .grammar import LarkGrammar
 
 __all__ = ["ReferenceCFGGuide", "CFGState", "GrammarError", "InvalidTokenError"]
@@ -59,15 +60,18 @@ class CFGState:
     """State of a CFG guide (the first two fields are outlines' CFGState).
 
     parser_state: Lark LALR parser state after every settled lexeme; None once EOS was emitted.
-    prev_token: the last token id emitted (None at the start), used to decode the next token.
+    prev_token: the last token id emitted (None at the start).
     pending: text after the last settled lexeme, lexed again with the next token's text.
-    text: everything generated so far (kept for inspection and tests).
+    text: every complete character generated so far (kept for inspection and tests).
+    held: the bytes of a last character still incomplete (a token may end inside a UTF-8
+    sequence); the next token must continue it.
     """
 
     parser_state: Any
     prev_token: Optional[int] = None
     pending: str = ""
     text: str = field(default="", compare=False)
+    held: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -85,18 +89,33 @@ class ReferenceCFGGuide(BaseGuide):
     """Guide for the language of a Lark grammar (LALR, contextual lexer), the slow exact way.
 
     `tokenizer` is a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, a
-    transformers tokenizer, or any outlines-style tokenizer (eos_token_id, vocabulary, decode).
+    transformers tokenizer (all three judged on token bytes), or any outlines-style tokenizer
+    (eos_token_id, vocabulary, decode: judged on decoded texts, per previous token).
+
+    Tokens are bytes, as in the regex Index: a token is allowed exactly when its bytes extend the
+    output to a prefix of some sentence of the grammar (in UTF-8). A token may end inside a
+    character (allowed when some completion of it continues viably) and then only tokens that
+    continue that character validly may follow; invalid UTF-8 is never allowed. A SentencePiece
+    token's `▁` is a space, wherever the token comes, as outlines-core and the regex Index read
+    it. `at_text_start=True` says the generation starts the text (no prompt before it): then, as
+    the tokenizer's decoder does (`Tokenizer.strip_leading_space`, SentencePiece), the first
+    token's leading space is dropped.
     """
 
     final_state = None  # CFG states are CFGState objects; the terminal one has parser_state None
 
-    def __init__(self, cfg_string: str, tokenizer: Any):
+    def __init__(self, cfg_string: str, tokenizer: Any, *, at_text_start: bool = False):
         self.grammar = LarkGrammar(cfg_string)
         self.cfg_string = cfg_string
         self.parser = self.grammar.parser
         self.tokenizer = as_tokenizer(tokenizer)
         self.eos_token_id = int(self.tokenizer.eos_token_id)
         self.vocab_size = vocab_size_of(self.tokenizer)
+        self.at_text_start = bool(at_text_start)
+        self.on_bytes = isinstance(self.tokenizer, Tokenizer)
+        self.strip_first_space = self.on_bytes and self.at_text_start and self.tokenizer.strip_leading_space
+        tests = [t for name in self.grammar.pattern_terminals() for t in self.grammar.scanner(name).char_tests()]
+        self.chars = CharClasses(tests)
         self.initial_state = CFGState(parser_state=self.grammar.start_state, prev_token=None)
         self.start_state = self.initial_state
         self._alone_text: dict[int, str] = {}
@@ -181,8 +200,10 @@ class ReferenceCFGGuide(BaseGuide):
 
     # -- token text -------------------------------------------------------------------------
     def token_text(self, state: CFGState, token_id: int, _before: Optional[str] = None) -> str:
-        """Text a token adds after `state`: decoded alone for the first token, otherwise
-        decode([prev, token]) minus decode([prev]) (keeps SentencePiece leading spaces)."""
+        """Text a token adds after `state` (tokenizers without token bytes): decoded alone for the
+        first token, otherwise decode([prev, token]) minus decode([prev])."""
+        if self.on_bytes:
+            return self.token_bytes(state, token_id).decode("utf-8", errors="replace")
         if state.prev_token is None:
             found = self._alone_text.get(token_id)
             if found is None:
@@ -191,6 +212,14 @@ class ReferenceCFGGuide(BaseGuide):
         before = self.tokenizer.decode([[state.prev_token]])[0] if _before is None else _before
         both = self.tokenizer.decode([[state.prev_token, token_id]])[0]
         return both[len(before):]
+
+    def token_bytes(self, state: CFGState, token_id: int) -> bytes:
+        """The bytes a token adds after `state` (b"" for special tokens): its vocabulary bytes,
+        minus one leading space for the first token when `strip_first_space`."""
+        data = self.tokenizer.token_bytes(token_id)
+        if self.strip_first_space and state.prev_token is None and data[:1] == b" ":
+            data = data[1:]
+        return data
 
     def _checkpoints(self, state: CFGState) -> Optional[dict]:
         """Scanner checkpoints over the pending text, shared by every candidate of one step."""
@@ -207,8 +236,9 @@ class ReferenceCFGGuide(BaseGuide):
     def advance_text(
         self, state: CFGState, piece: str, token_id: Optional[int] = None, _checkpoints: Optional[dict] = None
     ) -> Optional[CFGState]:
-        """The state after appending the text `piece`, or None when the text stops being viable."""
-        if state.parser_state is None or piece == "":
+        """The state after appending the text `piece`, or None when the text stops being viable
+        (or when `state` holds bytes of an incomplete character, which text cannot continue)."""
+        if state.parser_state is None or piece == "" or state.held:
             return None
         text = state.pending + piece
         settled = self._settle(state.parser_state, text, _checkpoints)
@@ -216,6 +246,40 @@ class ReferenceCFGGuide(BaseGuide):
             return None
         parser_state, pos = settled
         return CFGState(parser_state, token_id, text[pos:], state.text + piece)
+
+    def completes(self, state: CFGState, held: bytes) -> bool:
+        """Can the incomplete character `held` become a character that continues `state` viably?
+        Tried with one character of each character class the completions meet."""
+        span = completion_range(held)
+        if span is None:
+            return False
+        return any(self.advance_text(state, ch) is not None for _k, ch in self.chars.classes_in(*span))
+
+    def advance_bytes(
+        self, state: CFGState, data: bytes, token_id: Optional[int] = None, _checkpoints: Optional[dict] = None
+    ) -> Optional[CFGState]:
+        """The state after appending the bytes `data`, or None when the output stops being the
+        start of valid UTF-8 text that is a prefix of some sentence."""
+        if state.parser_state is None or not data:
+            return None
+        split = split_utf8(state.held + data)
+        if split is None:
+            return None
+        text, held = split
+        if text:
+            new = self.advance_text(replace(state, held=b""), text, token_id, _checkpoints)
+            if new is None:
+                return None
+        else:
+            new = replace(state, prev_token=token_id)
+        if held and not self.completes(replace(new, held=b""), held):
+            return None
+        return replace(new, held=held)
+
+    def _advance_token(self, state: CFGState, token_id: int, before: Optional[str], checkpoints) -> Optional[CFGState]:
+        if self.on_bytes:
+            return self.advance_bytes(state, self.token_bytes(state, token_id), token_id, checkpoints)
+        return self.advance_text(state, self.token_text(state, token_id, before), token_id, checkpoints)
 
     # -- Guide API --------------------------------------------------------------------------
     def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
@@ -225,7 +289,9 @@ class ReferenceCFGGuide(BaseGuide):
             return
         can_end = None
         checkpoints = self._checkpoints(state)
-        before = None if state.prev_token is None else self.tokenizer.decode([[state.prev_token]])[0]
+        before = None
+        if not self.on_bytes and state.prev_token is not None:
+            before = self.tokenizer.decode([[state.prev_token]])[0]
         for token_id in candidate_token_ids:
             token_id = int(token_id)
             if token_id == self.eos_token_id:
@@ -233,10 +299,8 @@ class ReferenceCFGGuide(BaseGuide):
                     can_end = self.can_terminate_state(state)
                 if can_end:
                     yield token_id
-            else:
-                piece = self.token_text(state, token_id, before)
-                if self.advance_text(state, piece, token_id, checkpoints) is not None:
-                    yield token_id
+            elif self._advance_token(state, token_id, before, checkpoints) is not None:
+                yield token_id
 
     def get_next_instruction(self, state: CFGState) -> Instruction:
         """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
@@ -252,7 +316,7 @@ class ReferenceCFGGuide(BaseGuide):
         token_id = int(token_id)
         if state.parser_state is None or token_id == self.eos_token_id:
             return CFGState(None, token_id, "", state.text)
-        new = self.advance_text(state, self.token_text(state, token_id), token_id)
+        new = self._advance_token(state, token_id, None, None)
         if new is None:
             raise InvalidTokenError(
                 f"CFGGuide: token {token_id} ({self.token_text(state, token_id)!r}) is not allowed after "
@@ -264,7 +328,7 @@ class ReferenceCFGGuide(BaseGuide):
         """EOS allowed: plain Lark parses the text generated so far."""
         if state.parser_state is None:
             return True
-        return self._parse_to_end(state.parser_state, state.pending)
+        return not state.held and self._parse_to_end(state.parser_state, state.pending)
 
     def must_terminate_state(self, state: CFGState) -> bool:
         """Only EOS may come next: the text is complete, its last lexeme cannot grow, and the

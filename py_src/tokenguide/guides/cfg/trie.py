@@ -10,6 +10,7 @@ from itertools import compress
 from typing import Callable, Optional
 
 from ...index.trie import preorder_trie
+from .chars import HELD_BASE
 from .machine import ConfigurationMachine
 
 __all__ = ["CharTrie", "walk"]
@@ -22,7 +23,8 @@ class CharTrie:
     `keys_before[i] .. keys_before[ends[i]]`. `labels[i]` is the character read to reach node i,
     `depths[i]` its depth, `ends[i]` the first node after its subtree, `ends_key[i]` whether a
     key ends at i, `below[i]` the bit mask of character classes in its subtree (below i).
-    `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k.
+    `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k. A token ending inside a
+    UTF-8 character has its held bytes at the end of its key, as `chars.held_label` characters.
     """
 
     def __init__(self, pieces: dict[str, list[int]], class_of: Callable[[str], int]):
@@ -81,11 +83,15 @@ class CharTrie:
         return list(compress(range(len(selected)), selected))
 
 
-def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: bool = False) -> list[int]:
-    """Token ids (sorted) whose text is viable after configuration `root`.
+def walk_ranges(
+    machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: bool = False
+) -> list[tuple[int, int]]:
+    """The keys (ascending disjoint (lo, hi) ranges) whose text is viable after configuration `root`.
 
     A subtree whose character classes all loop on the configuration reached is taken whole, so
-    the inside of a JSON string costs a handful of visits. `strip_space`: texts lose one leading
+    the inside of a JSON string costs a handful of visits (held bytes count as every non-ASCII
+    class: if all of those loop, any completion of them does). A key ending in held bytes is
+    viable when some completion of that character is. `strip_space`: texts lose one leading
     space (SentencePiece first token): the root's " " child reads nothing and its own key (the
     text " ", now empty) is never allowed."""
     if root < 0:
@@ -93,8 +99,15 @@ def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: 
     labels, depths, ends, ends_key = trie.labels, trie.depths, trie.ends, trie.ends_key
     below, before = trie.below, trie.keys_before
     steps, viable, pure = machine.steps, machine.viable, machine.pure
+    chars = machine.chars
+    held_bit = 1 << chars.held_class
+    non_ascii = 0
+    for k in chars.non_ascii:
+        non_ascii |= 1 << k
+    low_label, high_label = chr(HELD_BASE + 0x80), chr(HELD_BASE + 0xFF)
     ranges: list[tuple[int, int]] = []
     stack = [root] * (trie.max_depth + 1)
+    held_stack = [b""] * (trie.max_depth + 1)
     n = len(labels)
     i = 1
     while i < n:
@@ -105,6 +118,18 @@ def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: 
             stack[1] = root
             i += 1
             continue
+        if low_label <= ch <= high_label:  # a byte of an incomplete last character
+            held = held_stack[d] = held_stack[d - 1] + bytes((ord(ch) - HELD_BASE,))
+            stack[d] = c
+            if ends_key[i] and machine.held_viable(c, held):
+                k = before[i]
+                if ranges and ranges[-1][1] == k:
+                    ranges[-1] = (ranges[-1][0], k + 1)
+                else:
+                    ranges.append((k, k + 1))
+            i += 1
+            continue
+        held_stack[d] = b""
         nc = steps[c].get(ch)
         if nc is None:
             nc = machine.step(c, ch)
@@ -112,6 +137,8 @@ def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: 
             i = ends[i]
             continue
         mask = below[i]
+        if mask & held_bit:
+            mask = (mask ^ held_bit) | non_ascii
         if mask == 0 or (pure[nc] and machine.loops(nc, mask)):
             ok = viable[nc]
             if ok is None:
@@ -136,4 +163,9 @@ def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: 
                     ranges.append((k, k + 1))
         stack[d] = nc
         i += 1
-    return trie.ids_of_ranges(ranges)
+    return ranges
+
+
+def walk(machine: ConfigurationMachine, root: int, trie: CharTrie, strip_space: bool = False) -> list[int]:
+    """Token ids (sorted) whose text is viable after configuration `root` (see `walk_ranges`)."""
+    return trie.ids_of_ranges(walk_ranges(machine, root, trie, strip_space))
