@@ -75,6 +75,18 @@ class TrieWalker:
             self.leave.append(all_labels ^ loop)
             self.live.append(live)
 
+    @classmethod
+    def over_lazy(cls, automaton, trie: TokenTrie) -> "TrieWalker":
+        """A walker over a byte trie whose automaton rows are computed on demand
+        (`automaton.row(state)`, e.g. regex.lazy.LazyByteDFA): rows and masks are filled per state."""
+        walker = cls.__new__(cls)
+        walker.trie = trie
+        walker.visited = 0
+        walker.rows = _LazyRows(automaton)
+        walker.leave = _LazyMasks(walker.rows, loops=True)
+        walker.live = _LazyMasks(walker.rows, loops=False)
+        return walker
+
     def walk(self, start: int) -> tuple[array, array, array]:
         """(first key, end key, next state) ranges of the keys allowed from `start`."""
         t = self.trie
@@ -133,4 +145,33 @@ class TrieWalker:
                 nexts.append(ns)
         return steps
 
+
+class _LazyRows(dict):
+    """state -> its 256-entry row, asked of the automaton the first time."""
+
+    def __init__(self, automaton):
+        super().__init__()
+        self.automaton = automaton
+
+    def __missing__(self, state: int) -> list[int]:
+        row = self[state] = self.automaton.row(state)
+        return row
+
+
+class _LazyMasks(dict):
+    """state -> bit mask of the bytes that leave it (loops=True) or that lead anywhere (loops=False)."""
+
+    def __init__(self, rows: _LazyRows, loops: bool):
+        super().__init__()
+        self.rows = rows
+        self.loops = loops
+
+    def __missing__(self, state: int) -> int:
+        row = self.rows[state]
+        if self.loops:
+            mask = sum(1 << b for b in range(256) if row[b] != state)
+        else:
+            mask = sum(1 << b for b in range(256) if row[b] >= 0)
+        self[state] = mask
+        return mask
 

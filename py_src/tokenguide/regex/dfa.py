@@ -20,6 +20,7 @@ from typing import Callable, Iterable
 
 from ..errors import StateLimitError
 from . import parser as regex_ast
+from .nfa import NFA, epsilon_closure, estimate_size
 
 DEFAULT_MAX_STATES = 100_000
 _NFA_LIMIT = 2_000_000
@@ -109,14 +110,14 @@ def compile_tree(
     checkpoint: Callable[[], None] | None = None,
     pattern: str | None = None,
 ) -> ByteDFA:
-    size = _estimate_size(tree)
+    size = estimate_size(tree)
     if size > _NFA_LIMIT:
         raise StateLimitError(
             f"the regex expands to about {size:,} automaton pieces (limit {_NFA_LIMIT:,}); "
             "reduce the repetition counts",
             pattern,
         )
-    nfa = _NFA()
+    nfa = NFA()
     start, end = nfa.fragment(tree)
     char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
     table, accept = _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint)
@@ -138,88 +139,7 @@ def _memory_error(what: str, states: int, pattern: str | None) -> StateLimitErro
     )
 
 
-# -- Thompson NFA over code-point sets ------------------------------------------
-
-
-def _estimate_size(node: tuple) -> int:
-    kind = node[0]
-    if kind == "chars":
-        return 2
-    if kind in ("seq", "alt"):
-        return 2 + sum(_estimate_size(n) for n in node[1])
-    inner = _estimate_size(node[1])
-    lo, hi = node[2], node[3]
-    return 2 + inner * max(1, (hi if hi is not None else lo + 1))
-
-
-class _NFA:
-    def __init__(self) -> None:
-        self.eps: list[list[int]] = []
-        self.edges: list[list[tuple[tuple, int]]] = []
-
-    def new(self) -> int:
-        self.eps.append([])
-        self.edges.append([])
-        return len(self.eps) - 1
-
-    def fragment(self, node: tuple) -> tuple[int, int]:
-        kind = node[0]
-        if kind == "chars":
-            s, e = self.new(), self.new()
-            if node[1]:
-                self.edges[s].append((node[1], e))
-            return s, e
-        if kind == "seq":
-            s = cur = self.new()
-            for child in node[1]:
-                cs, ce = self.fragment(child)
-                self.eps[cur].append(cs)
-                cur = ce
-            return s, cur
-        if kind == "alt":
-            s, e = self.new(), self.new()
-            for child in node[1]:
-                cs, ce = self.fragment(child)
-                self.eps[s].append(cs)
-                self.eps[ce].append(e)
-            return s, e
-        # repetition
-        child, lo, hi = node[1], node[2], node[3]
-        s = cur = self.new()
-        for _ in range(lo):
-            cs, ce = self.fragment(child)
-            self.eps[cur].append(cs)
-            cur = ce
-        if hi is None:
-            loop = self.new()
-            self.eps[cur].append(loop)
-            cs, ce = self.fragment(child)
-            self.eps[loop].append(cs)
-            self.eps[ce].append(loop)
-            return s, loop
-        e = self.new()
-        for _ in range(hi - lo):
-            cs, ce = self.fragment(child)
-            self.eps[cur].append(e)
-            self.eps[cur].append(cs)
-            cur = ce
-        self.eps[cur].append(e)
-        return s, e
-
-
-def _closure(nfa: _NFA, states: Iterable[int]) -> frozenset[int]:
-    seen = set(states)
-    stack = list(seen)
-    eps = nfa.eps
-    while stack:
-        for t in eps[stack.pop()]:
-            if t not in seen:
-                seen.add(t)
-                stack.append(t)
-    return frozenset(seen)
-
-
-def _atoms(nfa: _NFA) -> tuple[dict[tuple, list[int]], list[list[tuple[int, int]]]]:
+def atoms(nfa: NFA) -> tuple[dict[tuple, list[int]], list[list[tuple[int, int]]]]:
     """Split code points into atoms: maximal groups that every set of the NFA treats alike.
 
     Returns, for each distinct set, the atoms it is made of, and each atom's intervals.
@@ -258,8 +178,8 @@ def _atoms(nfa: _NFA) -> tuple[dict[tuple, list[int]], list[list[tuple[int, int]
 
 def _determinize(nfa, start, end, max_states, checkpoint, pattern):
     """Subset construction over atoms; returns per-state (lo, hi, target) code-point edges."""
-    atoms_of, atom_intervals = _atoms(nfa)
-    first = _closure(nfa, (start,))
+    atoms_of, atom_intervals = atoms(nfa)
+    first = epsilon_closure(nfa, (start,))
     ids = {first: 0}
     order = [first]
     atom_moves: list[dict[int, int]] = []
@@ -288,7 +208,7 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
             key = frozenset(bucket)
             target = closures.get(key)
             if target is None:
-                state_set = _closure(nfa, key)
+                state_set = epsilon_closure(nfa, key)
                 target = ids.get(state_set)
                 if target is None:
                     target = len(order)

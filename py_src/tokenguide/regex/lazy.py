@@ -1,0 +1,213 @@
+"""A lazy deterministic automaton over UTF-8 bytes: subset states are created when first reached.
+
+As in the lazy DFAs of RE2 and regex-automata, nothing is determinized up front: a state is a
+set of NFA states (at a character boundary), or such a set plus the code-point interval that
+the UTF-8 bytes read so far still allow (inside a character). Its 256-entry row is computed the
+first time it is asked for, and kept. It accepts exactly the language of `dfa.compile_regex`
+(valid UTF-8 whose text `re.fullmatch`es; dead prefixes lead nowhere), but is neither minimal
+nor canonically numbered, so it serves masks and walks, never files.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from ..errors import StateLimitError
+from . import parser as regex_ast
+from .dfa import DEFAULT_MAX_STATES, MEMORY_BUDGET, atoms
+from .nfa import NFA, epsilon_closure, estimate_size
+
+__all__ = ["LazyByteDFA", "lazy_regex"]
+
+_NFA_LIMIT = 2_000_000
+_MAX_CP = 0x10FFFF
+# lead byte -> (first code point of its block, continuation bytes, smallest valid code point)
+_LEADS = {}
+for _b in range(0xC2, 0xF5):
+    if _b < 0xE0:
+        _LEADS[_b] = ((_b & 0x1F) << 6, 1, 0x80)
+    elif _b < 0xF0:
+        _LEADS[_b] = ((_b & 0x0F) << 12, 2, 0x800)
+    else:
+        _LEADS[_b] = ((_b & 0x07) << 18, 3, 0x10000)
+
+
+def lazy_regex(pattern: str, *, ascii: bool = False, max_states: int = DEFAULT_MAX_STATES) -> "LazyByteDFA":
+    """The lazy byte automaton of a Python regex (fullmatch semantics)."""
+    return LazyByteDFA(regex_ast.parse(pattern, ascii=ascii), max_states=max_states, pattern=pattern)
+
+
+class LazyByteDFA:
+    """State 0 is initial; `row(s)[b]` is the state after byte b, -1 when the text can no longer match.
+
+    `is_final(s)`, `walk(data, s)` and `accepts(data)` as on ByteDFA. States are numbered in the
+    order they are first reached.
+    """
+
+    initial = 0
+
+    def __init__(self, tree: tuple, *, max_states: int = DEFAULT_MAX_STATES, pattern: str | None = None):
+        size = estimate_size(tree)
+        if size > _NFA_LIMIT:
+            raise StateLimitError(
+                f"the regex expands to about {size:,} automaton pieces (limit {_NFA_LIMIT:,}); reduce the repetition counts",
+                pattern,
+            )
+        nfa = NFA()
+        start, self._end = nfa.fragment(tree)
+        self._nfa = nfa
+        self._pattern = pattern
+        self.max_states = min(max_states, MEMORY_BUDGET // 6_000)
+        alive = self._alive(nfa, self._end)
+        atoms_of, intervals = atoms(nfa)
+        pieces = sorted((lo, hi, a) for a, ivs in enumerate(intervals) for lo, hi in ivs)
+        self._piece_lo = [lo for lo, _, _ in pieces]
+        self._piece_hi = [hi for _, hi, _ in pieces]
+        self._piece_atom = [a for _, _, a in pieces]
+        self._ascii_atom = [self._atom_at(cp) for cp in range(128)]
+        self._alive_nfa = alive
+        self._atoms_of = atoms_of
+        self._atom_edges: dict[int, list[tuple[int, int]]] = {}  # NFA state -> (atom, alive target), on demand
+        self._subsets: list[frozenset[int]] = []
+        self._subset_id: dict[frozenset[int], int] = {}
+        self._moves: list[dict[int, int] | None] = []  # subset id -> {atom: target subset id}
+        self._keys: list[tuple[int, int, int, int]] = []  # state -> (subset, lo, hi, continuation bytes left)
+        self._state_of: dict[tuple[int, int, int, int], int] = {}
+        self._rows: list[list[int] | None] = []
+        self.finals: set[int] = set()
+        first = frozenset(s for s in epsilon_closure(nfa, (start,)) if alive[s])
+        self._state(self._subset(first), -1, -1, 0)
+
+    # -- construction ------------------------------------------------------------------------
+    @staticmethod
+    def _alive(nfa: NFA, end: int) -> list[bool]:
+        """NFA states from which the end can be reached (over epsilons and non-empty character sets)."""
+        back: list[list[int]] = [[] for _ in nfa.eps]
+        for s, targets in enumerate(nfa.eps):
+            for t in targets:
+                back[t].append(s)
+        for s, edges in enumerate(nfa.edges):
+            for ranges, t in edges:
+                if ranges:
+                    back[t].append(s)
+        alive = [False] * len(nfa.eps)
+        alive[end] = True
+        stack = [end]
+        while stack:
+            for p in back[stack.pop()]:
+                if not alive[p]:
+                    alive[p] = True
+                    stack.append(p)
+        return alive
+
+    def _atom_at(self, cp: int) -> int:
+        i = bisect_right(self._piece_lo, cp) - 1
+        return self._piece_atom[i] if i >= 0 and cp <= self._piece_hi[i] else -1
+
+    def _subset(self, members: frozenset[int]) -> int:
+        found = self._subset_id.get(members)
+        if found is None:
+            found = self._subset_id[members] = len(self._subsets)
+            self._subsets.append(members)
+            self._moves.append(None)
+        return found
+
+    def _state(self, subset: int, lo: int, hi: int, rem: int) -> int:
+        key = (subset, lo, hi, rem)
+        found = self._state_of.get(key)
+        if found is None:
+            found = len(self._keys)
+            if found >= self.max_states:
+                raise StateLimitError(
+                    f"the automaton needs more than max_states={self.max_states:,} states; "
+                    "simplify the regex or raise max_states",
+                    self._pattern,
+                )
+            self._state_of[key] = found
+            self._keys.append(key)
+            self._rows.append(None)
+            if rem == 0 and self._end in self._subsets[subset]:
+                self.finals.add(found)
+        return found
+
+    def _subset_moves(self, subset: int) -> dict[int, int]:
+        moves = self._moves[subset]
+        if moves is None:
+            buckets: dict[int, set[int]] = {}
+            for s in self._subsets[subset]:
+                edges = self._atom_edges.get(s)
+                if edges is None:
+                    alive, atoms_of = self._alive_nfa, self._atoms_of
+                    edges = self._atom_edges[s] = [
+                        (a, t) for ranges, t in self._nfa.edges[s] if alive[t] for a in atoms_of[ranges]
+                    ]
+                for atom, t in edges:
+                    buckets.setdefault(atom, set()).add(t)
+            moves = {a: self._subset(epsilon_closure(self._nfa, targets)) for a, targets in buckets.items()}
+            self._moves[subset] = moves
+        return moves
+
+    def _after(self, subset: int, lo: int, hi: int, rem: int) -> int:
+        """The state for code points lo..hi still to be completed by `rem` bytes, -1 if none can match."""
+        moves = self._subset_moves(subset)
+        if rem == 0:
+            target = moves.get(self._atom_at(lo))
+            return -1 if target is None else self._state(target, -1, -1, 0)
+        i = max(0, bisect_right(self._piece_lo, lo) - 1)
+        n = len(self._piece_lo)
+        while i < n and self._piece_lo[i] <= hi:
+            if self._piece_hi[i] >= lo and self._piece_atom[i] in moves:
+                return self._state(subset, lo, hi, rem)
+            i += 1
+        return -1
+
+    def row(self, state: int) -> list[int]:
+        """The 256 next states of `state` (computed on first use)."""
+        row = self._rows[state]
+        if row is not None:
+            return row
+        subset, lo, hi, rem = self._keys[state]
+        row = [-1] * 256
+        if rem == 0:
+            moves = self._subset_moves(subset)
+            for b in range(128):
+                target = moves.get(self._ascii_atom[b])
+                if target is not None:
+                    row[b] = self._state(target, -1, -1, 0)
+            if moves:
+                for lead, (base, left, valid_lo) in _LEADS.items():
+                    block_lo = max(base, valid_lo)
+                    block_hi = min(base + 64**left - 1, _MAX_CP)
+                    if block_lo <= block_hi:
+                        row[lead] = self._after(subset, block_lo, block_hi, left)
+        else:
+            size = 64 ** (rem - 1)
+            base = lo - lo % (size * 64)
+            for c in range(64):
+                sub_lo = max(base + c * size, lo)
+                sub_hi = min(base + c * size + size - 1, hi)
+                if sub_lo <= sub_hi:
+                    row[0x80 + c] = self._after(subset, sub_lo, sub_hi, rem - 1)
+        self._rows[state] = row
+        return row
+
+    # -- queries -----------------------------------------------------------------------------
+    @property
+    def num_states(self) -> int:
+        """States created so far."""
+        return len(self._keys)
+
+    def is_final(self, state: int) -> bool:
+        return state in self.finals
+
+    def walk(self, data: bytes, state: int = 0) -> int:
+        """State after reading `data` from `state`, or -1 when it dies."""
+        for b in data:
+            state = self.row(state)[b]
+            if state < 0:
+                return -1
+        return state
+
+    def accepts(self, data: bytes) -> bool:
+        state = self.walk(data)
+        return state >= 0 and state in self.finals

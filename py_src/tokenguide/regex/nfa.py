@@ -1,0 +1,90 @@
+"""Thompson NFA over code-point sets, built from the parser's tree (one concept, shared by the
+eager minimal DFA in `dfa` and the lazy byte automaton in `lazy`)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = ["NFA", "epsilon_closure", "estimate_size"]
+
+
+def estimate_size(node: tuple) -> int:
+    """Rough number of NFA states the tree expands to (repetitions unrolled), checked before building."""
+    kind = node[0]
+    if kind == "chars":
+        return 2
+    if kind in ("seq", "alt"):
+        return 2 + sum(estimate_size(n) for n in node[1])
+    inner = estimate_size(node[1])
+    lo, hi = node[2], node[3]
+    return 2 + inner * max(1, (hi if hi is not None else lo + 1))
+
+
+class NFA:
+    """Thompson NFA over code-point sets: `eps[s]` epsilon targets, `edges[s]` (ranges, target) pairs."""
+
+    def __init__(self) -> None:
+        self.eps: list[list[int]] = []
+        self.edges: list[list[tuple[tuple, int]]] = []
+
+    def new(self) -> int:
+        self.eps.append([])
+        self.edges.append([])
+        return len(self.eps) - 1
+
+    def fragment(self, node: tuple) -> tuple[int, int]:
+        kind = node[0]
+        if kind == "chars":
+            s, e = self.new(), self.new()
+            if node[1]:
+                self.edges[s].append((node[1], e))
+            return s, e
+        if kind == "seq":
+            s = cur = self.new()
+            for child in node[1]:
+                cs, ce = self.fragment(child)
+                self.eps[cur].append(cs)
+                cur = ce
+            return s, cur
+        if kind == "alt":
+            s, e = self.new(), self.new()
+            for child in node[1]:
+                cs, ce = self.fragment(child)
+                self.eps[s].append(cs)
+                self.eps[ce].append(e)
+            return s, e
+        # repetition
+        child, lo, hi = node[1], node[2], node[3]
+        s = cur = self.new()
+        for _ in range(lo):
+            cs, ce = self.fragment(child)
+            self.eps[cur].append(cs)
+            cur = ce
+        if hi is None:
+            loop = self.new()
+            self.eps[cur].append(loop)
+            cs, ce = self.fragment(child)
+            self.eps[loop].append(cs)
+            self.eps[ce].append(loop)
+            return s, loop
+        e = self.new()
+        for _ in range(hi - lo):
+            cs, ce = self.fragment(child)
+            self.eps[cur].append(e)
+            self.eps[cur].append(cs)
+            cur = ce
+        self.eps[cur].append(e)
+        return s, e
+
+
+def epsilon_closure(nfa: NFA, states: Iterable[int]) -> frozenset[int]:
+    """Every NFA state reachable from `states` through epsilon moves."""
+    seen = set(states)
+    stack = list(seen)
+    eps = nfa.eps
+    while stack:
+        for t in eps[stack.pop()]:
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return frozenset(seen)

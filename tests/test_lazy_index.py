@@ -1,0 +1,83 @@
+"""The lazy path: regex.lazy.LazyByteDFA against the eager minimal DFA and `re.fullmatch`, and
+index.lazy.LazyIndex against the eager Index (same allowed tokens, masks and finality along
+walks), computing only the states it visits."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from benchmarks.regexes import REGEX_CASES
+from tokenguide.errors import RegexNestingError, StateLimitError
+from tokenguide.index import Index
+from tokenguide.index.lazy import LazyIndex
+from tokenguide.regex.dfa import compile_regex
+from tokenguide.regex.lazy import lazy_regex
+
+PATTERNS = list(REGEX_CASES.values()) + [
+    r".{3}", r"[^a]*é", r"(a|b)*a(a|b){3}", r"\w+@\d", r"(?s).", r"[\u0100-\U0001F600]+", r"(?i)straße|ǅ", r"", r"a?",
+]
+ALPHABET = ["a", "b", "0", "1", "9", "-", "@", ".", "é", "😀", "\n", " ", "(", ")", "|", "x", "/", ":", "h", "t", "p", "s", "'", '"', "ß", "Ā"]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_lazy_automaton_accepts_the_same_bytes(pattern):
+    rng = random.Random(pattern)
+    lazy, eager = lazy_regex(pattern), compile_regex(pattern)
+    for _ in range(600):
+        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 10)))
+        data = text.encode()
+        assert lazy.accepts(data) == eager.accepts(data) == bool(re.fullmatch(pattern, text)), text
+        prefix = data[: rng.randint(0, len(data))]  # may stop inside a character
+        assert (lazy.walk(prefix) >= 0) == (eager.walk(prefix) >= 0), prefix
+    for _ in range(300):
+        data = bytes(rng.randrange(256) for _ in range(rng.randint(1, 5)))
+        assert (lazy.walk(data) >= 0) == (eager.walk(data) >= 0), data
+
+
+def test_lazy_automaton_limits_and_errors():
+    rng = random.Random(3)
+    lazy = lazy_regex("(a|b)*a(a|b){12}", max_states=50)
+    with pytest.raises(StateLimitError):
+        lazy.walk(bytes(rng.choice(b"ab") for _ in range(400)))
+    with pytest.raises(RegexNestingError):
+        lazy_regex("(" * 500 + "a" + ")" * 500)
+    assert lazy_regex("[a-z]+").num_states == 1  # nothing determinized before it is asked for
+
+
+@pytest.mark.parametrize("name", ["email", "complex_phone", "url", "ssn", "json_object", "complex_span_constrained_relation_extraction"])
+def test_lazy_index_walks_like_the_eager_index(name, gpt2_vocabulary):
+    regex = REGEX_CASES[name]
+    lazy, eager = LazyIndex(regex, gpt2_vocabulary), Index(regex, gpt2_vocabulary)
+    assert lazy.mask_bytes(lazy.initial_state) == eager.mask_bytes(eager.initial_state)
+    assert lazy.num_visited_states == 1
+    rng = random.Random(name)
+    eos = gpt2_vocabulary.eos_token_id
+    for _ in range(25):
+        ls, es = lazy.initial_state, eager.initial_state
+        for _ in range(12):
+            allowed = lazy.get_allowed_tokens(ls)
+            assert allowed == eager.get_allowed_tokens(es)
+            assert lazy.mask_bytes(ls) == eager.mask_bytes(es)
+            assert lazy.is_final_state(ls) == eager.is_final_state(es)
+            token = rng.choice(allowed)
+            if token == eos:
+                assert lazy.get_next_state(ls, eos) == ls
+                break
+            wrong = rng.randrange(gpt2_vocabulary.vocab_size)
+            assert (lazy.get_next_state(ls, wrong) is None) == (eager.get_next_state(es, wrong) is None)
+            ls, es = lazy.get_next_state(ls, token), eager.get_next_state(es, token)
+    assert lazy.num_visited_states <= eager.num_states * 4
+
+
+def test_lazy_index_unknown_states_and_schema(gpt2_vocabulary):
+    lazy = LazyIndex(r"\d{3}", gpt2_vocabulary)
+    assert lazy.get_allowed_tokens(10**6) is None and lazy.get_next_state(10**6, 15) is None
+    with pytest.raises(KeyError):
+        lazy.mask_bytes(10**6)
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"enum": ["a", "b"]}}, "required": ["n"]}
+    lazy = LazyIndex.from_json_schema(schema, gpt2_vocabulary)
+    eager = Index.from_json_schema(schema, gpt2_vocabulary)
+    assert lazy.mask_bytes(0) == eager.mask_bytes(eager.initial_state)
