@@ -83,14 +83,14 @@ async function callBridge(id, name, args) {
   const progress = (stage, done, total) => post({ type: 'progress', id, stage, done, total });
   // null becomes undefined (Python None; Pyodide maps JS null to a distinct jsnull)
   const fullArgs = args.map((a) => (a === '$progress' ? progress : a === '$cancel' ? shouldCancel : a === null ? undefined : a));
-  resetCancel();
-  try {
-    const reply = toJs(await bridge.call(name, ...fullArgs));
-    if (!reply.ok) throw Object.assign(new Error(reply.error.message), { info: reply.error });
-    return reply.result;
-  } finally {
-    resetCancel();
-  }
+  const reply = toJs(await bridge.call(name, ...fullArgs));
+  if (!reply.ok) throw Object.assign(new Error(reply.error.message), { info: reply.error });
+  return reply.result;
+}
+
+/** Thrown between the steps of a task when the page asked to cancel (before Python even started). */
+function cancelledError(what) {
+  return Object.assign(new Error(what), { info: { kind: 'BuildCancelled', message: what } });
 }
 
 async function readVocab(msg) {
@@ -110,19 +110,22 @@ async function readVocab(msg) {
     if (!resp.ok) throw Object.assign(new Error(`${source.name}: HTTP ${resp.status}`), { info: { kind: 'VocabularyError', message: `could not read ${source.name} (HTTP ${resp.status})` } });
     text = await resp.text();
   } else {
-    text = await source.file.text();
+    post({ type: 'progress', id: msg.id, stage: 'reading vocabulary', done: 0, total: 1 });
+    text = new Uint8Array(await source.file.arrayBuffer()); // bytes: Python names a picture or bad UTF-8 for what it is
   }
   let siblings = null;
   for (const file of source.siblings || []) {
     siblings = siblings || {};
     siblings[file.name] = await file.text();
   }
+  if (shouldCancel()) throw cancelledError('reading the vocabulary was cancelled');
   post({ type: 'progress', id: msg.id, stage: 'preparing vocabulary', done: 0, total: 1 });
   return callBridge(msg.id, 'load_vocabulary', [text, source.name, eos, key, siblings]);
 }
 
 async function handle(msg) {
   const { id } = msg;
+  resetCancel(); // a Cancel meant for an earlier task does not stop this one; one during it does, at any step
   try {
     let result;
     if (msg.type === 'vocab') result = await readVocab(msg);
@@ -132,6 +135,8 @@ async function handle(msg) {
   } catch (err) {
     const info = err && err.info ? err.info : { kind: 'Error', message: String(err && err.message ? err.message : err) };
     post({ id, type: 'result', ok: false, error: info });
+  } finally {
+    resetCancel();
   }
 }
 

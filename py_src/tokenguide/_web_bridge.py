@@ -37,6 +37,8 @@ __all__ = [
     "guide_back",
     "guide_reset",
     "error_info",
+    "check_vocabulary_file",
+    "for_the_page",
     "token_display",
     "call",
 ]
@@ -53,13 +55,35 @@ _session: "_GuideSession | None" = None
 # --------------------------------------------------------------------------------------------
 
 
-def error_info(exc: BaseException) -> dict[str, Any]:
-    """A JSON-able description of an exception for the page: kind, message, regex position."""
+_CANCELLED = {
+    "load_vocabulary": "reading the vocabulary was cancelled: the previous vocabulary (if any) is still in use",
+    "build_index": "the build was cancelled",
+    "guide_start": "starting the guide was stopped",
+    "guide_view": "computing the allowed tokens was stopped",
+}
+"""What a Cancel / Stop (KeyboardInterrupt from Pyodide's interrupt buffer) stopped, by bridge function."""
+
+_CLI_EOS_ADVICE = ("pass eos= / --eos to choose another", "pass eos= (Python) or --eos (command line) with the EOS token id or text")
+_WEB_EOS_ADVICE = ("type another token text or id in the EOS box to choose another", "type the EOS token's text or id in the EOS box")
+
+
+def for_the_page(text: str) -> str:
+    """The library's advice for Python and command-line users ("pass eos= / --eos") worded for the page."""
+    for cli, web in zip(_CLI_EOS_ADVICE, _WEB_EOS_ADVICE):
+        text = text.replace(cli, web)
+    return text
+
+
+def error_info(exc: BaseException, function: str | None = None) -> dict[str, Any]:
+    """A JSON-able description of an exception for the page: kind, message, regex position.
+
+    `function` (the bridge function that failed) words a cancellation for what was stopped.
+    """
     kind = type(exc).__name__
     if isinstance(exc, KeyboardInterrupt):
-        kind, message = "BuildCancelled", "the build was cancelled"
+        kind, message = "BuildCancelled", _CANCELLED.get(function or "", "the build was cancelled")
     else:
-        message = str(exc) or kind
+        message = for_the_page(str(exc) or kind)
     info: dict[str, Any] = {"kind": kind, "message": message}
     if isinstance(exc, RegexError):
         info["message"] = exc.msg if getattr(exc, "msg", None) else message
@@ -69,7 +93,10 @@ def error_info(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, StateLimitError):
         info["hint"] = "simplify the regex (bounded repetitions like {1,500} multiply states) or raise the state limit"
     elif isinstance(exc, VocabularyError):
-        info["hint"] = "pick a HuggingFace vocab.json or tokenizer.json, and check the EOS token"
+        info["hint"] = (
+            "check the EOS token in the EOS box" if "eos" in message.lower() else
+            "pick the model's Hugging Face vocab.json or tokenizer.json"
+        )
     elif not isinstance(exc, (TokenguideError, KeyboardInterrupt, ValueError)):
         import traceback
 
@@ -120,12 +147,50 @@ def _vocab_info(vocabulary: Vocabulary, fingerprint: str, seconds: float, reused
         "num_tokens": sum(len(ids) for ids in vocabulary.tokens.values()),
         "eos_token_id": vocabulary.eos_token_id,
         "eos_token": vocabulary.eos_token,
-        "eos_note": vocabulary.eos_note,
+        "eos_note": for_the_page(vocabulary.eos_note) if vocabulary.eos_note else vocabulary.eos_note,
         "decoding": vocabulary.decoding,
         "source": vocabulary.source,
         "seconds": seconds,
         "reused": reused,
     }
+
+
+_MAGIC = {b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image", b"%PDF": "a PDF document",
+          b"PK\x03\x04": "a zip archive", b"\x1f\x8b": "gzip data (an .outlines index? open it in the player)",
+          b"\x7fELF": "a program"}
+
+
+def check_vocabulary_file(text: str | bytes, filename: str) -> None:
+    """Name what a file picked as a vocabulary is when it is plainly not JSON (empty, a picture,
+    plain text), instead of a JSON parser's "Expecting value at line 1 column 1"."""
+    raw = text if isinstance(text, (bytes, bytearray, memoryview)) else None
+    if raw is not None:
+        raw = bytes(raw[:16])
+        if len(text) == 0:
+            raise VocabularyError(f"{filename} is empty (0 bytes): pick the model's vocab.json or tokenizer.json")
+        for magic, what in _MAGIC.items():
+            if raw.startswith(magic):
+                raise VocabularyError(f"{filename} is {what}, not a vocabulary: pick the model's vocab.json or tokenizer.json")
+        try:
+            head = bytes(text[:4096]).decode("utf-8-sig", errors="strict")
+        except UnicodeDecodeError as exc:
+            if exc.start < 4090:
+                raise VocabularyError(
+                    f"{filename} is not a text file (byte 0x{raw[min(exc.start, len(raw) - 1)]:02x} at offset {exc.start} is not UTF-8): "
+                    "pick the model's vocab.json or tokenizer.json"
+                ) from None
+            head = bytes(text[: exc.start]).decode("utf-8-sig")
+    else:
+        head = text[:4096].lstrip("\ufeff")
+    stripped = head.lstrip()
+    if not stripped and len(text) <= 4096:
+        raise VocabularyError(f"{filename} holds only white space: pick the model's vocab.json or tokenizer.json")
+    if stripped and stripped[0] not in "{[":
+        shown = stripped[:40].splitlines()[0] if stripped[:40].splitlines() else stripped[:40]
+        raise VocabularyError(
+            f"{filename} is not JSON (it starts with {shown!r}); a vocabulary is a JSON file: "
+            "the model's vocab.json or tokenizer.json"
+        )
 
 
 def load_vocabulary(
@@ -141,6 +206,8 @@ def load_vocabulary(
     """
     if siblings is not None and hasattr(siblings, "to_py"):  # a JavaScript object from the worker
         siblings = siblings.to_py()
+    if text is not None and hasattr(text, "to_bytes"):  # a JavaScript Uint8Array: the file's bytes
+        text = text.to_bytes()
     eos_value = _parse_eos(eos)
     source_key = None if key is None else f"{key}\0{eos_value!r}"
     if source_key is not None and source_key in _source_keys and _source_keys[source_key] in _vocabularies:
@@ -150,6 +217,7 @@ def load_vocabulary(
         return _vocab_info(vocabulary, fingerprint, 0.0, True)
     if text is None:
         raise VocabularyError(f"{filename}: the file's content is needed (it is not loaded in the worker)")
+    check_vocabulary_file(text, filename)
     start = time.perf_counter()
     vocabulary = Vocabulary.from_json_text(text, filename=filename, eos=eos_value, siblings=siblings or None)
     prepare_vocabulary(vocabulary)  # the token trie, shared by every build with this vocabulary
@@ -190,7 +258,14 @@ async def build_index(
     except KeyboardInterrupt:
         raise BuildCancelled("the build was cancelled") from None
     built = time.perf_counter() - start
-    data = index.to_bytes()
+    try:
+        parts = []
+        for part in index.iter_bytes(progress=progress, should_cancel=cancel):  # progress "writing", done, total
+            parts.append(part)
+            await asyncio.sleep(0)  # lets the worker see a cancel message between chunks
+        data = b"".join(parts)
+    except KeyboardInterrupt:
+        raise BuildCancelled("writing the file was cancelled") from None
     serialized = time.perf_counter() - start - built
     _last_index.clear()
     _last_index.update(index=index, regex=regex, ascii=bool(ascii), fingerprint=fingerprint)
@@ -487,4 +562,4 @@ async def call(name: str, *args: Any) -> dict[str, Any]:
             result = await result
         return {"ok": True, "result": result}
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - every failure is reported to the page
-        return {"ok": False, "error": error_info(exc)}
+        return {"ok": False, "error": error_info(exc, name)}

@@ -41,12 +41,14 @@ export class Builder {
 
   onProgress(stage, done, total) {
     const now = performance.now();
-    if (now - this.lastProgress < 40 && stage === 'states' && done < total) return;
+    if (now - this.lastProgress < 40 && (stage === 'states' || stage === 'writing') && done < total && stage === ui.progress.dataset.stage) return;
     this.lastProgress = now;
-    if (stage === 'states') {
+    if (stage === 'states' || stage === 'writing') {
       ui.progress.max = Math.max(total, 1);
       ui.progress.value = done;
-      ui.progressLabel.textContent = `states ${fmt(done)} / ${fmt(total)}`;
+      ui.progressLabel.textContent = stage === 'states' ? `states ${fmt(done)} / ${fmt(total)}` :
+        `writing the file: ${fmt(done)} / ${fmt(total)} transitions`;
+      ui.progress.dataset.stage = stage;
     } else {
       ui.progress.removeAttribute('value'); // indeterminate while the vocabulary / automaton is prepared
       ui.progressLabel.textContent = stage === 'automaton' ? 'compiling the regex' : stage === 'vocabulary' ? 'vocabulary ready' : stage;
@@ -58,22 +60,40 @@ export class Builder {
     return n || 'index';
   }
 
+  /** The Max states box as a number: empty means the default (100,000); anything but a whole number >= 1 is an error. */
+  maxStates() {
+    const text = ui.maxStates.value.trim();
+    if (text === '') return 100000;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) return null;
+    return n;
+  }
+
   async build() {
     if (!tasks.ready || tasks.busy) return;
     clearError();
+    const maxStates = this.maxStates();
+    ui.maxStates.classList.toggle('invalid', maxStates === null);
+    if (maxStates === null) {
+      showError({ kind: 'ValueError', message: `Max states is ${JSON.stringify(ui.maxStates.value)}: type a whole number of 1 or more (or leave it empty for 100,000).` });
+      setState('error');
+      setStatus('Nothing was built');
+      ui.maxStates.focus();
+      return;
+    }
     ui.result.hidden = true;
     lastBuild.result = null;
     setState('building');
     setStatus('Building…');
     ui.progress.max = 1;
     ui.progress.removeAttribute('value');
+    delete ui.progress.dataset.stage;
     ui.progressLabel.textContent = 'vocabulary';
     const t0 = this.timer.start('elapsed');
     const regex = ui.regex.value;
     await tasks.run(async () => {
       try {
         const vocab = await this.vocabulary.ensure((stage) => { ui.progressLabel.textContent = stage; });
-        const maxStates = Math.max(1, parseInt(ui.maxStates.value, 10) || 100000);
         const res = await this.client.call('build_index', [regex, vocab.fingerprint, ui.ascii.checked, maxStates, '$progress', '$cancel'],
           (stage, done, total) => this.onProgress(stage, done, total));
         this.timer.stop(t0, 'done in');
@@ -91,8 +111,9 @@ export class Builder {
         ui.progress.value = 0;
         const info = errorInfo(err);
         const cancelled = info.kind === 'BuildCancelled';
-        ui.progressLabel.textContent = cancelled ? 'cancelled' : 'failed';
-        if (cancelled) info.message = 'Build cancelled. Nothing was changed: edit the inputs or build again.';
+        const phase = ui.progress.dataset.stage === 'writing' ? ' while the file was written' : '';
+        ui.progressLabel.textContent = cancelled ? `cancelled${phase}` : 'failed';
+        if (cancelled) info.message = `Build cancelled${phase}. Nothing was changed: edit the inputs or build again.`;
         showError(info, { cancelled });
         if (info.pos !== undefined || info.kind === 'RegexError' || info.kind === 'StateLimitError') showRegexError(info);
         setState('error');
@@ -128,6 +149,7 @@ export class Builder {
     try {
       const out = await this.client.call('regex_from_schema', [ui.schema.value]);
       ui.regex.value = out.regex;
+      ui.examples.value = '';   // the regex is the schema's now, no longer the example's
       if (ui.name.value === 'index' || ui.name.value in EXAMPLES) ui.name.value = 'schema';
       ui.schemaNote.textContent = `Regex generated (${fmt(out.regex.length)} characters)` + (out.warnings.length ? `. ${out.warnings.join(' ')}` : '');
     } catch (err) {
@@ -159,6 +181,7 @@ export class Builder {
       if (file) ui.schema.value = await file.text();
     });
     ui.schemaButton.addEventListener('click', () => this.regexFromSchema());
+    ui.maxStates.addEventListener('input', () => ui.maxStates.classList.remove('invalid'));
     ui.build.addEventListener('click', () => this.build());
     ui.regex.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.build(); } });
     ui.cancel.addEventListener('click', () => { if (tasks.busy) this.client.cancel(); });

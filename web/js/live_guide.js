@@ -26,9 +26,10 @@ export class LiveGuide {
   }
 
   /** Run one worker step of the live guide with progress, cancel and error display. */
-  async task(label, fn) {
+  async task(label, fn, { starting = false } = {}) {
     if (!tasks.ready || tasks.busy) return null;
     clearError();
+    ui.guideError.hidden = true;
     ui.guideStatus.textContent = label;
     ui.guideProgress.removeAttribute('value');
     const t0 = performance.now();
@@ -47,6 +48,11 @@ export class LiveGuide {
         if (cancelled) info.message = 'Stopped. Step again to compute the allowed tokens.';
         showError(info, { cancelled });
         if (info.kind === 'RegexError' && $('guide-kind-regex').checked) showRegexError(info);
+        // the message belongs here too, where the user looks; a failed start leaves no stale view behind
+        ui.guideError.textContent = cancelled ? info.message : `${label.replace(/…$/, '')} failed: ${info.message}`;
+        ui.guideError.classList.toggle('cancelled', cancelled);
+        ui.guideError.hidden = false;
+        if (starting && !cancelled) ui.guideView.hidden = true;
         return null;
       }
     });
@@ -81,7 +87,7 @@ export class LiveGuide {
       ui.guideView.hidden = false;
       ui.guideView.dataset.kind = kind;
       return this.refresh();
-    });
+    }, { starting: true });
   }
 
   step(id) {

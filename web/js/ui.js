@@ -19,7 +19,7 @@ export const ui = {
   guideGrammarSelect: $('guide-grammar-select'), guideGrammar: $('guide-grammar'), guideView: $('guide-view'),
   guideState: $('guide-state'), guideFinal: $('guide-final'), guideText: $('guide-text'), guidePath: $('guide-path'),
   guideFilter: $('guide-filter'), guideCount: $('guide-count'), guideTokens: $('guide-tokens'),
-  guideBack: $('guide-back'), guideReset: $('guide-reset'),
+  guideBack: $('guide-back'), guideReset: $('guide-reset'), guideError: $('guide-error'),
 };
 
 /** <body data-state>: loading | ready | building | done | error (tests and CSS key on it). */

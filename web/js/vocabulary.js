@@ -42,9 +42,14 @@ export class VocabularyChoice {
       return info;
     } catch (err) {
       if (source === this.source) {
+        const info = errorInfo(err);
         this.info = null;
         this.infoFor = null;
-        ui.vocabInfo.textContent = `${source.label}: not usable (see the message above)`;
+        ui.vocabInfo.textContent = info.kind === 'BuildCancelled' ? `${source.label}: not read (cancelled)` : `${source.label}: not usable (see the message above)`;
+        // never leave an EOS note ("guessed ...") beside a value the file rejected
+        const eos = this.eosChoice();
+        ui.eosNote.textContent = eos !== null && /eos/i.test(info.message) ? `${JSON.stringify(eos)} is not usable: see the message above` : '';
+        delete ui.eos.dataset.eosId;
       }
       throw err;
     }
@@ -83,9 +88,12 @@ export class VocabularyChoice {
         setState('ready');
         setStatus('Ready');
       } catch (err) {
-        showError(errorInfo(err));
+        const info = errorInfo(err);
+        const cancelled = info.kind === 'BuildCancelled';
+        if (cancelled) info.message = `Reading ${this.source.label} was cancelled. Choose the file again to use it.`;
+        showError(info, { cancelled });
         setState('error');
-        setStatus('The vocabulary could not be used');
+        setStatus(cancelled ? 'Cancelled' : 'The vocabulary could not be used');
       }
     });
   }

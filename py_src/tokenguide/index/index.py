@@ -216,6 +216,11 @@ class Index:
         for s in self._states:
             if s not in self._finals and not self._ranges[s][0]:
                 needed = dfa.live_bytes(s)
+                if not needed:  # a non-final state with no way on: the regex's language is empty
+                    raise IncompatibleVocabularyError(
+                        "the regex matches no text at all (not even the empty string), so nothing can be "
+                        "generated; look for an empty class such as [^\\s\\S]"
+                    )
                 shown = ", ".join(f"0x{b:02x}" for b in needed[:16]) + (" ..." if len(needed) > 16 else "")
                 raise IncompatibleVocabularyError(
                     f"the vocabulary cannot continue from automaton state {s}: the regex needs one of the "

