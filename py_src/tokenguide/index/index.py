@@ -140,19 +140,28 @@ class Index:
                 n if isinstance(n, array) and n.typecode == "I" else array("I", n))
             for s, (t, n) in transitions.items()
         }
-        if states is None:
-            found = set(index._expanded) | set(index._finals) | {initial_state}
-            for _, nexts in index._expanded.values():
-                found.update(nexts)
-            states = found
-        index._states = sorted(states)
-        empty = (array("I"), array("I"))
-        for s in index._states:
-            if s not in index._expanded:
-                index._expanded[s] = empty
+        index._states = None  # every state that appears: found on first use (a pass over all targets)
+        if states is not None:
+            index._set_states(states)
         index._num_transitions = sum(len(t) for t, _ in index._expanded.values())
         index.regex = None
         return index
+
+    def _set_states(self, states: Iterable[int]) -> None:
+        self._states = sorted(states)
+        empty = (array("I"), array("I"))
+        for s in self._states:
+            if s not in self._expanded:
+                self._expanded[s] = empty
+
+    def _state_list(self) -> list[int]:
+        """Every state, ascending; for a loaded index, computed the first time it is needed."""
+        if self._states is None:
+            found = set(self._expanded) | set(self._finals) | {self._initial}
+            for _, nexts in self._expanded.values():
+                found.update(nexts)
+            self._set_states(found)
+        return self._states
 
     def _build_steps(self, regex, dfa, vocabulary, ascii, max_states, progress, should_cancel) -> Iterator[None]:
         def tick(stage: str, done: int, total: int) -> None:
@@ -265,11 +274,11 @@ class Index:
 
     def states(self) -> list[int]:
         """Every state of the index, ascending."""
-        return list(self._states)
+        return list(self._state_list())
 
     @property
     def num_states(self) -> int:
-        return len(self._states)
+        return len(self._state_list())
 
     @property
     def num_transitions(self) -> int:
@@ -291,6 +300,10 @@ class Index:
         if found is not None:
             return found
         if state not in self._ranges:
+            if self._states is None:  # a loaded index: a target without an entry is a dead end
+                self._state_list()
+                if state in self._expanded:
+                    return self._expanded[state]
             raise KeyError(f"state {state} is not in this index")
         trie = self._trie
         ranges = list(zip(*self._ranges[state]))
@@ -347,22 +360,21 @@ class Index:
             union = 0
             for mask in self._target_masks(state, list(zip(*self._ranges[state]))).values():
                 union |= mask
-        elif state in self._expanded or state in self._ranges:
+        else:
             bitmap = bytearray((self._vocab_size + 7) // 8)
-            for t in self.state_transitions(state)[0]:
+            for t in self.state_transitions(state)[0]:  # KeyError for an unknown state
                 bitmap[t >> 3] |= 1 << (t & 7)
             union = int.from_bytes(bitmap, "little")
-        else:
-            raise KeyError(f"state {state} is not in this index")
         packed = mask_to_bytes(union, self._vocab_size)
         cache.put(state, packed)
         return packed
 
     def get_allowed_tokens(self, state: int) -> list[int] | None:
         """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""
-        if state not in self._expanded and state not in self._ranges:
+        try:
+            return self.state_transitions(state)[0].tolist()
+        except KeyError:
             return None
-        return self.state_transitions(state)[0].tolist()
 
     def get_next_state(self, state: int, token_id: int) -> int | None:
         """The state after `token_id`, or None when the token is not allowed there."""
@@ -392,7 +404,7 @@ class Index:
     def get_transitions(self) -> dict[int, dict[int, int]]:
         """Every transition as {state: {token_id: next_state}} (built on demand; can be large)."""
         out = {}
-        for s in self._states:
+        for s in self._state_list():
             tokens, nexts = self.state_transitions(s)
             if tokens:
                 out[s] = dict(zip(tokens, nexts))
@@ -401,12 +413,12 @@ class Index:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Index):
             return NotImplemented
-        if (self._vocab_size, self._eos, self._initial, self._finals, self._states) != (
+        if (self._vocab_size, self._eos, self._initial, self._finals, self._state_list()) != (
             other._vocab_size,
             other._eos,
             other._initial,
             other._finals,
-            other._states,
+            other._state_list(),
         ):
             return False
         return all(self.state_transitions(s) == other.state_transitions(s) for s in self._states)
@@ -466,7 +478,6 @@ class Index:
             parsed.initial_state,
             parsed.final_states,
             parsed.transitions,
-            states=parsed.all_states,
         )
 
     def save(self, path, **kwargs) -> None:

@@ -66,7 +66,6 @@ class IndexData:
 
     `transitions` maps each listed state (ascending) to (token ids ascending, next states), both
     array('I'). `final_states` is ascending. `raw_size` is the payload size in bytes.
-    `all_states` is every state that appears (listed, final, initial or a target), ascending.
     """
 
     vocab_size: int
@@ -76,7 +75,6 @@ class IndexData:
     index_type: int
     transitions: dict[int, tuple[array, array]]
     raw_size: int
-    all_states: tuple[int, ...] = ()
 
     @property
     def num_transitions(self) -> int:

@@ -154,7 +154,6 @@ class PayloadParser:
 
         transitions: dict[int, tuple[array, array]] = {}
         listed: set[int] = set()  # every state in the table, including any listed with zero transitions
-        targets: set[int] = set()
         in_order = True
         previous_state = -1
         for _ in range(num_states):
@@ -179,7 +178,6 @@ class PayloadParser:
             if count:
                 found = yield from self._state_transitions(state, count, header_at, vocab_size, eos, final_set)
                 transitions[state] = found
-                targets.update(found[1])
 
         while True:  # nothing may follow the last state entry
             if self._available():
@@ -199,7 +197,7 @@ class PayloadParser:
                     "final_state_ids",
                     16 + 4 * position,
                 )
-        if initial not in listed and initial not in targets:
+        if initial not in listed and not any(initial in nexts for _, nexts in transitions.values()):
             raise IndexFormatError(
                 f"initial state {initial} appears nowhere: it is not in the state table, "
                 "not final, and no transition leads to it",
@@ -208,7 +206,6 @@ class PayloadParser:
             )
         if not in_order:
             transitions = dict(sorted(transitions.items()))
-        targets.update(listed, final_set, (initial,))
         return IndexData(
             vocab_size=vocab_size,
             eos_token_id=eos,
@@ -217,7 +214,6 @@ class PayloadParser:
             index_type=index_type,
             transitions=transitions,
             raw_size=self._size,
-            all_states=tuple(sorted(targets)),
         )
 
     def _state_transitions(self, state, count, header_at, vocab_size, eos, final_set):
