@@ -1,7 +1,7 @@
 """Token masks side by side: tokenguide, llguidance and xgrammar on the same vocabularies.
 
     python benchmarks/bench_masks.py [--vocab gpt2,llama2,llama3] [--parts regex,json,steady]
-        [--engines tokenguide,llguidance,xgrammar] [--rounds 3] [--steps 20] [--schemas 40]
+        [--engines tokenguide,tokenguide-eager,llguidance,xgrammar] [--rounds 3] [--steps 20] [--schemas 40]
         [--schema-limit 30]
 
 Parts (wall-clock time, time.perf_counter; each figure is the median of `--rounds` runs, the
@@ -20,6 +20,8 @@ engines interleaved inside every round):
   tokenguide's `Guide.write_mask_into` (a cached packed mask copied into a torch int32
   tensor), llguidance's `fill_next_token_bitmask` and xgrammar's `fill_next_token_bitmask`.
 
+"tokenguide" is `Guide.from_regex` / `from_json_schema` as they come (a LazyIndex: states and
+token rows computed when reached); "tokenguide-eager" builds the whole Index first.
 The vocabulary preparation of every engine (tokenguide's Vocabulary + trie, llguidance's
 LLTokenizer, xgrammar's TokenizerInfo) is done once, outside the timings, as a server would.
 With `--engines tokenguide` the script needs neither peer nor torch, and also runs in Pyodide
@@ -108,8 +110,8 @@ class Tokenguide:
 
     def compile(self, kind: str, text):
         if kind == "regex":
-            return Guide.from_regex(text, self.vocab, use_cache=False)
-        return Guide.from_json_schema(text, self.vocab, whitespace_pattern="", use_cache=False)
+            return Guide.from_regex(text, self.vocab)  # lazy: states and token rows made when reached
+        return Guide.from_json_schema(text, self.vocab, whitespace_pattern="")
 
     def mask(self, guide) -> None:
         guide.write_mask_into(self.buffer)
@@ -122,6 +124,17 @@ class Tokenguide:
 
     def bits(self) -> bytes:
         return self.buffer.numpy().tobytes() if self._numpy else self.buffer.tobytes()
+
+
+class TokenguideEager(Tokenguide):
+    """The eager Index (every state built before the first mask), as saving a file needs."""
+
+    name = "tokenguide-eager"
+
+    def compile(self, kind: str, text):
+        if kind == "regex":
+            return Guide.from_regex(text, self.vocab, lazy=False, use_cache=False)
+        return Guide.from_json_schema(text, self.vocab, whitespace_pattern="", lazy=False, use_cache=False)
 
 
 class LLGuidance:
@@ -407,7 +420,9 @@ def main(argv=None) -> int:
             continue
         vocab = Vocabulary.from_file(path)
         engines = [Tokenguide(vocab)]
-        if len(wanted) > 1:
+        if "tokenguide-eager" in wanted:
+            engines.append(TokenguideEager(vocab))
+        if {"llguidance", "xgrammar"} & set(wanted):
             hf = hf_tokenizer(vocab_name, path, vocab.eos_token_id)
             if "llguidance" in wanted:
                 engines.append(LLGuidance(vocab, hf))

@@ -444,3 +444,42 @@ def test_matches_outlines_core_guide(regex, gpt2_vocabulary, oc_gpt2):
         with pytest.raises(GuideError):
             ours.rollback_state(6)
     assert steps > 10
+
+
+# -- lazy (default) and eager constructors ------------------------------------------------------
+
+
+@pytest.mark.parametrize("regex", [r"[0-9]{3}-[0-9]{4}", r"(yes|no|maybe)[!?]?", r'"[^"\\]{0,12}"', r"(é|ü|中文)+!"])
+def test_lazy_and_eager_guides_agree(regex, gpt2_vocabulary):
+    from tokenguide.index import LazyIndex
+
+    lazy = Guide.from_regex(regex, gpt2_vocabulary)
+    eager = Guide.from_regex(regex, gpt2_vocabulary, lazy=False)
+    assert isinstance(lazy.source, LazyIndex) and isinstance(eager.source, RegexGuide)
+    rng = random.Random(regex)
+    eos = gpt2_vocabulary.eos_token_id
+    for _ in range(5):
+        lazy.reset()
+        eager.reset()
+        for _ in range(12):
+            tokens = eager.get_tokens()
+            assert lazy.get_tokens() == tokens and lazy.is_finished() == eager.is_finished()
+            assert lazy.mask_bytes() == eager.mask_bytes()
+            assert lazy.accepts_tokens([eos]) == eager.accepts_tokens([eos]) == (eos in tokens)
+            choices = [t for t in tokens if t != eos]
+            if not choices:
+                break
+            token = rng.choice(choices)
+            assert lazy.advance(token) == eager.advance(token)
+
+
+def test_lazy_constructor_arguments():
+    vocab = tiny_vocabulary()
+    assert Guide.from_regex(r"[ab]+", vocab, ascii=True, max_states=100).get_tokens() == sorted(ids("a", "b", "ab"))
+    with pytest.raises(TypeError, match="use_cache with lazy=True"):
+        Guide.from_regex(r"a", vocab, use_cache=False)
+    with pytest.raises(TypeError, match="regex must be a str"):
+        Guide.from_regex(b"a", vocab)  # type: ignore[arg-type]
+    assert Guide.from_regex(r"a", vocab, lazy=False, use_cache=False).get_tokens() == ids("a")
+    doc = Guide.from_json_schema({"enum": [12, "a"]}, vocab, whitespace_pattern="")
+    assert doc.accepts_tokens(ids("12") + [0]) and not doc.accepts_tokens(ids("1") + [0])

@@ -20,6 +20,8 @@ from collections import deque
 from typing import Any, Iterable, Optional
 
 from ..errors import GuideError, InvalidTokenError
+from ..index import LazyIndex
+from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import (
     DEFAULT_MASK_CACHE_BYTES,
@@ -34,6 +36,7 @@ from .instructions import (
 from .regex import RegexGuide
 
 __all__ = ["DEFAULT_MASK_CACHE_BYTES", "Guide", "MaskCache"]
+
 
 def _is_index(source: Any) -> bool:
     """Index protocol (tokenguide's eager or lazy Index): states with allowed tokens and transitions."""
@@ -98,17 +101,52 @@ class Guide:
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
-    def from_regex(cls, regex: str, vocabulary: Any, *, max_rollback: int = 32, **kwargs: Any) -> "Guide":
+    def from_regex(
+        cls, regex: str, vocabulary: Any, *, max_rollback: int = 32, lazy: bool = True, **kwargs: Any
+    ) -> "Guide":
         """A guide for `regex` (Python re syntax, fullmatch) over a Vocabulary or tokenizer.
 
-        Keyword arguments go to `RegexGuide.from_regex` (ascii, max_states, cache_dir...).
+        `lazy` (default): a `LazyIndex`, whose automaton states and token rows are computed when
+        first reached, so the first mask costs one vocabulary walk, not the whole index
+        (keywords: ascii, max_states). `lazy=False`: the eager `Index`, from the index cache
+        (keywords of `RegexGuide.from_regex`: ascii, max_states, cache_dir, use_cache...).
         """
-        return cls(RegexGuide.from_regex(regex, vocabulary, **kwargs), max_rollback)
+        if not lazy:
+            return cls(RegexGuide.from_regex(regex, vocabulary, **kwargs), max_rollback)
+        unknown = sorted(set(kwargs) - {"ascii", "max_states"})
+        if unknown:
+            raise TypeError(
+                f"Guide.from_regex: unexpected keyword argument(s) {', '.join(unknown)} with lazy=True; "
+                "accepted: ascii, max_states (pass lazy=False for the cached eager Index and its options)"
+            )
+        if not isinstance(regex, str):
+            raise TypeError(f"Guide.from_regex: regex must be a str, got {type(regex).__name__}")
+        return cls(LazyIndex(regex, core_vocabulary_of(vocabulary), **kwargs), max_rollback)
 
     @classmethod
-    def from_json_schema(cls, schema: Any, vocabulary: Any, *, max_rollback: int = 32, **kwargs: Any) -> "Guide":
-        """A guide for JSON documents valid against `schema` (a dict or JSON text)."""
-        return cls(RegexGuide.from_json_schema(schema, vocabulary, **kwargs), max_rollback)
+    def from_json_schema(
+        cls,
+        schema: Any,
+        vocabulary: Any,
+        *,
+        max_rollback: int = 32,
+        lazy: bool = True,
+        whitespace_pattern: Optional[str] = None,
+        max_recursion_depth: int = 3,
+        lenient: bool = False,
+        **kwargs: Any,
+    ) -> "Guide":
+        """A guide for JSON documents valid against `schema` (a dict or JSON text).
+
+        The schema becomes a regex (`build_regex_from_schema`, with `whitespace_pattern`,
+        `max_recursion_depth`, `lenient`); `lazy` and the other keywords as in `from_regex`.
+        """
+        from ..json_schema import build_regex_from_schema
+
+        regex = build_regex_from_schema(
+            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient
+        )
+        return cls.from_regex(regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
 
     @classmethod
     def from_grammar(cls, grammar: str, vocabulary: Any, *, max_rollback: int = 32) -> "Guide":
