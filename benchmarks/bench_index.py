@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python benchmarks/bench_index.py [--repeat 5] [--vocab gpt2|llama2|both] [--pyodide]
 Prints one row per regex: median build time of each (ms), the ratio ours/theirs, states
-and transitions, and the geometric mean of the ratios. outlines-core rows are skipped
+and transitions, the geometric mean of the ratios, and the time from regex to the first mask
+on the lazy path (LazyIndex: automaton states and token rows made on first visit). outlines-core rows are skipped
 when it is not installed or exceeds --oc-timeout seconds (run in a child process).
 With --pyodide the same script runs inside Pyodide under Node (tests/pyodide/run_pytest.mjs),
 where only tokenguide is timed.
@@ -23,7 +24,7 @@ sys.path.insert(0, str(ROOT / "py_src"))
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.regexes import HARD_REPETITIONS, REGEX_CASES  # noqa: E402
-from tokenguide.index import Index, prepare_vocabulary  # noqa: E402
+from tokenguide.index import Index, LazyIndex, prepare_vocabulary  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
 
 VOCABS = {
@@ -94,12 +95,13 @@ def main(argv=None) -> int:
         prepare_vocabulary(vocab)
         t_prep = time.perf_counter() - t
         print(f"\n### {vname}: {len(vocab.tokens):,} distinct token byte strings; load {t_load*1000:.0f} ms + prepare {t_prep*1000:.0f} ms\n")
-        print("| regex | tokenguide ms | outlines-core ms | ratio | states | transitions |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| regex | tokenguide ms | outlines-core ms | ratio | states | transitions | lazy first mask ms |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         ratios = []
         for name, regex in cases.items():
             index = Index(regex, vocab)
             ours = median_time(lambda: Index(regex, vocab), args.repeat)
+            lazy = median_time(lambda: LazyIndex(regex, vocab).mask_bytes(0), args.repeat)
             theirs = oc_time(VOCABS[vname], regex, max(1, args.repeat // 2), args.oc_timeout)
             if theirs is None:
                 shown, ratio = "n/a", ""
@@ -109,7 +111,7 @@ def main(argv=None) -> int:
                 shown = f"{theirs*1000:.1f}"
                 ratios.append(ours / theirs)
                 ratio = f"{ours / theirs:.2f}"
-            print(f"| {name} | {ours*1000:.1f} | {shown} | {ratio} | {index.num_states} | {index.num_transitions:,} |", flush=True)
+            print(f"| {name} | {ours*1000:.1f} | {shown} | {ratio} | {index.num_states} | {index.num_transitions:,} | {lazy*1000:.1f} |", flush=True)
         if ratios:
             gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
             print(f"\ngeometric mean ratio (rows with a finite outlines-core time): {gm:.2f}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from ..vocabulary import require_vocabulary
@@ -136,7 +137,7 @@ class TokenTrie:
         """Token ids ascending and their next states for (first key, end key, next) ranges: by sorting."""
         flat, id_start = self.flat_ids, self.id_start
         segments = [(flat[id_start[lo] : id_start[hi]], ns) for lo, hi, ns in ranges]
-        tokens = array("I", sorted(t for seg, _ in segments for t in seg))
+        tokens = array("I", sorted(chain.from_iterable(seg for seg, _ in segments)))
         targets = {ns for _, ns in segments}
         if len(targets) == 1:
             return tokens, array("I", [targets.pop()]) * len(tokens)
