@@ -94,7 +94,7 @@ class TokenTrie:
 
     def __init__(self, keys: list[bytes], ids: list, vocab_size: int):
         self.num_keys = len(keys)
-        self._prefix: list[int] | None = None
+        self._prefix: tuple[list[int], list[int]] | None = None
         flat = array("I")
         id_start = [0]
         for key_ids in ids:
@@ -149,34 +149,46 @@ class TokenTrie:
     def range_mask(self, lo: int, hi: int) -> int:
         """The token ids of keys lo..hi-1 as a bitmask integer (bit t set = token t).
 
-        Whole blocks of 256 keys come from prefix masks (one XOR), the ragged ends from a small
-        bitmap, so a range costs a few C-level operations on vocab_size bits.
+        Whole blocks come from prefix masks (one XOR), the ragged ends from a small bitmap. Blocks
+        hold about 256 ids each, and a key with more ids than that is a block of its own, so a
+        range costs a few C-level operations on vocab_size bits plus at most ~512 ids in Python.
         """
-        prefix = self._prefix_masks()
-        first_block = -(-lo // _BLOCK)
-        last_block = hi // _BLOCK
-        if first_block >= last_block:
+        bounds, prefix = self._prefix_masks()
+        first = bisect_left(bounds, lo)
+        last = bisect_right(bounds, hi) - 1
+        if first > last:
             return self._keys_mask(lo, hi)
-        mask = prefix[last_block] ^ prefix[first_block]
-        if lo < first_block * _BLOCK:
-            mask |= self._keys_mask(lo, first_block * _BLOCK)
-        if last_block * _BLOCK < hi:
-            mask |= self._keys_mask(last_block * _BLOCK, hi)
-        return mask
+        return prefix[last] ^ prefix[first] | self._keys_mask(lo, bounds[first]) | self._keys_mask(bounds[last], hi)
 
     def _keys_mask(self, lo: int, hi: int) -> int:
+        ids = self.flat_ids[self.id_start[lo] : self.id_start[hi]] if lo < hi else ()
+        if len(ids) <= 8:
+            mask = 0
+            for t in ids:
+                mask |= 1 << t
+            return mask
         bitmap = bytearray((len(self.position) + 7) // 8)
-        for t in self.flat_ids[self.id_start[lo] : self.id_start[hi]]:
+        for t in ids:
             bitmap[t >> 3] |= 1 << (t & 7)
         return int.from_bytes(bitmap, "little")
 
-    def _prefix_masks(self) -> list[int]:
-        """prefix[b]: the ids of keys below b * 256, for every block boundary (built once)."""
+    def _prefix_masks(self) -> tuple[list[int], list[int]]:
+        """(block boundaries as key numbers, prefix[j] = ids of keys below boundary j), built once."""
         if self._prefix is None:
+            bounds = [0]
+            id_start = self.id_start
+            for k in range(self.num_keys):
+                heavy = id_start[k + 1] - id_start[k] >= _BLOCK
+                if heavy and bounds[-1] != k:
+                    bounds.append(k)
+                if heavy or id_start[k + 1] - id_start[bounds[-1]] >= _BLOCK:
+                    bounds.append(k + 1)
+            if bounds[-1] != self.num_keys:
+                bounds.append(self.num_keys)
             prefix = [0]
-            for b in range(0, self.num_keys, _BLOCK):
-                prefix.append(prefix[-1] | self._keys_mask(b, min(b + _BLOCK, self.num_keys)))
-            self._prefix = prefix
+            for j in range(1, len(bounds)):
+                prefix.append(prefix[-1] | self._keys_mask(bounds[j - 1], bounds[j]))
+            self._prefix = (bounds, prefix)
         return self._prefix
 
     @property
@@ -185,7 +197,7 @@ class TokenTrie:
         return len(self.position) <= max(1 << 22, 64 * len(self.flat_ids))
 
 
-_BLOCK = 256  # keys per prefix-mask block
+_BLOCK = 256  # token ids per prefix-mask block
 
 
 class PreparedVocabulary:
