@@ -16,6 +16,8 @@ engines interleaved inside every round):
 - json: a held-out sample of JSONSchemaBench (every k-th file of ../shared/data/jsonschemabench),
   compact JSON, from the schema to the first mask; p50/p90 over the schemas each engine
   compiles, and the count it refuses or that pass `--schema-limit` seconds (tokenguide only).
+- pack: tokenguide's `pack_tokens` (sorted ids to a packed mask, for guides without their own
+  `mask_bytes`) on random id sets of several densities.
 - steady: the same generations replayed once the states are known: the per-mask cost of
   tokenguide's `Guide.write_mask_into` (a cached packed mask copied into a torch int32
   tensor), llguidance's `fill_next_token_bitmask` and xgrammar's `fill_next_token_bitmask`.
@@ -399,6 +401,30 @@ def bench_json(vocab_name: str, vocab: Vocabulary, engines, args) -> None:
     print(f"\n(common: the {len(both)} schemas every engine compiled in time)\n")
 
 
+def bench_pack(vocab_name: str, vocab: Vocabulary, args) -> None:
+    """pack_tokens (sorted ids -> packed mask) for sources without their own mask_bytes."""
+    from array import array
+
+    from tokenguide.guides.instructions import pack_tokens
+
+    n = vocab.vocab_size
+    rng = random.Random(args.seed)
+    print(f"### {vocab_name}: pack_tokens, sorted ids to a packed mask ({n:,} tokens, ms, median of 5)\n")
+    print("| allowed | ids | ms |")
+    print("|---|---:|---:|")
+    for label, count in [("0.1 %", n // 1000), ("10 %", n // 10), ("50 %", n // 2), ("all but 1 %", n - n // 100)]:
+        ids = array("I", sorted(rng.sample(range(n), count)))
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            pack_tokens(ids, n)
+            times.append(time.perf_counter() - start)
+        print(f"| {label} | {count:,} | {statistics.median(times) * 1000:.2f} |")
+    start = time.perf_counter()
+    pack_tokens(None, n)
+    print(f"| every token (None) | {n:,} | {(time.perf_counter() - start) * 1000:.2f} |\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--vocab", default="gpt2,llama2")
@@ -433,6 +459,8 @@ def main(argv=None) -> int:
             bench_regex(vocab_name, vocab, engines, args)
         if "json" in args.parts:
             bench_json(vocab_name, vocab, engines, args)
+        if "pack" in args.parts:
+            bench_pack(vocab_name, vocab, args)
     return 0
 
 

@@ -106,15 +106,24 @@ def pack_tokens(tokens: Optional[Iterable[int]], vocab_size: int) -> bytes:
         tokens = list(tokens)
     if not tokens:
         return bytes(words * 4)
-    low, high = min(tokens), max(tokens)
-    if low < 0 or high >= vocab_size:
-        bad = low if low < 0 else high
-        raise ValueError(f"fill_bitmask: token id {bad} is outside the vocabulary (0..{vocab_size - 1})")
+    unsigned = isinstance(tokens, array) and tokens.typecode in "BHILQ"
+    if not unsigned and min(tokens) < 0:  # a negative index would set a digit from the end
+        _out_of_range(min(tokens), vocab_size)
     digits = bytearray(b"0") * (words * 32)
-    for t in tokens:
-        digits[t] = 49  # "1"
+    try:
+        for t in tokens:
+            digits[t] = 49  # "1"
+    except IndexError:
+        _out_of_range(max(tokens), vocab_size)
     digits.reverse()
-    return int(digits, 2).to_bytes(words * 4, "little")
+    value = int(digits, 2)
+    if value >> vocab_size:  # ids between vocab_size and the end of the last word
+        _out_of_range(max(tokens), vocab_size)
+    return value.to_bytes(words * 4, "little")
+
+
+def _out_of_range(token_id: int, vocab_size: int) -> None:
+    raise ValueError(f"fill_bitmask: token id {token_id} is outside the vocabulary (0..{vocab_size - 1})")
 
 
 def mask_has(mask: Any, token_id: int) -> bool:
