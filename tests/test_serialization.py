@@ -699,3 +699,45 @@ def test_shared_long_token_lists_are_still_checked_per_state():
             assert list(index.state_transitions(2)[0]) == list(range(100))
     index = Index.from_bytes(gzip.compress(spec_payload(201, eos, 0, [1], [(0, ok), (1, ok + [(eos, 1)]), (2, ok)])))
     assert index.state_transitions(0) == index.state_transitions(2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Streaming: payloads of several inflated chunks
+# ---------------------------------------------------------------------------------------------
+
+
+def _big_spec(states=6, per_state=200_000, vocab_size=250_001):
+    """A payload of several 4 MiB chunks, with states that straddle chunk boundaries."""
+    eos = vocab_size - 1
+    table = []
+    for s in range(states):
+        tokens = range(s % 3, s % 3 + per_state)
+        pairs = [(t, (s + 1) % states) for t in tokens] + ([(eos, s)] if s == states - 1 else [])
+        table.append((s, pairs))
+    return dict(vocab_size=vocab_size, eos=eos, initial=0, finals=[states - 1], states=table)
+
+
+def test_multi_chunk_payloads_load_and_fail_like_whole_ones():
+    spec = _big_spec()
+    payload = spec_payload(**_args(spec))
+    assert len(payload) > 2 * serialization.INFLATE_CHUNK
+    index = Index.from_bytes(gzip_compress(payload, 1))
+    for state, pairs in spec["states"]:
+        tokens, nexts = index.state_transitions(state)
+        assert tokens == array("I", [t for t, _ in pairs]) and nexts == array("I", [n for _, n in pairs])
+    assert index.final_states == {spec["finals"][0]} and index.get_next_state(0, 7) == 1
+    assert index_to_bytes(index, level=1) == gzip_compress(payload, 1)
+    chunk = serialization.INFLATE_CHUNK
+    for cut in (chunk - 5, chunk, chunk + 3, 2 * chunk + 1, len(payload) - 9, len(payload) - 1):
+        with pytest.raises(IndexFormatError) as whole:
+            parse_payload(payload[:cut])
+        err = expect_error(gzip_compress(payload[:cut], 1))
+        assert (err.field, err.offset) == (whole.value.field, whole.value.offset), cut
+    # A state in arbitrary order across a chunk boundary is sorted; a duplicate in it is found.
+    s0 = spec["states"][0]
+    shuffled = dict(spec, states=[(s0[0], list(reversed(s0[1])))] + spec["states"][1:])
+    loaded = Index.from_bytes(gzip_compress(spec_payload(**_args(shuffled)), 1))
+    assert loaded.state_transitions(0) == index.state_transitions(0)
+    dup = dict(spec, states=[(s0[0], list(reversed(s0[1][:-1])) + [s0[1][5]])] + spec["states"][1:])
+    err = expect_error(gzip_compress(spec_payload(**_args(dup)), 1), "token_id")
+    assert "two transitions on token" in str(err)
