@@ -228,6 +228,19 @@ UNIGRAM_CASES = {"words": ("[ a-z]+", _words)}  # the trained Unigram knows ASCI
 PROMPT = {"unigram": "Q:"}  # a prompt whose tokens never merge with what follows; default "\n"
 
 
+_INDEXES: dict[tuple[int, str], Index] = {}
+
+
+def _index(vocab: Vocabulary, regex: str) -> Index:
+    """The Index of `regex` for `vocab`, built once per module for the sample being tested."""
+    key = (id(vocab), regex)
+    if key not in _INDEXES:
+        if any(k[0] != id(vocab) for k in _INDEXES):
+            _INDEXES.clear()
+        _INDEXES[key] = Index(regex, vocab)
+    return _INDEXES[key]
+
+
 def _walk(index: Index, ids: list[int]) -> bool:
     state = index.initial_state
     for token_id in ids:
@@ -245,7 +258,7 @@ def test_real_encodings_are_accepted(pair):
     prompt_ids = hf.encode(prompt, add_special_tokens=False).ids
     rng = random.Random(f"tokenguide-{name}")
     for label, (regex, make) in (UNIGRAM_CASES if name == "unigram" else CASES).items():
-        index = Index(regex, vocab)
+        index = _index(vocab, regex)
         checked, rejected = 0, []
         for _ in range(40):
             text = make(rng)
@@ -274,7 +287,7 @@ def test_text_start(pair):
     regex, make = (UNIGRAM_CASES["words"] if name == "unigram" else CASES["text"])
     start_regex = vocab.start_of_text_regex(regex)
     assert (start_regex != regex) == dummy
-    index = Index(start_regex, vocab)
+    index = _index(vocab, start_regex)
     rng = random.Random(f"tokenguide-start-{name}")
     checked = 0
     for _ in range(30):
@@ -287,3 +300,54 @@ def test_text_start(pair):
         assert spelled == (b" " if dummy else b"") + text.encode("utf-8"), (text, ids)
         assert _walk(index, ids), (text, ids)
     assert checked >= 20
+
+
+def test_index_walks_decode_through_the_real_tokenizer(pair):
+    """Random walks through an Index, ending in a final state: the real tokenizer decodes prompt +
+    walk to decode(prompt) + a text that re.fullmatch accepts (the meaning of a token sequence)."""
+    name, vocab, hf = pair
+    prompt = PROMPT.get(name, "\n")
+    prompt_ids = hf.encode(prompt, add_special_tokens=False).ids
+    prompt_text = hf.decode(prompt_ids)
+    rng = random.Random(f"tokenguide-walk-{name}")
+    for label, (regex, _) in (UNIGRAM_CASES if name == "unigram" else CASES).items():
+        index = _index(vocab, regex)
+        allowed_in: dict[int, list[int]] = {}  # state -> allowed ordinary tokens (few states, large lists)
+        done = 0
+        for _ in range(40):
+            state, walk = index.initial_state, []
+            for step in range(30):
+                if index.is_final_state(state) and (step >= 12 or rng.random() < 0.25):
+                    break
+                if state not in allowed_in:
+                    allowed_in[state] = [t for t in index.get_allowed_tokens(state) if t != vocab.eos_token_id]
+                token = rng.choice(allowed_in[state])
+                walk.append(token)
+                state = index.get_next_state(state, token)
+            if not walk or not index.is_final_state(state):
+                continue
+            done += 1
+            text = b"".join(vocab.id_to_bytes(t) for t in walk).decode("utf-8")
+            assert re.fullmatch(regex, text), (regex, text)
+            assert hf.decode(prompt_ids + walk) == prompt_text + text, (label, walk)
+        assert done >= 20, f"{name}/{label}: only {done} walks ended in a final state"
+
+
+def test_tokenizer_adapter_decodes_as_the_real_tokenizer(pair):
+    """tokenguide's Tokenizer.decode (outlines' interface, from token bytes) gives the real
+    tokenizer's text for real encodings, start-of-text space rule included."""
+    from tokenguide.vocabulary import Tokenizer
+
+    name, vocab, hf = pair
+    tok = Tokenizer(vocab)
+    rng = random.Random(f"tokenguide-decode-{name}")
+    make = UNIGRAM_CASES["words"][1] if name == "unigram" else _text
+    checked = 0
+    for _ in range(40):
+        ids = hf.encode(make(rng), add_special_tokens=False).ids
+        expected = hf.decode(ids)
+        if "\ufffd" in expected:
+            continue
+        checked += 1
+        assert tok.decode([ids]) == [expected], ids
+    assert checked >= 30
