@@ -124,3 +124,22 @@ def test_gpt2_vocabulary_file_loads(tmp_path):
     reply = call("load_vocabulary", path.read_bytes(), "encoder.json", None, None)
     assert reply["ok"], reply
     assert reply["result"]["vocab_size"] == 50257
+
+
+def test_playground_code_output_errors_and_gpt2():
+    out: list[str] = []
+    code = "print('hi')\nv = await gpt2()\nprint(v.vocab_size)\n1 / 0\n"
+    result = asyncio.run(bridge.run_code(code, json.dumps(SMALL), lambda stage, text, _: out.append(text)))
+    text = "".join(out)
+    assert result["failed"] and not result["stopped"]
+    assert text.startswith("hi\n6\n")
+    assert 'File "<playground>", line 4' in text and "1 / 0" in text and "ZeroDivisionError" in text
+    assert "_web_bridge" not in text  # the user's traceback only
+    out.clear()
+    result = asyncio.run(bridge.run_code("def f(:\n    pass\n", None, lambda stage, text, _: out.append(text)))
+    assert result["failed"] and "SyntaxError" in "".join(out)
+    out.clear()
+    result = asyncio.run(bridge.run_code("raise KeyboardInterrupt", None, lambda stage, text, _: out.append(text)))
+    assert result["stopped"] and "Stopped." in "".join(out)
+    result = asyncio.run(bridge.run_code("x = 1", None, None))
+    assert result == {"failed": False, "stopped": False, "seconds": result["seconds"]}

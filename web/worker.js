@@ -4,7 +4,8 @@
 //   {type: 'init', cancelBuffer?: SharedArrayBuffer, prefetch?: [url]}  start Pyodide, load tokenguide (fetch urls meanwhile)
 //   {id, type: 'call', name, args}                            call tokenguide._web_bridge.<name>(...args)
 //   {id, type: 'vocab', source: {url | file, siblings?}, eos, key}  read a vocabulary (URL or File) and prepare it
-//   {type: 'cancel'}                                          stop the running build / guide step
+//   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
+//   {type: 'cancel'}                                          stop the running build / guide step / code
 // Worker -> page: {type: 'status', text}, {type: 'ready', seconds} or {type: 'fatal', message},
 //   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
 //
@@ -123,12 +124,28 @@ async function readVocab(msg) {
   return callBridge(msg.id, 'load_vocabulary', [text, source.name, eos, key, siblings]);
 }
 
+let gpt2Text = null; // the bundled GPT-2 vocabulary's text, for the playground's gpt2()
+
+/** Run playground code: {type: 'run', code, vocabUrl}; output arrives as progress('output', text). */
+async function runCode(msg) {
+  if (gpt2Text === null && msg.vocabUrl) {
+    const url = msg.vocabUrl;
+    gpt2Text = prefetched.has(url) ? await prefetched.get(url) : null;
+    if (gpt2Text === null) {
+      const resp = await fetch(new URL(url, self.location.href));
+      gpt2Text = resp.ok ? await resp.text() : null;
+    }
+  }
+  return callBridge(msg.id, 'run_code', [msg.code, gpt2Text, '$progress', '$cancel']);
+}
+
 async function handle(msg) {
   const { id } = msg;
   resetCancel(); // a Cancel meant for an earlier task does not stop this one; one during it does, at any step
   try {
     let result;
     if (msg.type === 'vocab') result = await readVocab(msg);
+    else if (msg.type === 'run') result = await runCode(msg);
     else result = await callBridge(id, msg.name, msg.args || []);
     const transfer = result && result.bytes instanceof Uint8Array ? [result.bytes.buffer] : [];
     post({ id, type: 'result', ok: true, result }, transfer);

@@ -83,3 +83,61 @@ def test_playground_user_code_and_errors(page):
 def test_playground_examples_run(page, example, expected):
     page.get_by_test_id("examples").select_option(example)
     assert expected in run(page)
+
+
+def test_playground_runs_off_the_page_thread_and_stops(page):
+    """A long loop neither freezes the page nor runs forever: Stop ends it, and Python goes on."""
+    page.get_by_test_id("editor").fill("print('started', flush=True)\nn = 0\nwhile True:\n    n += 1\n")
+    mark_state(page)
+    page.get_by_test_id("run-button").click()
+    expect(page.get_by_test_id("output")).to_contain_text("started", timeout=BUILD_TIMEOUT_MS)
+    # the page's own thread answers while Python loops
+    took = page.evaluate("() => { const t = performance.now(); return new Promise((r) => setTimeout(() => r(performance.now() - t), 0)); }")
+    assert took < 1000, f"the page's thread was blocked for {took} ms"
+    expect(page.get_by_test_id("stop-button")).to_be_enabled()
+    page.get_by_test_id("stop-button").click()
+    assert wait_state(page, "done", "error") == "error"
+    expect(page.get_by_test_id("output")).to_contain_text("Stopped")
+    expect(page.get_by_test_id("status")).to_contain_text("Stopped")
+    expect(page.get_by_test_id("stop-button")).to_be_disabled()
+    page.get_by_test_id("editor").fill("print(6 * 7)")
+    assert run(page).strip() == "42"
+
+
+def test_playground_editor_has_an_accessible_name(page):
+    expect(page.get_by_role("textbox", name="Python code")).to_have_count(1)
+    expect(page.get_by_role("button", name="Stop")).to_have_count(1)
+
+
+def test_playground_offline_without_a_visit_before(browser):
+    """Only the builder was opened online: the service worker still serves the playground offline."""
+    import build  # noqa: PLC0415 - repository root module (start_dist_server put it on sys.path)
+
+    server, url = start_dist_server()
+    context, attempted = guarded_context(browser, service_workers="allow")
+    try:
+        page = context.new_page()
+        page.goto(url + "index.html")
+        assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
+        page.wait_for_function(
+            """async () => {
+                 if (!navigator.serviceWorker.controller) return false;
+                 const keys = (await (await caches.open('tokenguide-v1')).keys()).map((r) => r.url);
+                 return keys.some((u) => u.endsWith('playground.html')) && keys.some((u) => u.endsWith('js/playground.js'))
+                     && keys.some((u) => /tokenguide-.*\\.whl$/.test(u));
+               }""",
+            timeout=START_TIMEOUT_MS, polling=500,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert build.DIST.is_dir()
+    context.set_offline(True)
+    page.goto(url + "playground.html")
+    assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready", page.get_by_test_id("status").text_content()
+    page.get_by_test_id("examples").select_option("ex-build")
+    output = run(page)
+    expected = Index(r"\(\d{3}\) \d{3}-\d{4}", Vocabulary.from_file(GPT2_VOCAB), ascii=True)
+    assert f"{expected.num_states} states" in output
+    context.close()
+    check_offline(attempted)
