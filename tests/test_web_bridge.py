@@ -143,3 +143,19 @@ def test_playground_code_output_errors_and_gpt2():
     assert result["stopped"] and "Stopped." in "".join(out)
     result = asyncio.run(bridge.run_code("x = 1", None, None))
     assert result == {"failed": False, "stopped": False, "seconds": result["seconds"]}
+
+
+@pytest.mark.parametrize(
+    ("eos", "expect"),
+    [("²", 2), ("٣", 3), (" 5 ", 5), (5.0, 5), ("9" * 5000, "5,000 digits"), (2.5, "not a token id"), (float("nan"), "not a token id")],
+)
+def test_eos_box_values(eos, expect):
+    """ASCII digits are an id, other digits ('²', Arabic-Indic '٣') are token texts; a huge id or a
+    fractional number is a named error, never a raw ValueError."""
+    vocab = {"a": 0, "b": 1, "²": 2, "٣": 3, "Ġ": 4, "<|endoftext|>": 5}
+    doc = {"model": {"type": "BPE", "vocab": vocab}, "decoder": {"type": "ByteLevel"}}  # '٣' is its UTF-8 text
+    reply = call("load_vocabulary", json.dumps(doc, ensure_ascii=False), "tokenizer.json", eos, None)
+    if isinstance(expect, int):
+        assert reply["ok"] and reply["result"]["eos_token_id"] == expect, reply
+    else:
+        assert not reply["ok"] and reply["error"]["kind"] == "VocabularyError" and expect in reply["error"]["message"], reply

@@ -109,12 +109,14 @@ def _parse_eos(eos: Any) -> int | str | None:
     """EOS as typed in the page: '' or None -> guess, digits -> id, anything else -> token text."""
     if eos is None:
         return None
+    if isinstance(eos, float) and not eos.is_integer():
+        raise VocabularyError(f"EOS box: {eos!r} is not a token id; give a whole number or the token's text")
     if isinstance(eos, (int, float)) and not isinstance(eos, bool):
         return int(eos)
     text = str(eos).strip()
     if not text:
         return None
-    return int(text) if text.isdigit() else text
+    return text  # the Vocabulary reads ASCII digits as an id (with a digit limit), anything else ('²') as text
 
 
 # --------------------------------------------------------------------------------------------
