@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 from ..errors import ArgumentError, BuildCancelled, IncompatibleVocabularyError
 from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
 from ..vocabulary import require_vocabulary
-from . import format as file_format
+from .files import IndexFiles
 from .bitsets import ByteLRU, codes_of, mask_to_bytes, transitions_from_codes
 from .trie import prepare_vocabulary
 from .walker import TrieWalker, class_trie
@@ -34,7 +34,7 @@ _YIELD_EVERY = 64  # states walked between cooperative yields
 _CLASS_TRIE_STEPS = 150_000  # byte-trie steps after which collapsing tokens by byte classes is tried
 
 
-class Index:
+class Index(IndexFiles):
     """Allowed tokens and transitions for a regex and a vocabulary.
 
     Every final state carries an `eos -> same state` transition, as in outlines-core.
@@ -430,65 +430,3 @@ class Index:
             f"Index(states={self.num_states}, transitions={self.num_transitions}, "
             f"finals={sorted(self._finals)[:8]}, vocab_size={self._vocab_size}, eos={self._eos})"
         )
-
-    # -- files (see INDEX_BINARY_FORMAT.md) --------------------------------------
-    def iter_bytes(
-        self,
-        *,
-        level: int = file_format.GZIP_LEVEL,
-        progress: Progress | None = None,
-        should_cancel: Callable[[], bool] | None = None,
-    ) -> Iterator[bytes]:
-        """The `.outlines` file as a stream of chunks (about 1 MiB of payload each, compressed).
-
-        `progress("writing", done, total)` counts transitions; `should_cancel()` returning true
-        raises BuildCancelled. The default `level` 6 gives tokenguide's canonical bytes; a lower
-        level writes faster (level 1 about ten times) and larger files, equally valid.
-        """
-        return file_format.iter_file(self, level=level, progress=progress, should_cancel=should_cancel)
-
-    def to_bytes(
-        self,
-        *,
-        level: int = file_format.GZIP_LEVEL,
-        progress: Progress | None = None,
-        should_cancel: Callable[[], bool] | None = None,
-    ) -> bytes:
-        """The complete `.outlines` file contents (gzip-compressed v1 payload); see iter_bytes."""
-        return b"".join(self.iter_bytes(level=level, progress=progress, should_cancel=should_cancel))
-
-    @classmethod
-    def from_bytes(
-        cls,
-        data: bytes,
-        *,
-        max_size: int = file_format.DEFAULT_MAX_SIZE,
-        progress: Progress | None = None,
-        should_cancel: Callable[[], bool] | None = None,
-    ) -> "Index":
-        """An Index from `.outlines` file contents; IndexFormatError if they are not valid v1 data.
-
-        The payload is validated while it is decompressed, at most 4 MiB at a time, so a hostile
-        file is rejected at its first impossible field with bounded memory.
-        """
-        parsed = file_format.read_index_data(data, max_size=max_size, progress=progress, should_cancel=should_cancel)
-        return cls.from_transitions(
-            parsed.vocab_size,
-            parsed.eos_token_id,
-            parsed.initial_state,
-            parsed.final_states,
-            parsed.transitions,
-        )
-
-    def save(self, path, **kwargs) -> None:
-        """Write the `.outlines` file to `path`, streamed (keyword arguments as iter_bytes)."""
-        with open(path, "wb") as f:
-            for chunk in self.iter_bytes(**kwargs):
-                f.write(chunk)
-
-    @classmethod
-    def load(cls, path, **kwargs) -> "Index":
-        """Read an `.outlines` file (keyword arguments as from_bytes)."""
-        with open(path, "rb") as f:
-            data = f.read()
-        return cls.from_bytes(data, **kwargs)

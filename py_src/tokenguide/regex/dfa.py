@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
-from typing import Callable, Iterable
+from typing import Callable
 
 from ..errors import StateLimitError
 from . import parser as regex_ast
