@@ -716,3 +716,62 @@ def test_bad_file_keeps_the_loaded_index(page: Page, small_index: Path, small_vo
     # and the page goes on: stepping still works
     card(page, 1).click()
     expect(page.get_by_test_id("final-badge")).to_be_visible()
+
+
+LANGUAGE = [w + s + "!" for w in ("cat", "dog") for s in ("", "s")]  # the regex (cat|dog)s?! spelled out
+
+
+def _next_bytes(prefix: str) -> list[int]:
+    """Oracle: the bytes that may follow `prefix` in a text of LANGUAGE."""
+    return sorted({ord(w[len(prefix)]) for w in LANGUAGE if w.startswith(prefix) and len(w) > len(prefix)})
+
+
+def test_why_not_this_token_in_the_player(page: Page, tmp_path: Path, gpt2_vocab_path: Path, gpt2_vocabulary) -> None:
+    from tokenguide.index import Index
+
+    index = Index(r"(cat|dog)s?!", gpt2_vocabulary)
+    path = tmp_path / "pets.outlines"
+    index.save(path)
+    open_player(page)
+    load(page, path, gpt2_vocab_path)
+    box = page.get_by_test_id("explain")
+
+    def explain(token: str) -> None:
+        page.get_by_test_id("explain-input").fill(str(gpt2_vocabulary.get(token)[0]))
+        page.get_by_test_id("explain-input").press("Enter")
+        expect(box).to_have_attribute("data-token", str(gpt2_vocabulary.get(token)[0]))
+
+    explain("cat")
+    expect(box).to_have_attribute("data-allowed", "true")
+    expect(box).to_contain_text("allowed: it leads to state")
+    explain("cow")  # 'c' is fine, 'o' is where it dies: after 'c' only 'a' may come
+    expect(box).to_have_attribute("data-allowed", "false")
+    expect(box).to_have_attribute("data-reach", "1")
+    assert _next_bytes("c") == [ord("a")]
+    expect(box).to_contain_text("Its bytes get 1 of 3 in")
+    expect(box).to_contain_text("0x6f 'o'")
+    expect(box).to_contain_text("There the index accepts: a")
+    expect(box.locator(".dead")).to_have_text("ow")
+    explain("dot")
+    expect(box).to_have_attribute("data-reach", "2")
+    expect(box).to_contain_text("There the index accepts: g")
+    assert _next_bytes("do") == [ord("g")]
+    # after "dog": an 's' or the '!'
+    page.get_by_test_id("spell-input").fill("dog")
+    page.get_by_test_id("spell-button").click()
+    expect(page.get_by_test_id("generated-text")).to_have_text("dog")
+    explain(" dog")
+    expect(box).to_have_attribute("data-reach", "0")
+    expect(box).to_contain_text("There the index accepts: ! s")
+    assert _next_bytes("dog") == [ord("!"), ord("s")]
+    # disallowed tokens are searchable: every token whose text holds "dog", each with its verdict
+    page.get_by_test_id("explain-input").fill("!")
+    page.get_by_test_id("explain-button").click()
+    matches = page.get_by_test_id("explain-match")
+    expect(matches.first).to_be_visible()
+    verdicts = {int(m.get_attribute("data-token-id")): m.get_attribute("data-allowed") for m in matches.all()}
+    state = int(page.get_by_test_id("current-state").text_content())
+    allowed_now = set(index.get_allowed_tokens(state))
+    assert len(verdicts) > 5 and all((v == "true") == (t in allowed_now) for t, v in verdicts.items())
+    assert verdicts[gpt2_vocabulary.get("!")[0]] == "true"
+    assert any(v == "false" for v in verdicts.values())
