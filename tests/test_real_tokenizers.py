@@ -351,3 +351,20 @@ def test_tokenizer_adapter_decodes_as_the_real_tokenizer(pair):
         checked += 1
         assert tok.decode([ids]) == [expected], ids
     assert checked >= 30
+
+
+def test_transformers_tokenizer_wrapped(pair):
+    """Tokenizer.from_transformers on a real PreTrainedTokenizerFast: the same token bytes as the
+    file read directly, and its decode is the real one."""
+    name, vocab, hf = pair
+    if name not in ("gpt2", "llama2", "unigram"):
+        pytest.skip("the small samples suffice: the wrapper reads the same tokenizer.json text")
+    transformers = pytest.importorskip("transformers")
+    from tokenguide.vocabulary import Tokenizer
+
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=hf, eos_token=vocab.eos_token)
+    tok = Tokenizer.from_transformers(fast)
+    assert tok.hf_tokenizer is fast
+    assert tok.core_vocabulary.tokens == vocab.tokens and tok.eos_token_id == vocab.eos_token_id
+    ids = hf.encode("Hello world, again", add_special_tokens=False).ids
+    assert tok.decode([ids]) == [fast.decode(ids, skip_special_tokens=True)]

@@ -826,3 +826,20 @@ def test_start_of_text_regex(llama2_vocabulary, gpt2_vocabulary):
     assert gpt2_vocabulary.start_of_text_regex("Hello") == "Hello"
     with pytest.raises(VocabularyTypeError, match="start_of_text_regex: regex"):
         v.start_of_text_regex(b"x")
+
+
+def test_collector_is_back_on_after_a_load_or_a_failure():
+    import gc
+
+    assert gc.isenabled()
+    Vocabulary.from_json_text(json.dumps({"a": 0, "<|endoftext|>": 1}))
+    assert gc.isenabled()
+    with pytest.raises(VocabularyError):
+        Vocabulary.from_json_text("[[[")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        Vocabulary.from_json_text(json.dumps({"a": 0, "<|endoftext|>": 1}))
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
