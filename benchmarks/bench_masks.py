@@ -16,6 +16,9 @@ engines interleaved inside every round):
 - json: a held-out sample of JSONSchemaBench (every k-th file of ../shared/data/jsonschemabench),
   compact JSON, from the schema to the first mask; p50/p90 over the schemas each engine
   compiles, and the count it refuses or that pass `--schema-limit` seconds (tokenguide only).
+- cfg: JSON grammar masks along the real tokenization of a JSON document, first pass and a
+  second (steady) pass: tokenguide's `Guide.from_grammar` (bundled json.lark) against the
+  peers' own any-JSON grammars.
 - pack: tokenguide's `pack_tokens` (sorted ids to a packed mask, for guides without their own
   `mask_bytes`) on random id sets of several densities.
 - steady: the same generations replayed once the states are known: the per-mask cost of
@@ -401,6 +404,50 @@ def bench_json(vocab_name: str, vocab: Vocabulary, engines, args) -> None:
     print(f"\n(common: the {len(both)} schemas every engine compiled in time)\n")
 
 
+CFG_DOCUMENT = (
+    '{"name":"Alice Smith","age":31,"tags":["admin","ops"],"address":{"city":"Paris","zip":"75001"},'
+    '"active":true,"score":-12.5e2,"note":null,"items":[{"id":1,"qty":2},{"id":2,"qty":10}]}'
+)
+
+
+def bench_cfg(vocab_name: str, vocab: Vocabulary, engines, hf, args) -> None:
+    """CFG JSON masks along the real tokenization of a document: first pass, then steady state.
+
+    tokenguide: `Guide.from_grammar` on the bundled JSON grammar, masks through write_mask_into;
+    llguidance and xgrammar: their own any-JSON grammar (schema {} / the built-in JSON grammar).
+    """
+    from tokenguide import grammars
+
+    path = hf.encode(CFG_DOCUMENT, add_special_tokens=False) if hf is not None else None
+    if path is None:
+        print("(cfg part needs the Hugging Face tokenizer: add llguidance or xgrammar to --engines)\n")
+        return
+    print(f"### {vocab_name}: CFG JSON masks along a {len(path)}-token document (us per mask)\n")
+    print("| engine | compile ms | first pass median | first pass p99 | steady median | steady p99 |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for engine in engines:
+        start = time.perf_counter()
+        if engine.name.startswith("tokenguide"):
+            matcher = Guide.from_grammar(grammars.load("json"), vocab)
+        elif engine.name == "llguidance":
+            matcher = engine.compile("json", {})
+        else:
+            matcher = engine.xgr.GrammarMatcher(
+                engine.xgr.GrammarCompiler(engine.info, max_threads=2, cache_enabled=False).compile_builtin_json_grammar()
+            )
+        compile_ms = (time.perf_counter() - start) * 1000
+        try:
+            first = replay_masks(engine, matcher, path)
+            steady = replay_masks(engine, matcher, path)
+        except Exception as exc:  # noqa: BLE001 - an engine refusing the document is reported
+            print(f"| {engine.name} | {compile_ms:.1f} | error: {str(exc)[:60]} | | | |")
+            continue
+        us = lambda xs, q: sorted(xs)[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] * 1e6  # noqa: E731
+        print(f"| {engine.name} | {compile_ms:.1f} | {us(first, .5):.1f} | {us(first, .99):.1f} | "
+              f"{us(steady, .5):.1f} | {us(steady, .99):.1f} |")
+    print()
+
+
 def bench_pack(vocab_name: str, vocab: Vocabulary, args) -> None:
     """pack_tokens (sorted ids -> packed mask) for sources without their own mask_bytes."""
     from array import array
@@ -446,6 +493,7 @@ def main(argv=None) -> int:
             continue
         vocab = Vocabulary.from_file(path)
         engines = [Tokenguide(vocab)]
+        hf = None
         if "tokenguide-eager" in wanted:
             engines.append(TokenguideEager(vocab))
         if {"llguidance", "xgrammar"} & set(wanted):
@@ -459,6 +507,8 @@ def main(argv=None) -> int:
             bench_regex(vocab_name, vocab, engines, args)
         if "json" in args.parts:
             bench_json(vocab_name, vocab, engines, args)
+        if "cfg" in args.parts:
+            bench_cfg(vocab_name, vocab, [e for e in engines if e.name != "tokenguide-eager"], hf, args)
         if "pack" in args.parts:
             bench_pack(vocab_name, vocab, args)
     return 0

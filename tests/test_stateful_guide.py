@@ -224,8 +224,9 @@ def test_pack_tokens_matches_bit_by_bit(vocab_size):
     assert pack_tokens(range(0), vocab_size) == bytes(bitmask_words(vocab_size) * 4)
     with pytest.raises(ValueError, match="outside the vocabulary"):
         pack_tokens([vocab_size], vocab_size)
-    with pytest.raises(ValueError, match="outside the vocabulary"):
-        pack_tokens([-1], vocab_size)
+    for bad in ([-1], [5, -vocab_size - 1], [-2 * vocab_size], iter([0, -3]), [2**40], [0.5]):
+        with pytest.raises(ValueError, match="outside the vocabulary"):
+            pack_tokens(bad, vocab_size)
     with pytest.raises(ValueError, match="outside the vocabulary"):
         pack_tokens(range(0, vocab_size + 1), vocab_size)
     mask = pack_tokens([vocab_size - 1], vocab_size)

@@ -38,6 +38,9 @@ from .regex import RegexGuide
 __all__ = ["DEFAULT_MASK_CACHE_BYTES", "Guide", "MaskCache"]
 
 
+_NO_STATE = object()
+
+
 def _is_index(source: Any) -> bool:
     """Index protocol (tokenguide's eager or lazy Index): states with allowed tokens and transitions."""
     return all(
@@ -98,6 +101,7 @@ class Guide:
         self.words = bitmask_words(self.vocab_size)
         self._state = self._initial
         self._history: deque = deque(maxlen=self.max_rollback)
+        self._last_mask: tuple[Any, bytes] = (_NO_STATE, b"")
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
@@ -249,12 +253,16 @@ class Guide:
 
     # -- masks -----------------------------------------------------------------------------
     def _mask(self, state: Any) -> bytes:
+        if state is self._last_mask[0]:  # the usual step: write_mask_into, then advance from the same state
+            return self._last_mask[1]
         if self._source_mask is not None:
-            return as_mask_bytes(self._source_mask(state))
-        mask = self._masks.get(state)
-        if mask is None:
-            mask = pack_tokens(self._allowed(state), self.vocab_size)
-            self._masks.put(state, mask)
+            mask = as_mask_bytes(self._source_mask(state))
+        else:
+            mask = self._masks.get(state)
+            if mask is None:
+                mask = pack_tokens(self._allowed(state), self.vocab_size)
+                self._masks.put(state, mask)
+        self._last_mask = (state, mask)
         return mask
 
     def mask_bytes(self) -> bytes:
