@@ -9,13 +9,21 @@ time.process_time, one fresh guide per generation so warm-up is included):
 - "random": a seeded random walk over the allowed tokens (half the time a structural token),
   which reaches many more parser stacks and unusual tokens (cold memo tables, p99).
 The reference guide (a parser copy per token) is timed on the first --ref-steps document steps;
-the speedup compares medians on those same steps. Prints markdown tables.
+the speedup compares medians on those same steps.
+
+Masks side by side (`--masks N`, default 3 passes over the documents; skipped without
+llguidance): `tokenguide.Guide(FastCFGGuide).write_mask_into(array('i'))` per token against
+llguidance's `LLMatcher.compute_bitmask()` on the same grammar (`grammar_from_lark`) and the same
+GPT-2 tokens (a Hugging Face tokenizer built offline from encoder.json + vocab.bpe), wall time
+per call (time.perf_counter_ns), fresh matcher/guide, first pass (masks never seen) and all
+passes. Prints markdown tables.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+from array import array
 import statistics
 import sys
 import time
@@ -107,12 +115,72 @@ def time_random(guide, tok: Tokenizer, steps: int, seed: int) -> list[float]:
     return times
 
 
+def llguidance_matcher(vocab_path: str, grammar: str):
+    """An llguidance LLMatcher for `grammar` over the GPT-2 tokenizer (None if llguidance is missing)."""
+    try:
+        import llguidance
+        import llguidance.hf
+        import tokenizers
+        import transformers
+        from tokenizers import decoders, models, pre_tokenizers
+    except ImportError:
+        return None
+    merges = str(Path(vocab_path).with_name("vocab.bpe"))
+    backend = tokenizers.Tokenizer(models.BPE.from_file(vocab_path, merges))
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    hf = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>")
+    lltok = llguidance.hf.from_tokenizer(hf)
+    return lambda: llguidance.LLMatcher(lltok, llguidance.LLMatcher.grammar_from_lark(grammar))
+
+
+def time_masks(tok: Tokenizer, passes: int, new_matcher) -> list[tuple[str, list[float], list[float]]]:
+    """Per-token mask times (ms) along the documents: (name, first-pass times, all times)."""
+    from tokenguide import Guide
+
+    tokens = [greedy_tokens(tok, document) for document in DOCUMENTS]
+    rows = []
+    guide = Guide(FastCFGGuide(grammars.json, tok))
+    buffer = array("i", bytes(4 * ((tok.vocab_size + 31) // 32)))
+    first: list[float] = []
+    every: list[float] = []
+    for p in range(passes):
+        for ids in tokens:
+            guide.reset()
+            for token in ids:
+                start = time.perf_counter_ns()
+                guide.write_mask_into(buffer)
+                dt = (time.perf_counter_ns() - start) / 1e6
+                (first if p == 0 else every).append(dt)
+                if not buffer[token // 32] >> (token % 32) & 1:
+                    raise SystemExit(f"tokenguide's mask refuses token {token}")
+                guide.advance(token, return_tokens=False)
+    rows.append(("tokenguide Guide.write_mask_into", first, first + every))
+    if new_matcher is not None:
+        first, every = [], []
+        for p in range(passes):
+            for ids in tokens:
+                matcher = new_matcher()
+                for token in ids:
+                    start = time.perf_counter_ns()
+                    mask = matcher.compute_bitmask()
+                    dt = (time.perf_counter_ns() - start) / 1e6
+                    (first if p == 0 else every).append(dt)
+                    if not mask[token // 8] >> (token % 8) & 1:
+                        raise SystemExit(f"llguidance's mask refuses token {token}")
+                    if not matcher.consume_token(token):
+                        raise SystemExit(f"llguidance refuses token {token}: {matcher.get_error()}")
+        rows.append(("llguidance LLMatcher.compute_bitmask", first, first + every))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vocab", default=str(GPT2), help="vocabulary file (default: GPT-2 from web/node_modules)")
     parser.add_argument("--steps", type=int, default=300, help="fast-guide steps per generation kind")
     parser.add_argument("--ref-steps", type=int, default=8, help="reference steps (about 1 s each on GPT-2)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--masks", type=int, default=3, help="passes over the documents for the mask table (0: skip)")
     args = parser.parse_args()
     implementation = sys.implementation.name + (" (Pyodide)" if sys.platform == "emscripten" else "")
     load, tok = cpu(lambda: Tokenizer.from_file(args.vocab))
@@ -152,7 +220,21 @@ def main() -> int:
         total = sum(ref_times) / max(sum(same), 1e-6)
         print(f"\nspeedup on the first {len(ref_times)} document steps (fresh fast guide, warm-up included): "
               f"median {ratio:,.0f}x, total time {total:,.0f}x")
+    if args.masks > 0:
+        new_matcher = llguidance_matcher(args.vocab, grammars.json) if sys.platform != "emscripten" else None
+        print("\n## Masks per token along the documents (JSON grammar), ms\n")
+        print("| implementation | first pass: median / p99 | all passes: median / p99 | calls |")
+        print("|---|---:|---:|---:|")
+        for name, first, every in time_masks(tok, args.masks, new_matcher):
+            f_median, _, f_p99, _ = stats_ms(first)
+            a_median, _, a_p99, _ = stats_ms(every)
+            print(f"| {name} | {f_median:.4f} / {f_p99:.3f} | {a_median:.4f} / {a_p99:.3f} | {len(every)} |")
     return 0
+
+
+def stats_ms(ms_values: list[float]) -> tuple[float, float, float, float]:
+    """(median, mean, p99, max) of values already in ms."""
+    return stats([v / 1000 for v in ms_values])
 
 
 if __name__ == "__main__":

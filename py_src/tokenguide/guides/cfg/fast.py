@@ -41,11 +41,11 @@ from array import array
 from bisect import insort
 from typing import Any, Iterable, Iterator, Optional
 
-from ..instructions import Generate, Instruction, Write
+from ..instructions import DEFAULT_MASK_CACHE_BYTES, Generate, Instruction, MaskCache, Write, bitmask_words, pack_tokens
 from .chars import held_label, split_utf8
 from .machine import ConfigurationMachine, unsupported_reason
 from .reference import CFGState, ReferenceCFGGuide
-from .trie import CharTrie, walk
+from .trie import CharTrie, walk, walk_ranges
 
 __all__ = ["FastCFGGuide", "CharTrie"]
 
@@ -58,8 +58,17 @@ class FastCFGGuide(ReferenceCFGGuide):
     """CFG guide for a Lark grammar (LALR, contextual lexer) with the reference's exact answers,
     computed by walking a token trie through a lazily built lexer/parser machine."""
 
-    def __init__(self, cfg_string: str, tokenizer: Any, *, at_text_start: bool = False):
+    def __init__(
+        self,
+        cfg_string: str,
+        tokenizer: Any,
+        *,
+        at_text_start: bool = False,
+        mask_cache_bytes: int = DEFAULT_MASK_CACHE_BYTES,
+    ):
         super().__init__(cfg_string, tokenizer, at_text_start=at_text_start)
+        self.masks = MaskCache(mask_cache_bytes)  # packed masks by (configuration, context, EOS allowed)
+        self._words = bitmask_words(self.vocab_size)
         grammar = self.grammar
         self.fallback_reason = unsupported_reason(grammar)
         self._bytes_decoding = self.on_bytes
@@ -79,6 +88,9 @@ class FastCFGGuide(ReferenceCFGGuide):
         """(Re)create the memo tables (also used when they grow past _MEMO_LIMIT)."""
         self.machine = ConfigurationMachine(self.grammar, self.chars, self._tail)
         self._results: dict[tuple, array] = {}
+        masks = getattr(self, "masks", None)
+        if masks is not None:
+            masks.clear()  # keyed by configuration ids, which start again
 
     # -- token texts ------------------------------------------------------------------------
     def _context(self, state: CFGState) -> Any:
@@ -161,6 +173,34 @@ class FastCFGGuide(ReferenceCFGGuide):
             insort(found, self.eos_token_id)
             return found
         return found.tolist()
+
+    def mask_bytes(self, state: CFGState) -> bytes:
+        """The packed bitmask of the tokens allowed after `state` (ceil(vocab_size/32)
+        little-endian int32 words, bit t % 32 of word t // 32), cached per (configuration,
+        decoding context, EOS allowed) in `masks`, a byte-bounded LRU: a mask seen before is
+        returned as is, and a new one is packed from the walk's key ranges at C speed."""
+        if state.parser_state is None or self.fallback_reason is not None:
+            return pack_tokens(self.allowed_token_ids(state), self.vocab_size)
+        if self.machine.size > _MEMO_LIMIT:
+            self._reset_tables()
+        context = self._context(state)
+        root = self.machine.start(state.parser_state, state.pending)
+        can_end = self.can_terminate_state(state)
+        key = (root, context, can_end)
+        found = self.masks.get(key)
+        if found is None:
+            extra = (self.eos_token_id,) if can_end else ()
+            if root < 0:
+                found = pack_tokens(list(extra), self.vocab_size)
+            elif self.on_bytes:
+                trie = self._trie_for_context(context[0])
+                ranges = walk_ranges(self.machine, root, trie, strip_space=context[1])
+                found = trie.mask_of_ranges(ranges, self._words, extra)
+            else:
+                trie = self._trie_for_context(context)
+                found = trie.mask_of_ranges(walk_ranges(self.machine, root, trie), self._words, extra)
+            self.masks.put(key, found)
+        return found
 
     # -- Guide API --------------------------------------------------------------------------
     def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:

@@ -38,6 +38,13 @@ __all__ = ["LarkGrammar", "lexer_text"]
 _ACCEPTS_CACHE_LIMIT = 20_000
 
 
+def _bundled() -> list[str]:
+    """Names of the bundled grammar files (importable by the guides' grammars)."""
+    import os
+
+    return sorted(f[:-5] for f in os.listdir(GRAMMAR_PATH) if f.endswith(".lark"))
+
+
 class LarkGrammar:
     """A Lark grammar compiled for the guides (LALR parser, contextual lexer, no tree building).
 
@@ -61,6 +68,13 @@ class LarkGrammar:
             )
         except LarkError as exc:
             raise GrammarError(f"CFGGuide: the grammar cannot be used with Lark's LALR parser: {exc}") from None
+        except OSError as exc:  # %import of a grammar file that does not exist
+            missing = getattr(exc, "filename", None) or exc
+            raise GrammarError(
+                f"CFGGuide: the grammar imports from {missing!s}, which is neither one of Lark's grammars "
+                f"(common, lark, python, unicode) nor a bundled one ({', '.join(_bundled())}); "
+                "fix the %import line or inline the rules"
+            ) from None
         lexer = self.parser.parser.lexer
         if not isinstance(lexer, ContextualLexer):  # pragma: no cover - forced by lexer="contextual"
             raise GrammarError("CFGGuide: expected Lark's contextual lexer")
@@ -69,6 +83,7 @@ class LarkGrammar:
         self.lexer = lexer
         self.ignore = frozenset(self.parser.lexer_conf.ignore)
         self.terminals = {t.name: t for t in self.parser.terminals}
+        self._check_not_empty()
         self.regex_flags = self.parser.lexer_conf.g_regex_flags
         self._scanners: dict[str, PrefixScanner] = {}
         for terminal in self.parser.terminals:  # compile now so unsupported regexes fail early
@@ -81,6 +96,41 @@ class LarkGrammar:
         self._parse_conf = conf
         self.start_state = start
         self._accepts_cache: dict[tuple, frozenset] = {}
+
+    def _check_not_empty(self) -> None:
+        """Refuse a grammar whose start rule derives no text at all (`start: start`, or only
+        %declare'd terminals): a guide for it could never allow anything, not even EOS."""
+        productive: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for rule in self.parser.rules:
+                name = rule.origin.name
+                if name in productive:
+                    continue
+                if all(
+                    (sym.is_term and self.terminals.get(sym.name) is not None and self.terminals[sym.name].pattern is not None)
+                    or (not sym.is_term and sym.name in productive)
+                    for sym in rule.expansion
+                ):
+                    productive.add(name)
+                    changed = True
+        starts = self.parser.options.start
+        for start in starts if isinstance(starts, list) else [starts]:
+            if start not in productive:
+                declared = sorted(
+                    {
+                        sym.name
+                        for rule in self.parser.rules
+                        for sym in rule.expansion
+                        if sym.is_term and getattr(self.terminals.get(sym.name), "pattern", None) is None
+                    }
+                )
+                hint = f" (terminals declared without a pattern: {', '.join(declared)})" if declared else ""
+                raise GrammarError(
+                    f"CFGGuide: the grammar matches no text: rule {start!r} never derives a string of "
+                    f"terminals{hint}; every rule needs an alternative that ends its recursion"
+                )
 
     def scanner(self, name: str) -> PrefixScanner:
         """The prefix scanner of terminal `name` (compiled once)."""

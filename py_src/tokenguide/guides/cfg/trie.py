@@ -60,6 +60,14 @@ class CharTrie:
 
         Large answers are built as "every id but the excluded ones" with itertools.compress,
         which avoids sorting tens of thousands of ids at every step."""
+        selected = self._selector(ranges)
+        if isinstance(selected, list):
+            return selected
+        return list(compress(range(len(selected)), selected))
+
+    def _selector(self, ranges: list[tuple[int, int]]):
+        """The ids of `ranges`: a sorted list when few, else a 0/1 bytearray indexed by id
+        ("every id but the excluded ones", so the cost follows the smaller side)."""
         flat, id_start = self.flat_ids, self.id_start
         total = sum(id_start[hi] - id_start[lo] for lo, hi in ranges)
         if total * 4 < len(flat):
@@ -76,11 +84,34 @@ class CharTrie:
             self._all = present
         selected = bytearray(self._all)
         prev = 0
-        for lo, hi in ranges + [(self.keys_before[-1], 0)]:
+        for lo, hi in ranges + [(len(self.keys), 0)]:
             for t in flat[id_start[prev] : id_start[lo]]:
                 selected[t] = 0
             prev = hi
-        return list(compress(range(len(selected)), selected))
+        return selected
+
+    def mask_of_ranges(self, ranges: list[tuple[int, int]], words: int, extra: tuple = ()) -> bytes:
+        """The packed mask (`words` int32 words) of the ids of `ranges` plus the ids `extra`."""
+        selected = self._selector(ranges)
+        if isinstance(selected, list):
+            ids, selected = selected, bytearray(words * 32)
+            for t in ids:
+                selected[t] = 1
+        elif len(selected) < words * 32:
+            selected.extend(bytes(words * 32 - len(selected)))
+        for t in extra:
+            selected[t] = 1
+        return pack_selected(selected, words)
+
+
+_BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
+
+
+def pack_selected(selected: bytearray, words: int) -> bytes:
+    """A 0/1 selector per token id (length <= words * 32) as a packed mask: `words` little-endian
+    int32 words, bit t % 32 of word t // 32 set iff selected[t]. All at C speed (translate, int)."""
+    digits = selected.translate(_BIT_DIGITS) + b"0" * (words * 32 - len(selected))
+    return int(digits[::-1], 2).to_bytes(words * 4, "little")
 
 
 def walk_ranges(

