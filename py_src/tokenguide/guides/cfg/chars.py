@@ -127,6 +127,7 @@ class CharClasses:
         self.held_class = len(self.reps)
         self._memo: dict[str, int] = {}
         self._in_range: dict[tuple[int, int], tuple] = {}
+        self._held: dict[bytes, tuple] = {}
         self.non_ascii = tuple(sorted({k for cp, k in zip(starts, classes) if k >= 0 and cp >= 0x80}
                                       | {classes[bisect_right(starts, 0x80) - 1]}))
 
@@ -146,6 +147,15 @@ class CharClasses:
                 found = self._classes[bisect_right(self._starts, cp) - 1]
             if len(self._memo) < 100_000:
                 self._memo[ch] = found
+        return found
+
+    def held_classes(self, held: bytes) -> tuple:
+        """`classes_in` of the characters the incomplete UTF-8 sequence `held` can become
+        (empty when none can)."""
+        found = self._held.get(held)
+        if found is None:
+            span = completion_range(held)
+            found = self._held[held] = () if span is None else self.classes_in(*span)
         return found
 
     def classes_in(self, lo: int, hi: int) -> tuple:

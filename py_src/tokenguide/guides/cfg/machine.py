@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from lark import Token
 
-from .chars import CharClasses, completion_range
+from .chars import CharClasses
 from .grammar import LarkGrammar
 from .scanner import closure
 
@@ -33,6 +33,7 @@ __all__ = ["ConfigurationMachine", "DEAD", "unsupported_reason"]
 
 DEAD = -1  # no configuration: the text can no longer be viable
 _NONE = -2  # no continuation configuration: no terminal has matched yet
+UNKNOWN = -3  # in class_steps rows: not computed yet
 
 
 def unsupported_reason(grammar: LarkGrammar) -> Optional[str]:
@@ -100,6 +101,9 @@ class ConfigurationMachine:
         self.steps: list[dict] = []  # steps[cid][ch]: the configuration after ch (memo)
         self.viable: list[Optional[bool]] = []  # viable[cid] (memo; None: not computed yet)
         self.pure: list[bool] = []  # steps depend on characters only through their class
+        # class_steps[cid][k]: the configuration after a character of class k (pure cid only, else None)
+        self.class_steps: list[Optional[list[int]]] = []
+        self._classes = chars.count
         self._loop_known: list[int] = []
         self._loop_yes: list[int] = []
         self._fresh: dict[tuple, int] = {}
@@ -216,7 +220,9 @@ class ConfigurationMachine:
             self.steps.append({})
             self.viable.append(None)
             scan = self._scan[sid]
-            self.pure.append(scan[5] is None and scan[6] == "" and (sub < 0 or self.pure[sub]))
+            pure = scan[5] is None and scan[6] == "" and (sub < 0 or self.pure[sub])
+            self.pure.append(pure)
+            self.class_steps.append([UNKNOWN] * self._classes if pure else None)
             self._loop_known.append(0)
             self._loop_yes.append(0)
         return found
@@ -274,6 +280,13 @@ class ConfigurationMachine:
         self.steps[cid][ch] = result
         return result
 
+    def class_step(self, cid: int, k: int) -> int:
+        """The configuration after a character of class k, for a pure configuration `cid`."""
+        found = self.class_steps[cid][k]
+        if found == UNKNOWN:
+            found = self.class_steps[cid][k] = self.step(cid, self.class_reps[k])
+        return found
+
     def is_viable(self, cid: int) -> bool:
         """Would the reference accept a text ending in this configuration?"""
         found = self.viable[cid]
@@ -309,14 +322,13 @@ class ConfigurationMachine:
         key = (cid, held)
         found = self._held_memo.get(key)
         if found is None:
-            span = completion_range(held)
             found = False
-            if span is not None:
-                for _k, ch in self.chars.classes_in(*span):
-                    nc = self.step(cid, ch)
-                    if nc >= 0 and self.is_viable(nc):
-                        found = True
-                        break
+            pure = self.pure[cid]
+            for k, ch in self.chars.held_classes(held):
+                nc = self.class_step(cid, k) if pure else self.step(cid, ch)
+                if nc >= 0 and self.is_viable(nc):
+                    found = True
+                    break
             self._held_memo[key] = found
         return found
 
@@ -329,7 +341,7 @@ class ConfigurationMachine:
             low = unknown & -unknown
             k = low.bit_length() - 1
             self._loop_known[cid] |= low
-            if self.step(cid, self.class_reps[k]) == cid:
+            if self.class_step(cid, k) == cid:
                 self._loop_yes[cid] |= low
             unknown ^= low
         return mask & ~self._loop_yes[cid] == 0

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from ...index.trie import preorder_trie
 from .chars import HELD_BASE
-from .machine import ConfigurationMachine
+from .machine import UNKNOWN, ConfigurationMachine
 
 __all__ = ["CharTrie", "walk"]
 
@@ -40,8 +40,11 @@ class CharTrie:
         labels, depths, ends, parents, ends_key, keys_before = preorder_trie(keys, "")
         n = len(labels)
         below = [0] * n
+        classes = [-1] * n  # class of each node's label (-1 for the root)
         for i in range(n - 1, 0, -1):
-            below[parents[i]] |= below[i] | (1 << class_of(labels[i]))
+            k = classes[i] = class_of(labels[i])
+            below[parents[i]] |= below[i] | (1 << k)
+        self.classes = classes
         self.labels = labels
         self.depths = depths
         self.ends = ends
@@ -128,14 +131,14 @@ def walk_ranges(
     if root < 0:
         return []
     labels, depths, ends, ends_key = trie.labels, trie.depths, trie.ends, trie.ends_key
-    below, before = trie.below, trie.keys_before
-    steps, viable, pure = machine.steps, machine.viable, machine.pure
+    below, before, classes = trie.below, trie.keys_before, trie.classes
+    steps, viable, pure, class_steps = machine.steps, machine.viable, machine.pure, machine.class_steps
     chars = machine.chars
-    held_bit = 1 << chars.held_class
+    held_class = chars.held_class
+    held_bit = 1 << held_class
     non_ascii = 0
     for k in chars.non_ascii:
         non_ascii |= 1 << k
-    low_label, high_label = chr(HELD_BASE + 0x80), chr(HELD_BASE + 0xFF)
     ranges: list[tuple[int, int]] = []
     stack = [root] * (trie.max_depth + 1)
     held_stack = [b""] * (trie.max_depth + 1)
@@ -149,7 +152,8 @@ def walk_ranges(
             stack[1] = root
             i += 1
             continue
-        if low_label <= ch <= high_label:  # a byte of an incomplete last character
+        k = classes[i]
+        if k == held_class:  # a byte of an incomplete last character
             held = held_stack[d] = held_stack[d - 1] + bytes((ord(ch) - HELD_BASE,))
             stack[d] = c
             if ends_key[i] and machine.held_viable(c, held):
@@ -161,9 +165,15 @@ def walk_ranges(
             i += 1
             continue
         held_stack[d] = b""
-        nc = steps[c].get(ch)
-        if nc is None:
-            nc = machine.step(c, ch)
+        row = class_steps[c]
+        if row is not None:  # a pure configuration: the step depends on the class only
+            nc = row[k]
+            if nc == UNKNOWN:
+                nc = machine.class_step(c, k)
+        else:
+            nc = steps[c].get(ch)
+            if nc is None:
+                nc = machine.step(c, ch)
         if nc < 0:
             i = ends[i]
             continue
