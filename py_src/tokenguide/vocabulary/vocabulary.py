@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import VocabularyError, VocabularyTypeError
 from .byte_level import encode_byte_level
-from .checks import check_id, short, type_name
+from .checks import MAX_TOKEN_ID, check_id, short, type_name
 from .eos import resolve_eos
 from .hf_files import SIBLING_FILES, ParsedVocabulary, parse_json, parse_tokenizer_json, parse_vocab_json, read_limited
 
@@ -37,6 +37,48 @@ __all__ = ["Vocabulary", "require_vocabulary"]
 
 _U32 = "I" if array("I").itemsize == 4 else "L"  # a 4-byte unsigned array type code
 _LEADING_FLAGS_AND_ANCHOR = re.compile(r"(?:\(\?[aiLmsux]+\))*(?:\^|\\A)?")
+
+
+def _parse_mapping(eos_token_id: int, mapping: Mapping[str | bytes, Any], where: str) -> ParsedVocabulary:
+    """Read an outlines-core style token -> id(s) mapping (str keys are UTF-8 text, bytes keys raw)."""
+    parsed = ParsedVocabulary()
+    parsed.decoding = "mapping"
+    id_to_token, id_to_bytes, token_strings = parsed.id_to_token, parsed.id_to_bytes, parsed.token_strings
+    for key, value in mapping.items():
+        if isinstance(key, str):
+            try:
+                data = key.encode("utf-8")
+            except UnicodeEncodeError:
+                raise VocabularyError(f"{where}: key {short(key)} contains a lone surrogate, which is not text") from None
+            raw = key
+        elif isinstance(key, (bytes, bytearray)):
+            data = bytes(key)
+            try:
+                raw = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raw = encode_byte_level(data)
+        else:
+            raise VocabularyError(f"{where}: key {short(key)}: expected str or bytes, got {type(key).__name__}")
+        ids = value if isinstance(value, (list, tuple)) else (value,)
+        if not ids:
+            raise VocabularyError(f"{where}: key {short(key)}: empty list of ids")
+        for token_id in ids:
+            if type(token_id) is not int or not 0 <= token_id <= MAX_TOKEN_ID:
+                check_id(token_id, where, f"key {short(key)}")  # raises, naming the key
+            known = id_to_token.get(token_id)
+            if known is not None and known != raw:
+                raise VocabularyError(f"{where}: id {token_id} is given to two tokens, {short(known)} and {short(raw)}")
+            id_to_token[token_id] = raw
+            if token_id == eos_token_id:
+                continue
+            id_to_bytes[token_id] = data
+            prev = token_strings.get(raw)
+            if prev is None or token_id < prev:
+                token_strings[raw] = token_id
+    if eos_token_id in id_to_token:
+        token_strings.setdefault(id_to_token[eos_token_id], eos_token_id)
+    parsed.token_strings = dict(sorted(token_strings.items(), key=lambda kv: (kv[1], kv[0])))
+    return parsed
 
 
 @contextlib.contextmanager
@@ -104,47 +146,9 @@ class Vocabulary:
         check_id(eos_token_id, where, "eos_token_id")
         if not isinstance(mapping, Mapping):
             raise VocabularyTypeError(f"{where}: mapping: expected a dict token -> id(s), got {type(mapping).__name__}")
-        parsed = ParsedVocabulary()
-        parsed.decoding = "mapping"
-        owner: dict[int, str] = {}
-        for key, value in mapping.items():
-            if isinstance(key, str):
-                try:
-                    data = key.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise VocabularyError(f"{where}: key {short(key)} contains a lone surrogate, which is not text") from None
-                raw = key
-            elif isinstance(key, (bytes, bytearray)):
-                data = bytes(key)
-                try:
-                    raw = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    raw = encode_byte_level(data)
-            else:
-                raise VocabularyError(f"{where}: key {short(key)}: expected str or bytes, got {type(key).__name__}")
-            if isinstance(value, (list, tuple)):
-                if not value:
-                    raise VocabularyError(f"{where}: key {short(key)}: empty list of ids")
-                id_list = [check_id(v, where, f"key {short(key)}") for v in value]
-            else:
-                id_list = [check_id(value, where, f"key {short(key)}")]
-            for token_id in id_list:
-                if token_id in owner and owner[token_id] != raw:
-                    raise VocabularyError(
-                        f"{where}: id {token_id} is given to two tokens, {short(owner[token_id])} and {short(raw)}"
-                    )
-                owner[token_id] = raw
-                parsed.id_to_token[token_id] = raw
-                if token_id == eos_token_id:
-                    continue
-                parsed.id_to_bytes[token_id] = data
-                prev = parsed.token_strings.get(raw)
-                if prev is None or token_id < prev:
-                    parsed.token_strings[raw] = token_id
-        if eos_token_id in parsed.id_to_token:
-            parsed.token_strings.setdefault(parsed.id_to_token[eos_token_id], eos_token_id)
-        parsed.token_strings = dict(sorted(parsed.token_strings.items(), key=lambda kv: (kv[1], kv[0])))
-        self._setup(parsed, eos_token_id, None, None)
+        with _collector_paused():
+            parsed = _parse_mapping(eos_token_id, mapping, where)
+            self._setup(parsed, eos_token_id, None, None)
 
     # -- construction from files -------------------------------------------------------------
 
