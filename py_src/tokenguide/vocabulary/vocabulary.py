@@ -228,23 +228,21 @@ class Vocabulary:
         """Fill the public attributes from a parsed vocabulary (shared by every constructor)."""
         id_to_bytes = parsed.id_to_bytes
         id_to_bytes.pop(eos_token_id, None)
-        owner = {data: token_id for token_id, data in id_to_bytes.items()}
-        if b"" in owner:
+        if b"" in id_to_bytes.values():
             for token_id in [i for i, b in id_to_bytes.items() if not b]:
                 del id_to_bytes[token_id]
-            del owner[b""]
-        tokens: dict[bytes, list[int]]
-        if len(owner) == len(id_to_bytes):
-            # usual case: every byte string has a single id
-            tokens = {data: [owner[data]] for data in sorted(owner)}
-        else:
-            grouped: dict[bytes, list[int]] = {data: [] for data in sorted(owner)}
-            for token_id, data in id_to_bytes.items():
-                grouped[data].append(token_id)
-            for ids in grouped.values():
-                if len(ids) > 1:
-                    ids.sort()
-            tokens = grouped
+        # One id per byte string is the usual case; the few byte strings with several ids
+        # (Llama 2's <0x41> beside A) get the others appended, then sorted.
+        owner: dict[bytes, int] = {}
+        extra: list[tuple[bytes, int]] = []
+        for token_id, data in id_to_bytes.items():
+            if owner.setdefault(data, token_id) != token_id:
+                extra.append((data, token_id))
+        tokens: dict[bytes, list[int]] = {data: [owner[data]] for data in sorted(owner)}
+        for data, token_id in extra:
+            tokens[data].append(token_id)
+        for data in {data for data, _ in extra}:
+            tokens[data].sort()
         if not tokens:
             where = source or "Vocabulary"
             raise VocabularyError(f"{where}: empty vocabulary: no ordinary tokens (besides EOS, special and empty tokens)")
