@@ -159,3 +159,31 @@ def test_eos_box_values(eos, expect):
         assert reply["ok"] and reply["result"]["eos_token_id"] == expect, reply
     else:
         assert not reply["ok"] and reply["error"]["kind"] == "VocabularyError" and expect in reply["error"]["message"], reply
+
+
+def test_guide_explain_regex_and_grammar():
+    """Why (not) a token, checked against the language spelled out and against Lark."""
+    from tokenguide import grammars  # noqa: PLC0415
+
+    vocab = {"c": 0, "a": 1, "t": 2, "cow": 3, "cat": 4, "do": 5, "g": 6, "!": 7, "s": 8, "d": 9, "o": 10, "w": 11,
+             "{": 12, "}": 13, '"': 14, "<|endoftext|>": 15}
+    reply = call("load_vocabulary", json.dumps(vocab), "vocab.json", None, "test:explain")
+    fingerprint = reply["result"]["fingerprint"]
+    language = [w + s + "!" for w in ("cat", "dog") for s in ("", "s")]
+    assert call("guide_start", "regex", r"(cat|dog)s?!", fingerprint, False, None, None)["ok"]
+    assert call("guide_view", "", -1, None, None)["ok"]
+    cow = call("guide_explain", "cow")["result"]
+    assert not cow["allowed"] and cow["reach"] == 1 and cow["dies_at"] == ord("o")
+    assert cow["accepts"] == sorted({ord(w[1]) for w in language if w.startswith("c")}) == [ord("a")]
+    cat = call("guide_explain", 4)["result"]
+    assert cat["allowed"] and cat["reach"] == 3
+    found = call("guide_search", "o", 10)["result"]
+    assert {(t, ok) for t, _, ok in found} == {(3, False), (5, True), (10, False), (15, False)}
+    assert not call("guide_explain", "nope")["ok"]
+    assert call("guide_start", "cfg", grammars.load("json"), fingerprint, False, None, None)["ok"]
+    assert call("guide_view", "", -1, None, None)["ok"]
+    brace = call("guide_explain", "{")["result"]
+    assert brace["allowed"] and brace["failure"] is None and "LBRACE" in brace["expected"]
+    c = call("guide_explain", "c")["result"]
+    assert not c["allowed"] and c["failure"]["pos"] == 0 and c["failure"]["char"] == "c"
+    assert "LBRACE" in c["failure"]["expected"]

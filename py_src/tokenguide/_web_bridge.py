@@ -36,6 +36,9 @@ __all__ = [
     "guide_step",
     "guide_back",
     "guide_reset",
+    "guide_explain",
+    "guide_search",
+    "explain_regex_token",
     "run_code",
     "error_info",
     "check_vocabulary_file",
@@ -518,6 +521,140 @@ def guide_step(token_id: int) -> None:
     session.tokens.append(token_id)
 
 
+def _byte_classes(values: list[int]) -> str:
+    """A set of bytes as classes: runs become ranges, printable ASCII shown as characters."""
+
+    def show(b: int) -> str:
+        return chr(b) if 0x20 < b < 0x7F else "␠" if b == 0x20 else f"\\x{b:02x}"
+
+    parts: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        parts.append(f"{show(values[i])}-{show(values[j])}" if j - i >= 2 else " ".join(show(b) for b in values[i : j + 1]))
+        i = j + 1
+    return " ".join(parts)
+
+
+def explain_regex_token(index: Index, vocabulary: Vocabulary, state: int, token_id: int) -> dict[str, Any]:
+    """How far the bytes of `token_id` get from `state` along the index's allowed tokens (a search
+    over (state, byte offset)), the byte where they die and the bytes accepted there. Exact when the
+    vocabulary holds every single byte, as byte-level ones do. (The player does the same in JavaScript.)"""
+    data = vocabulary.id_to_bytes(token_id) or b""
+    tokens_of = vocabulary.id_to_bytes
+    eos = vocabulary.eos_token_id
+    seen = {(state, 0)}
+    queue = [(state, 0)]
+    best, best_at = 0, [(state, 0)]
+    expanded = 0
+    while queue and expanded < 20_000:
+        following = []
+        for s, off in queue:
+            expanded += 1
+            ids, nexts = index.state_transitions(s)
+            for u, nxt in zip(ids, nexts):
+                ub = tokens_of(u) if u != eos else None
+                if not ub:
+                    continue
+                k = 0
+                while k < len(ub) and off + k < len(data) and ub[k] == data[off + k]:
+                    k += 1
+                reach = off + k
+                if reach > best:
+                    best, best_at = reach, []
+                if reach == best:
+                    best_at.append((s, off))
+                if k == len(ub) and reach < len(data) and (nxt, reach) not in seen:
+                    seen.add((nxt, reach))
+                    following.append((nxt, reach))
+        queue = following
+    accepts: set[int] = set()
+    for s, off in best_at:
+        for u in index.state_transitions(s)[0]:
+            ub = tokens_of(u) if u != eos else None
+            k = best - off
+            if ub and k < len(ub) and ub[:k] == data[off:best]:
+                accepts.add(ub[k])
+    values = sorted(accepts)
+    return {"bytes": len(data), "reach": best, "dies_at": data[best] if best < len(data) else None,
+            "accepts": values, "accepts_text": _byte_classes(values)}
+
+
+def guide_explain(token: Any) -> dict[str, Any]:
+    """Why the live guide does (not) allow a token now: `token` is an id or a token's exact text.
+
+    Regex guides: how far the token's bytes get, the byte where they die, what the automaton
+    accepts there. Grammar guides: the terminals the parser expects, and where lexing or parsing
+    the text followed by the token fails (the failing lexeme or character).
+    """
+    session = _require_session()
+    vocabulary = session.vocabulary
+    if isinstance(token, str) and not token.strip().isdigit():
+        ids = vocabulary.get(token)
+        if ids is None and token in vocabulary.token_strings:
+            ids = [vocabulary.token_strings[token]]
+        if not ids:
+            raise TokenguideError(f"no token has the text {token!r}; type its id or its exact text")
+        token_id = ids[0]
+    else:
+        token_id = int(token)
+    if not 0 <= token_id < vocabulary.vocab_size:
+        raise TokenguideError(f"token {token_id} is not in the vocabulary (ids 0 to {vocabulary.vocab_size - 1})")
+    allowed = session.allowed.get(len(session.tokens))
+    is_allowed = allowed is not None and token_id in set(allowed)
+    out: dict[str, Any] = {"token": token_id, "text": session.token_text(token_id), "allowed": is_allowed,
+                           "kind": session.kind, "eos": token_id == vocabulary.eos_token_id}
+    if token_id == vocabulary.eos_token_id or session.done():
+        out["final"] = session.is_final()
+        return out
+    if session.kind == "regex":
+        out.update(explain_regex_token(session.guide.index, vocabulary, session.state, token_id))
+        return out
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+    grammar = session.guide.grammar
+    parser_state = getattr(session.state, "parser_state", None)
+    out["expected"] = sorted(grammar.acceptable(parser_state)) if parser_state is not None else []
+    before = session.text()
+    candidate = before + (vocabulary.id_to_bytes(token_id) or b"").decode("utf-8", "replace")
+    out["at"] = len(before)
+    try:
+        grammar.parser.parse_interactive(candidate).exhaust_lexer()
+        out["failure"] = None
+    except UnexpectedCharacters as exc:
+        out["failure"] = {"pos": exc.pos_in_stream, "char": candidate[exc.pos_in_stream: exc.pos_in_stream + 1],
+                          "expected": sorted(exc.allowed or ()), "what": "no terminal matches the text from here"}
+    except UnexpectedToken as exc:
+        out["failure"] = {"pos": exc.token.start_pos, "lexeme": str(exc.token), "terminal": exc.token.type,
+                          "expected": sorted(exc.expected or ()), "what": "the parser does not accept this lexeme here"}
+    except UnexpectedEOF:  # pragma: no cover - exhaust_lexer does not feed $END
+        out["failure"] = None
+    return out
+
+
+def guide_search(text: str, limit: int = 50) -> list[list[Any]]:
+    """Tokens of the whole vocabulary (allowed or not) whose id or display text holds `text`:
+    [id, display text, allowed] for at most `limit` of them."""
+    session = _require_session()
+    needle = (text or "").strip()
+    if not needle:
+        return []
+    allowed = set(session.allowed.get(len(session.tokens)) or ())
+    found: list[list[Any]] = []
+    first = [int(needle)] if needle.isdigit() and int(needle) < session.vocabulary.vocab_size else []
+    first += [t for t in session.vocabulary.get(needle) or () if t not in first]  # the token spelled exactly so
+    for token_id in first:
+        found.append([token_id, session.token_text(token_id), token_id in allowed])
+    for token_id in range(session.vocabulary.vocab_size):
+        if len(found) >= limit:
+            break
+        if token_id not in first and needle in session.token_text(token_id):
+            found.append([token_id, session.token_text(token_id), token_id in allowed])
+    return found
+
+
 def guide_back() -> None:
     """Undo the last token of the live guide (nothing at the start)."""
     session = _require_session()
@@ -627,6 +764,8 @@ _CALLABLE = {
     "guide_step": guide_step,
     "guide_back": guide_back,
     "guide_reset": guide_reset,
+    "guide_explain": guide_explain,
+    "guide_search": guide_search,
     "run_code": run_code,
 }
 

@@ -201,3 +201,38 @@ def test_grammar_errors_show_in_the_guide_section(page):
     expect(guide_error).to_contain_text("failed")
     expect(page.get_by_test_id("guide-view")).to_be_hidden()  # no stale view of the previous grammar
     expect(page.get_by_test_id("guide-status")).to_have_text("failed")
+
+
+def test_why_not_this_token_in_the_live_guide(page):
+    page.get_by_test_id("guide-kind-regex").check()
+    page.get_by_test_id("regex-input").fill("(cat|dog)s?!")
+    page.get_by_test_id("guide-start").click()
+    expect(page.get_by_test_id("guide-view")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    expect(page.get_by_test_id("guide-count")).to_contain_text("allowed", timeout=BUILD_TIMEOUT_MS)
+    box = page.get_by_test_id("guide-explain")
+    page.get_by_test_id("guide-explain-input").fill("cow")
+    page.get_by_test_id("guide-explain-input").press("Enter")
+    expect(box).to_have_attribute("data-allowed", "false", timeout=BUILD_TIMEOUT_MS)
+    expect(box).to_contain_text("Its bytes get 1 of 3 in")
+    expect(box).to_contain_text("There the automaton accepts: a")
+    matches = page.get_by_test_id("guide-explain-match")
+    verdicts = {m.locator("span").first.text_content().split("  ", 1)[1]: m.get_attribute("data-allowed") for m in matches.all()}
+    assert verdicts.get("cow") == "false"
+    # disallowed tokens are found by text: " dog" is not allowed at the start, "dog" is
+    page.get_by_test_id("guide-explain-input").fill("dog")
+    page.get_by_test_id("guide-explain-button").click()
+    expect(page.get_by_test_id("guide-explain-match").first).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    verdicts = {m.locator("span").first.text_content().split("  ", 1)[1]: m.get_attribute("data-allowed")
+                for m in page.get_by_test_id("guide-explain-match").all()}
+    assert verdicts["dog"] == "true" and verdicts["␣dog" if "␣dog" in verdicts else " dog"] == "false"
+    # a grammar: the terminals the parser expects and the character that fails
+    page.get_by_test_id("guide-kind-cfg").check()
+    page.get_by_test_id("guide-grammar-select").select_option("json")
+    expect(page.get_by_test_id("guide-grammar")).to_have_value(__import__("re").compile("value"))
+    page.get_by_test_id("guide-start").click()
+    expect(page.get_by_test_id("guide-desc")).to_contain_text("CFGGuide", timeout=BUILD_TIMEOUT_MS)
+    page.get_by_test_id("guide-explain-input").fill("cat")
+    page.get_by_test_id("guide-explain-input").press("Enter")
+    expect(box).to_contain_text("The parser expects one of:", timeout=BUILD_TIMEOUT_MS)
+    expect(box).to_contain_text("LBRACE")
+    expect(box).to_contain_text('the character "c" at position 0 fails')

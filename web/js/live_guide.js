@@ -66,6 +66,8 @@ export class LiveGuide {
   }
 
   render(v) {
+    ui.guideExplain.replaceChildren();   // explanations belong to the state they were asked in
+    ui.guideExplainMatches.replaceChildren();
     $('guide-desc').textContent = v.description;
     ui.guideState.textContent = v.state;
     ui.guideFinal.hidden = !v.final;
@@ -94,6 +96,72 @@ export class LiveGuide {
     return this.task('computing the allowed tokens…', async () => { await this.client.call('guide_step', [id]); return this.refresh(); });
   }
 
+  /** Explain the token typed in the Explain box (an id, an exact text, or text to search all tokens for). */
+  async explain() {
+    if (!tasks.ready || tasks.busy) return;
+    const query = ui.guideExplainInput.value.trim();
+    ui.guideExplain.replaceChildren();
+    ui.guideExplainMatches.replaceChildren();
+    if (!query) return;
+    try {
+      const matches = await this.client.call('guide_search', [query, 50]);
+      for (const [id, text, allowed] of matches) {
+        const li = document.createElement('li');
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.dataset.tokenId = String(id);
+        b.dataset.allowed = String(allowed);
+        b.setAttribute('data-testid', 'guide-explain-match');
+        const t = document.createElement('span'); t.textContent = `${id}  ${text}`;
+        const v = document.createElement('span'); v.className = allowed ? 'yes' : 'no'; v.textContent = allowed ? 'allowed' : 'not allowed';
+        b.append(t, v);
+        b.addEventListener('click', () => this.explainId(id));
+        li.append(b);
+        ui.guideExplainMatches.append(li);
+      }
+      const exact = matches.find((m) => m[1] === query);   // the token spelled exactly so, else the first match
+      if (matches.length) await this.explainId(/^\d+$/.test(query) ? Number(query) : (exact || matches[0])[0]);
+      else ui.guideExplain.textContent = `No token has the id or text ${JSON.stringify(query)}.`;
+    } catch (err) {
+      ui.guideExplain.textContent = errorInfo(err).message;
+    }
+  }
+
+  async explainId(id) {
+    const box = ui.guideExplain;
+    let r;
+    try { r = await this.client.call('guide_explain', [id]); } catch (err) { box.textContent = errorInfo(err).message; return; }
+    box.replaceChildren();
+    box.dataset.token = String(r.token);
+    box.dataset.allowed = String(r.allowed);
+    const line = (text, cls) => { const p = document.createElement('p'); if (cls) p.className = cls; p.textContent = text; box.append(p); return p; };
+    line(`Token ${r.token} ${JSON.stringify(r.text)}: ${r.allowed ? 'allowed' : 'not allowed'}.`, `verdict ${r.allowed ? 'yes' : 'no'}`);
+    if (r.eos) {
+      line(r.allowed ? 'EOS is allowed: the text so far is complete.' : 'EOS is not allowed: the text so far is not complete yet.');
+      return;
+    }
+    if (r.kind === 'regex') {
+      box.dataset.reach = String(r.reach);
+      if (r.allowed) line(`All ${r.bytes} of its bytes continue the text within the regex's language.`);
+      else if (r.reach >= r.bytes) line('Its bytes are all acceptable here, but no allowed token path ends where it ends.');
+      else {
+        const b = r.dies_at;
+        line(`Its bytes get ${r.reach} of ${r.bytes} in: byte ${r.reach + 1} (0x${b.toString(16).padStart(2, '0')}${b > 0x20 && b < 0x7f ? ` '${String.fromCharCode(b)}'` : ''}) is where it dies.`);
+        line(r.accepts.length ? `There the automaton accepts: ${r.accepts_text}` : 'There the automaton accepts nothing more.');
+      }
+      return;
+    }
+    line(`The parser expects one of: ${r.expected.join(', ') || '(nothing: the text is complete)'}.`);
+    const f = r.failure;
+    if (f) {
+      box.dataset.failurePos = String(f.pos);
+      const what = f.lexeme !== undefined ? `the lexeme ${JSON.stringify(f.lexeme)} (${f.terminal})` : `the character ${JSON.stringify(f.char)}`;
+      line(`With this token, ${what} at position ${f.pos} fails: ${f.what}` + (f.expected.length ? `; expected ${f.expected.join(', ')}.` : '.'));
+    } else if (!r.allowed) {
+      line('The text with this token lexes and parses so far, but it ends inside a lexeme that cannot be completed.');
+    }
+  }
+
   showKind() {
     const cfg = $('guide-kind-cfg').checked;
     for (const el of document.querySelectorAll('.cfg-only')) el.hidden = !cfg;
@@ -114,6 +182,8 @@ export class LiveGuide {
     ui.guideBack.addEventListener('click', () => this.task('going back…', async () => { await this.client.call('guide_back', []); return this.refresh(); }));
     ui.guideReset.addEventListener('click', () => this.task('resetting…', async () => { await this.client.call('guide_reset', []); return this.refresh(); }));
     ui.guideFilter.addEventListener('input', () => this.grid.filter(ui.guideFilter.value.trim()));
+    ui.guideExplainButton.addEventListener('click', () => this.explain());
+    ui.guideExplainInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.explain(); } });
     ui.guideTokens.addEventListener('click', (e) => {
       const card = e.target.closest('[data-token-id]');
       if (!card || tasks.busy) return;

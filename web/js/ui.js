@@ -20,6 +20,8 @@ export const ui = {
   guideState: $('guide-state'), guideFinal: $('guide-final'), guideText: $('guide-text'), guidePath: $('guide-path'),
   guideFilter: $('guide-filter'), guideCount: $('guide-count'), guideTokens: $('guide-tokens'),
   guideBack: $('guide-back'), guideReset: $('guide-reset'), guideError: $('guide-error'),
+  guideExplainInput: $('guide-explain-input'), guideExplainButton: $('guide-explain-button'),
+  guideExplainMatches: $('guide-explain-matches'), guideExplain: $('guide-explain'),
 };
 
 /** <body data-state>: loading | ready | building | done | error (tests and CSS key on it). */
