@@ -165,6 +165,17 @@ def test_mask_applied_to_logits(hf_tokenizer):
         GuideLogitsProcessor("[0-9]")  # type: ignore[arg-type]
 
 
+def test_dead_end_is_an_error_not_nan():
+    """A lazy guide can reach a state the vocabulary cannot continue: a clear error, not -inf everywhere."""
+    from tokenguide import Guide, GuideError, Vocabulary
+
+    processor = GuideLogitsProcessor(Guide.from_regex(r"a(b|c)", Vocabulary(0, {"a": 1, "x": 2})))
+    out = processor(torch.tensor([[2]]), torch.zeros(1, 3))
+    assert torch.isfinite(out[0]).tolist() == [False, True, False]
+    with pytest.raises(GuideError, match="row 0 reached a state where no token"):
+        processor(torch.tensor([[2, 1]]), torch.zeros(1, 3))
+
+
 def test_library_works_without_torch_numpy_transformers(gpt2_vocab_path):
     """The core library imports and fills masks with torch, numpy and transformers unimportable."""
     script = f"""

@@ -19,7 +19,7 @@ from typing import Any, Optional
 import torch
 from transformers import LogitsProcessor
 
-from ..errors import InvalidTokenError
+from ..errors import GuideError, InvalidTokenError
 from ..guides.instructions import bitmask_words
 from ..guides.stateful import Guide
 from ..vocabulary import Tokenizer, as_tokenizer
@@ -116,6 +116,12 @@ class GuideLogitsProcessor(LogitsProcessor):
                 mask[row, self.eos_token_id // 32] = _int32_bit(self.eos_token_id % 32)
             else:
                 guide.write_mask_into(mask[row])
+        stuck = (~mask.any(dim=1)).nonzero().flatten().tolist()
+        if stuck:
+            raise GuideError(
+                f"{type(self).__name__}: row {stuck[0]} reached a state where no token of the vocabulary can "
+                f"continue (its text so far cannot be completed with these tokens): nothing can be sampled"
+            )
         bits = (mask.unsqueeze(-1) >> _SHIFTS) & 1
         allowed = bits.view(batch, words * 32)[:, :vocab].to(device=scores.device, dtype=torch.bool)
         return scores.masked_fill(~allowed, float("-inf"))
