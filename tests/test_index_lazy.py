@@ -18,6 +18,7 @@ from tokenguide.regex.lazy import lazy_regex
 
 PATTERNS = list(REGEX_CASES.values()) + [
     r".{3}", r"[^a]*é", r"(a|b)*a(a|b){3}", r"\w+@\d", r"(?s).", r"[\u0100-\U0001F600]+", r"(?i)straße|ǅ", r"", r"a?",
+    r"a|[^\s\S]b", r"(x[^\s\S])*y",
 ]
 ALPHABET = ["a", "b", "0", "1", "9", "-", "@", ".", "é", "😀", "\n", " ", "(", ")", "|", "x", "/", ":", "h", "t", "p", "s", "'", '"', "ß", "Ā"]
 

@@ -81,7 +81,12 @@ class LazyByteDFA:
     # -- construction ------------------------------------------------------------------------
     @staticmethod
     def _alive(nfa: NFA, end: int) -> list[bool]:
-        """NFA states from which the end can be reached (over epsilons and non-empty character sets)."""
+        """NFA states from which the end can be reached (over epsilons and non-empty character sets).
+
+        In a Thompson NFA every state reaches the end unless some character set is empty, so
+        the reverse search only runs for trees with an empty set."""
+        if not nfa.has_empty_set:
+            return [True] * len(nfa.eps)
         back: list[list[int]] = [[] for _ in nfa.eps]
         for s, targets in enumerate(nfa.eps):
             for t in targets:

@@ -26,6 +26,7 @@ class NFA:
     def __init__(self) -> None:
         self.eps: list[list[int]] = []
         self.edges: list[list[tuple[tuple, int]]] = []
+        self.has_empty_set = False  # an empty character set makes some states dead ends
 
     def new(self) -> int:
         self.eps.append([])
@@ -38,6 +39,8 @@ class NFA:
             s, e = self.new(), self.new()
             if node[1]:
                 self.edges[s].append((node[1], e))
+            else:
+                self.has_empty_set = True
             return s, e
         if kind == "seq":
             s = cur = self.new()
@@ -48,6 +51,8 @@ class NFA:
             return s, cur
         if kind == "alt":
             s, e = self.new(), self.new()
+            if not node[1]:
+                self.has_empty_set = True
             for child in node[1]:
                 cs, ce = self.fragment(child)
                 self.eps[s].append(cs)

@@ -104,6 +104,7 @@ class _Converter:
     def __init__(self, pattern: str):
         self.pattern = pattern
         self.fold_cache: dict[tuple[int, int], Ranges] = {}
+        self.class_cache: dict[tuple, Ranges] = {}  # long regexes (JSON Schema) repeat the same classes
 
     # -- errors -------------------------------------------------------------
     def fail(self, what: str, needles: tuple[str, ...] = ()) -> None:
@@ -151,11 +152,13 @@ class _Converter:
         if op is C.NOT_LITERAL:
             return ("chars", charset.complement(self.literal(av, flags)))
         if op is C.ANY:
-            if flags & DOTALL:
-                return ("chars", charset.ALL)
-            return ("chars", charset.complement(((10, 10),)))
+            return ("chars", charset.ALL if flags & DOTALL else _NOT_NEWLINE)
         if op is C.IN:
-            return ("chars", self.char_class(av, flags))
+            key = (tuple(av), flags & (IGNORECASE | ASCII))
+            found = self.class_cache.get(key)
+            if found is None:
+                found = self.class_cache[key] = self.char_class(av, flags)
+            return ("chars", found)
         if op is C.BRANCH:
             return ("alt", [self.convert(list(b), flags, at_start, at_end) for b in av[1]])
         if op is C.SUBPATTERN:
@@ -185,7 +188,7 @@ class _Converter:
     # -- character sets -----------------------------------------------------
     def literal(self, cp: int, flags: int) -> Ranges:
         if not flags & IGNORECASE:
-            return charset.normalize(((cp, cp),))
+            return charset.EMPTY if charset.SURROGATES[0] <= cp <= charset.SURROGATES[1] else ((cp, cp),)
         key = (cp, flags & (IGNORECASE | ASCII))
         found = self.fold_cache.get(key)
         if found is None:
@@ -212,6 +215,8 @@ class _Converter:
         result = charset.union(*parts)
         return charset.complement(result) if negate else result
 
+
+_NOT_NEWLINE = charset.complement(((10, 10),))
 
 _ASCII_CATEGORIES = {
     "DIGIT": ((0x30, 0x39),),
