@@ -721,3 +721,30 @@ def test_index_and_guide_from_json_schema():
     assert index.get_next_state(state, chars.index("1")) is None  # 21 > maximum
     guide = RegexGuide.from_json_schema(schema, vocab, whitespace_pattern="")
     assert guide.get_next_instruction(guide.initial_state).tokens == [chars.index("{")]
+
+
+def test_empty_string_range_names_the_length_keywords_not_ref_unrolling():
+    with pytest.raises(UnsupportedSchemaError) as info:
+        build_regex_from_schema({"type": "string", "minLength": 5, "maxLength": 2})
+    assert "minLength 5 is greater than maxLength 2" in str(info.value)
+    assert "$ref" not in str(info.value)
+    with pytest.raises(UnsupportedSchemaError) as info:
+        build_regex_from_schema({"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}, "minItems": 1}},
+                                 "$ref": "#/$defs/n"})
+    assert "recursive $ref" in str(info.value) and "max_recursion_depth" in str(info.value)
+
+
+def test_user_schema_is_never_modified():
+    import copy
+
+    schema = {
+        "$defs": {"pos": {"type": "integer", "minimum": 0}},
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/pos"}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                       "c": {"type": "string", "not": {"enum": ["x", "y"]}}},
+        "allOf": [{"properties": {"a": {"maximum": 9}}}, {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}],
+        "dependentRequired": {"a": ["b"]},
+    }
+    before = copy.deepcopy(schema)
+    build_regex_from_schema(schema)
+    assert schema == before

@@ -99,3 +99,13 @@ def ranges_of_class(source: str, flags: int) -> Ranges:
 def code_point_escape(cp: int) -> str:
     """A `re` escape for one code point, usable inside and outside brackets."""
     return f"\\U{cp:08x}"
+
+
+def intersection(a: Ranges, b: Ranges) -> Ranges:
+    """Code points in both `a` and `b`."""
+    return complement(union(complement(normalize(a)), complement(normalize(b))))
+
+
+def difference(a: Ranges, b: Ranges) -> Ranges:
+    """Code points in `a` and not in `b`."""
+    return intersection(a, complement(normalize(b)))

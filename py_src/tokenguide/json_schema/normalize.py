@@ -1,0 +1,406 @@
+"""JSON Schema normalisation: `$ref` resolution and `allOf` merging into flat `Node`s.
+
+The user's schema is never modified: every `Node` holds a copy of one schema object's keywords
+(`kw`, with `$ref`, `allOf`, `anyOf`, `oneOf`, `not` and the dependency keywords resolved away)
+and the bookkeeping the emitter needs (JSON pointers for error messages, the `$ref` targets
+being expanded, the `anyOf`/`oneOf` groups still to distribute, values excluded by `not`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, NamedTuple
+from urllib.parse import unquote
+
+from ..errors import UnsupportedSchemaError
+from .patterns import PatternError, ecma_search
+from .text import ALL_TYPES, canon, ptr_escape, type_intersection
+
+__all__ = ["Group", "Node", "Normalizer", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
+
+# Keywords with no effect on validation.
+ANNOTATIONS = frozenset({
+    "title", "description", "examples", "example", "default", "$comment", "$schema", "$id", "id",
+    "deprecated", "readOnly", "writeOnly", "readonly", "$anchor", "$dynamicAnchor", "$vocabulary",
+    "definitions", "$defs", "contentMediaType", "contentEncoding", "contentSchema",
+})
+
+# Keywords that constrain instances (everything else is ignored).
+VALIDATION = frozenset({
+    "type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties",
+    "propertyNames", "minProperties", "maxProperties", "dependencies", "dependentRequired",
+    "dependentSchemas", "unevaluatedProperties", "items", "prefixItems", "additionalItems", "contains",
+    "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "unevaluatedItems", "minLength",
+    "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef",
+    "$recursiveRef",
+})
+
+_MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames", "contains")
+
+
+class Group(NamedTuple):
+    """An anyOf/oneOf (or rewritten dependency/not) still to distribute over its branches.
+    `pos`: how many of the node's own declared properties come before the branches' ones."""
+    kind: str
+    subs: list
+    ptr: str
+    pos: int
+
+
+class Node:
+    """A schema object after normalisation (see the module docstring)."""
+
+    __slots__ = ("kw", "ptr", "ptrs", "refs", "groups", "not_enum")
+
+    def __init__(self, kw: dict, ptr: str) -> None:
+        self.kw = kw
+        self.ptr = ptr
+        self.ptrs: dict[str, str] = {}
+        self.refs: list[str] = []
+        self.groups: list[Group] = []
+        self.not_enum: list = []
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.kw.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.kw
+
+    def __getitem__(self, key: str) -> Any:
+        return self.kw[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.kw)
+
+    def copy(self, drop: tuple[str, ...] = (), keep_groups: bool = True) -> "Node":
+        """A shallow copy, without the keywords in `drop` (and without groups unless kept)."""
+        out = Node({k: v for k, v in self.kw.items() if k not in drop}, self.ptr)
+        out.ptrs = dict(self.ptrs)
+        out.refs = list(self.refs)
+        out.groups = list(self.groups) if keep_groups else []
+        out.not_enum = list(self.not_enum)
+        return out
+
+    def kptr(self, key: str) -> str:
+        """The JSON pointer of keyword `key` in the user's schema."""
+        return self.ptrs.get(key, f"{self.ptr}/{ptr_escape(key)}")
+
+    def constrains(self) -> bool:
+        """Does the node restrict instances at all?"""
+        return bool(self.groups or self.not_enum) or any(k in VALIDATION for k in self.kw)
+
+
+def enum_values(s: Node) -> list | None:
+    """The allowed values of enum/const together, or None when neither is present."""
+    vals = None
+    if "enum" in s:
+        if not isinstance(s["enum"], list):
+            raise UnsupportedSchemaError(f"enum must be an array (at {s.kptr('enum')})", "enum", s.kptr("enum"))
+        vals = list(s["enum"])
+    if "const" in s:
+        c = s["const"]
+        vals = [c] if vals is None else [v for v in vals if canon(v) == canon(c)]
+    return vals
+
+
+def types_of(s: Node) -> list[str]:
+    """The node's `type` as a list in canonical order (integer dropped when number is there)."""
+    t = s.get("type")
+    if t is None or t == "any":
+        return list(ALL_TYPES)
+    tl = [t] if isinstance(t, str) else t
+    ptr = s.kptr("type")
+    if not isinstance(tl, list) or not all(isinstance(x, str) for x in tl):
+        raise UnsupportedSchemaError(f"type must be a string or an array of strings (at {ptr})", "type", ptr)
+    out = []
+    for x in tl:
+        if x == "any":
+            return list(ALL_TYPES)
+        if x not in ALL_TYPES:
+            raise UnsupportedSchemaError(f"unknown type {x!r} (at {ptr})", "type", ptr)
+        if x not in out:
+            out.append(x)
+    if "number" in out and "integer" in out:
+        out.remove("integer")
+    return [x for x in ALL_TYPES if x in out]
+
+
+_OLD_DRAFT = re.compile(r"draft-0[3-7]")
+
+
+def is_old_draft(schema: Any) -> bool:
+    """Drafts 3 to 7 ignore the siblings of `$ref`."""
+    return (isinstance(schema, dict) and isinstance(schema.get("$schema"), str)
+            and bool(_OLD_DRAFT.search(schema["$schema"])))
+
+
+class Normalizer:
+    """Resolves `$ref` (local pointers, `$id`/`id`, `$anchor`) and merges `allOf` into Nodes."""
+
+    def __init__(self, root: Any, depth: int, lenient: bool) -> None:
+        self.root = root
+        self.depth = depth
+        self.lenient = lenient
+        self.old_draft = is_old_draft(root)
+        self.ignored: list[tuple[str, str]] = []
+        self.ref_stack: list[str] = []
+        self.empty_reasons: list[tuple[str, str, str]] = []
+        self._ids = self._collect_ids(root)
+
+    def unsupported(self, keyword: str, pointer: str, why: str) -> None:
+        """Raise, or in lenient mode record the ignored keyword and return."""
+        if self.lenient:
+            self.ignored.append((keyword, pointer))
+            return
+        raise UnsupportedSchemaError(f"{why} (keyword {keyword!r} at {pointer})", keyword, pointer)
+
+    def note_empty(self, keyword: str, pointer: str, why: str) -> None:
+        """Remember why a sub-schema accepts nothing (for the error when the whole schema does)."""
+        self.empty_reasons.append((keyword, pointer, why))
+
+    # ---- $ref ---------------------------------------------------------------------------------
+    @staticmethod
+    def _collect_ids(root: Any) -> dict[str, tuple[Any, str]]:
+        ids: dict[str, tuple[Any, str]] = {}
+
+        def walk(node: Any, ptr: str) -> None:
+            if isinstance(node, dict):
+                for key in ("$id", "id", "$anchor"):
+                    v = node.get(key)
+                    if isinstance(v, str) and v:
+                        name = v if key != "$anchor" else "#" + v
+                        ids.setdefault(name, (node, ptr))
+                        ids.setdefault(name.rstrip("#"), (node, ptr))
+                for k, v in node.items():
+                    if k in ("enum", "const", "default", "examples", "example"):
+                        continue
+                    walk(v, f"{ptr}/{ptr_escape(k)}")
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    walk(v, f"{ptr}/{i}")
+
+        walk(root, "#")
+        return ids
+
+    def resolve_ref(self, ref: Any, pointer: str) -> tuple[Any, str] | None:
+        """The schema `ref` points to and its pointer; None when ignored (lenient mode)."""
+        if not isinstance(ref, str):
+            raise UnsupportedSchemaError(f"$ref must be a string (at {pointer})", "$ref", pointer)
+        base, _, frag = ref.partition("#")
+        target = self.root
+        tptr = "#"
+        if base:
+            hit = self._ids.get(base) or self._ids.get(base + "#")
+            if hit is None:
+                self.unsupported("$ref", pointer, f"remote reference {ref!r} is not supported")
+                return None
+            target, tptr = hit
+        if frag and not frag.startswith("/"):
+            hit = self._ids.get("#" + frag)
+            if hit is None:
+                raise UnsupportedSchemaError(f"$ref {ref!r} names an unknown anchor (at {pointer})", "$ref", pointer)
+            return hit
+        for part in frag.split("/")[1:] if frag else []:
+            part = unquote(part).replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                raise UnsupportedSchemaError(
+                    f"$ref {ref!r} does not resolve inside the schema (at {pointer})", "$ref", pointer)
+            tptr += "/" + ptr_escape(part)
+        return target, tptr
+
+    # ---- flatten -------------------------------------------------------------------------------
+    def flatten(self, schema: Any, ptr: str) -> Node | bool:
+        """A Node without $ref/allOf (merged) for `schema`, or a bool schema. Nodes pass through."""
+        if isinstance(schema, (bool, Node)):
+            return schema
+        if not isinstance(schema, dict):
+            raise UnsupportedSchemaError(f"a schema must be an object or a boolean (at {ptr})", None, ptr)
+        kw = dict(schema)
+        parts: list[Node | bool] = []
+        if "$ref" in kw:
+            ref = kw.pop("$ref")
+            if self.old_draft:
+                kw = {}
+            hit = self.resolve_ref(ref, ptr)
+            if hit is not None:  # None: ignored in lenient mode
+                tptr = hit[1]
+                if self.ref_stack.count(tptr) >= self.depth:
+                    self.note_empty("$ref", ptr, f"recursive $ref {ref!r} unrolled max_recursion_depth times")
+                    return False
+                self.ref_stack.append(tptr)
+                try:
+                    target = self.flatten(hit[0], tptr)
+                finally:
+                    self.ref_stack.pop()
+                if isinstance(target, Node):
+                    target = target.copy()
+                    target.refs = [tptr] + target.refs
+                parts.append(target)
+        node = Node(kw, ptr)
+        own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
+        groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
+        groups.extend(self._dependency_groups(kw, ptr, len(own_props)))
+        if "not" in kw:
+            neg = self._negate(node, ptr, len(own_props))
+            if neg is False:
+                return False
+            if neg is not None:
+                groups.extend(neg)
+        node.groups = groups
+        all_of = kw.pop("allOf", None)
+        if all_of is not None:
+            if not isinstance(all_of, list):
+                raise UnsupportedSchemaError(f"allOf must be an array (at {ptr})", "allOf", ptr)
+            for i, sub in enumerate(all_of):
+                parts.append(self.flatten(sub, f"{ptr}/allOf/{i}"))
+        result: Node | bool = node
+        for p in parts:
+            result = self.merge(result, p)
+            if result is False:
+                return False
+        return result
+
+    def _negate(self, s: Node, ptr: str, pos: int) -> list | None | bool:
+        """Rewrite `not` in place when its schema is a type list, an enum/const, or required names.
+        Returns groups to add, None (nothing to add, or left for the emitter to report),
+        or False when nothing can match."""
+        sub = self.flatten(s["not"], f"{ptr}/not")
+        if sub is True:
+            return False
+        if sub is False:
+            del s.kw["not"]
+            return None
+        keys = {k for k in sub if k in VALIDATION}
+        if not keys and not sub.groups and not sub.not_enum:
+            return False  # not {} rejects everything
+        if sub.groups or sub.not_enum:
+            return None
+        if keys == {"type"}:
+            banned = set(types_of(sub))
+            if "integer" in banned and "number" not in banned and "number" in types_of(s):
+                return None  # "number but not integer" is not expressible
+            allowed = [t for t in ALL_TYPES if t not in banned and not (t == "integer" and "number" in banned)]
+            if not allowed:
+                return False
+            del s.kw["not"]
+            s.kw["type"] = type_intersection(s["type"], allowed) if "type" in s else allowed
+            return None
+        if keys <= {"enum", "const"}:
+            values = enum_values(sub) or []
+            del s.kw["not"]
+            s.not_enum = s.not_enum + values
+            return None
+        if keys == {"required"} and isinstance(sub["required"], list) and sub["required"]:
+            del s.kw["not"]
+            names = [n for n in sub["required"] if isinstance(n, str)]
+            return [Group("anyOf", [{"properties": {n: False}} for n in names], f"{ptr}/not", pos)]
+        return None
+
+    @staticmethod
+    def _dependency_groups(kw: dict, ptr: str, pos: int) -> list[Group]:
+        """dependencies / dependentRequired / dependentSchemas as disjoint anyOf pairs:
+        either the trigger property is absent, or it is present with what it requires."""
+        groups = []
+        for key in ("dependencies", "dependentRequired", "dependentSchemas"):
+            deps = kw.pop(key, None)
+            if deps is None:
+                continue
+            if not isinstance(deps, dict):
+                raise UnsupportedSchemaError(f"{key} must be an object (at {ptr}/{key})", key, f"{ptr}/{key}")
+            for name, dep in deps.items():
+                dptr = f"{ptr}/{key}/{ptr_escape(name)}"
+                absent = {"properties": {name: False}}
+                if isinstance(dep, list):
+                    present: Any = {"required": [name] + [d for d in dep if isinstance(d, str)]}
+                elif isinstance(dep, (dict, bool)):
+                    present = {"required": [name], "allOf": [dep]}
+                else:
+                    raise UnsupportedSchemaError(f"{key} values must be arrays or schemas (at {dptr})", key, dptr)
+                groups.append(Group("anyOf", [absent, present], dptr, pos))
+        return groups
+
+    # ---- merge ---------------------------------------------------------------------------------
+    def merge(self, a: Node | bool, b: Node | bool) -> Node | bool:
+        """Schema accepting exactly what both accept (conjunction), as one Node."""
+        if a is True:
+            return b.copy() if isinstance(b, Node) else b
+        if b is True:
+            return a
+        if a is False or b is False:
+            return False
+        out = a.copy()
+        out.refs = a.refs + b.refs
+        out.not_enum = a.not_enum + b.not_enum
+        for k, v in b.kw.items():
+            bk = b.kptr(k)
+            if k not in out.kw:
+                out.kw[k] = v
+                out.ptrs[k] = bk
+                continue
+            out.ptrs.setdefault(k, bk)
+            av = out.kw[k]
+            if canon(av) == canon(v) and k != "properties":
+                continue
+            if k == "type":
+                out.kw[k] = type_intersection(av, v)
+            elif k == "properties":
+                pa = dict(av)
+                for name, sub in v.items():
+                    pa[name] = {"allOf": [pa[name], sub]} if name in pa else sub
+                out.kw[k] = pa
+            elif k == "required":
+                out.kw[k] = list(dict.fromkeys(list(av) + list(v)))
+            elif k in ("minimum", "minLength", "minItems", "minProperties"):
+                out.kw[k] = max(av, v)
+            elif k in ("maximum", "maxLength", "maxItems", "maxProperties"):
+                out.kw[k] = min(av, v)
+            elif k in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(av, bool) and not isinstance(v, bool):
+                out.kw[k] = max(av, v) if k == "exclusiveMinimum" else min(av, v)
+            elif k == "enum":
+                vb = {canon(x) for x in v}
+                out.kw[k] = [x for x in av if canon(x) in vb]
+            elif k in _MERGE_SCHEMA_KEYWORDS and not isinstance(av, list) and not isinstance(v, list):
+                out.kw[k] = {"allOf": [av, v]}
+            elif k not in ANNOTATIONS:
+                self.unsupported("allOf", a.ptr, f"cannot merge two different {k!r} values")
+        if b.groups:
+            # b's anyOf/oneOf groups keep their place among b's properties in the merged order
+            final = list(out.get("properties", {}) or {})
+            bprops = list(b.get("properties", {}) or {})
+            na = len(a.get("properties", {}) or {})
+            for g in b.groups:
+                before = [final.index(n) for n in bprops[:g.pos] if n in final]
+                out.groups.append(g._replace(pos=max(before) + 1 if before else na))
+        self._merge_additional(a, b, out)
+        return out
+
+    def _merge_additional(self, a: Node, b: Node, out: Node) -> None:
+        """Each side's additionalProperties also governs the names only the other side declares."""
+        for side, other in ((a, b), (b, a)):
+            addl = side.get("additionalProperties", True)
+            if addl is True or addl == {} or not isinstance(other.get("properties"), dict):
+                continue
+            own = side.get("properties", {}) or {}
+            pats = side.get("patternProperties") or {}
+            props = dict(out.get("properties", {}))
+            for name in other["properties"]:
+                if name in own:
+                    continue
+                try:
+                    if any(ecma_search(p, name) for p in pats):
+                        continue  # the pattern's schema applies (the object emitter combines it)
+                except PatternError as exc:
+                    self.unsupported("patternProperties", side.ptr, str(exc))
+                props[name] = False if addl is False else {"allOf": [props[name], addl]}
+            out.kw["properties"] = props
+        for side, other in ((a, b), (b, a)):
+            pa, pb = side.get("patternProperties"), other.get("patternProperties")
+            if pa and canon(pa) != canon(pb or {}) and (pb or other.get("additionalProperties", True) not in (True, {})):
+                self.unsupported("patternProperties", side.ptr,
+                                 "allOf of patternProperties with another schema's patternProperties or "
+                                 "additionalProperties is not supported")

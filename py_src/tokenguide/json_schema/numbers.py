@@ -1,0 +1,336 @@
+"""Integer and decimal ranges as regexes over canonical JSON number spellings.
+
+`int_range_regex` writes the canonical integers of a range; `integer_regex` and `number_regex`
+turn minimum/maximum/exclusive bounds and multipleOf into the regexes the compiler uses
+(see the package docstring for which spellings each accepts). Unsupported cases are reported
+through an `unsupported(keyword, why)` callback, so lenient mode can go on without them.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Callable
+
+from .text import NUMBER, alt, balanced_group, cat, group, lit, rep
+
+Unsupported = Callable[[str, str], None]
+
+
+def digits_range(lo: str, hi: str) -> str:
+    """Regex for digit strings of equal length between lo and hi (inclusive)."""
+    if lo == hi:
+        return lo
+    if len(lo) == 1:
+        return f"[{lo}-{hi}]" if int(hi) > int(lo) + 1 else f"[{lo}{hi}]"
+    if lo[0] == hi[0]:
+        return lo[0] + digits_range(lo[1:], hi[1:])
+    n = len(lo) - 1
+    if lo[1:] == "0" * n and hi[1:] == "9" * n:
+        return digits_range(lo[0], hi[0]) + rep("[0-9]", n, n)
+    parts = []
+    if lo[1:] == "0" * n:
+        mid_lo = int(lo[0])
+    else:
+        parts.append(lo[0] + digits_range(lo[1:], "9" * n))
+        mid_lo = int(lo[0]) + 1
+    if hi[1:] == "9" * n:
+        mid_hi = int(hi[0])
+        tail = None
+    else:
+        mid_hi = int(hi[0]) - 1
+        tail = hi[0] + digits_range("0" * n, hi[1:])
+    if mid_lo <= mid_hi:
+        parts.append(digits_range(str(mid_lo), str(mid_hi)) + rep("[0-9]", n, n))
+    if tail:
+        parts.append(tail)
+    return alt(parts)  # type: ignore[return-value]
+
+
+def nonneg_int_range(lo: int, hi: int | None) -> str | None:
+    """Canonical decimal naturals in [lo, hi] (hi None = unbounded)."""
+    lo = max(lo, 0)
+    if hi is not None and hi < lo:
+        return None
+    parts: list[str] = []
+    if lo == 0:
+        parts.append("0")
+        lo = 1
+        if hi == 0:
+            return "0"
+    ls = len(str(lo))
+    hs = len(str(hi)) if hi is not None else None
+    L = ls
+    while hs is None or L <= hs:
+        a = max(lo, 10 ** (L - 1))
+        b = 10 ** L - 1 if hi is None else min(hi, 10 ** L - 1)
+        if a == 10 ** (L - 1) and (hi is None or b == 10 ** L - 1):
+            # all L-digit numbers, and maybe all longer ones too
+            if hi is None:
+                parts.append("[1-9]" + rep("[0-9]", L - 1, None))
+                break
+            top = hs if hi == 10 ** hs - 1 else hs - 1
+            parts.append("[1-9]" + rep("[0-9]", L - 1, top - 1))
+            L = top + 1
+            continue
+        parts.append(digits_range(str(a), str(b)))
+        L += 1
+    return alt(parts)
+
+
+def int_range_regex(lo: int | None, hi: int | None) -> str | None:
+    """Regex for canonical JSON integers n with lo <= n <= hi (None = unbounded); None if empty."""
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    parts: list[str | None] = []
+    if lo is None or lo < 0:
+        # negatives: -m with m in [max(1, -hi), -lo]
+        mlo = 1 if hi is None or hi >= 0 else -hi
+        mhi = None if lo is None else -lo
+        neg = nonneg_int_range(mlo, mhi)
+        if neg is not None:
+            parts.append("-" + neg)
+    if hi is None or hi >= 0:
+        parts.append(nonneg_int_range(0 if lo is None else max(lo, 0), hi))
+    return alt(parts)
+
+
+def _tail(budget: int | None) -> str:
+    """Any digit string, or with `budget`: at most that many significant digits, then zeros."""
+    if budget is None:
+        return "[0-9]*"
+    if budget == 0:
+        return "0*"
+    return rep("[0-9]", 0, budget) + "0*"
+
+
+def _zero_only(lower_ok: bool, upper_ok: bool) -> tuple[str | None, bool]:
+    """Fraction digits that must all be zero (no budget left): allowed iff 0 is in range."""
+    return ("0+", True) if lower_ok and upper_ok else (None, False)
+
+
+def _frac_cmp(d: str, op: str, budget: int | None = None) -> tuple[str | None, bool]:
+    """Digit strings f (fraction digits) with 0.f `op` 0.d, as (regex for non-empty f, empty ok).
+    With `budget`, f has at most that many significant digits (multipleOf 10**-budget)."""
+    d = d.rstrip("0")
+    if budget == 0:
+        zero_ok = {"ge": not d, "gt": False, "le": True, "lt": bool(d)}[op]
+        return _zero_only(zero_ok, True)
+    nb = None if budget is None else budget - 1
+    if op in ("ge", "le") and not d:
+        if op == "le":
+            return ("0+", True)
+        return ("[0-9]+" if budget is None else "[0-9]" + _tail(nb)), True
+    if not d:
+        if op == "lt":
+            return None, False
+        if budget is None:
+            return "0*[1-9][0-9]*", False
+        return rep("[0-9]", 0, budget - 1) + "[1-9]0*", False
+    first = int(d[0])
+    rest_re, rest_empty = _frac_cmp(d[1:], op, nb)
+    alts: list[str | None] = []
+    if op in ("ge", "gt"):
+        if first < 9:
+            alts.append(digits_range(str(first + 1), "9") + _tail(nb))
+        tail = alt([rest_re, "" if rest_empty else None])
+        alts.append(cat(d[0], tail))
+        return alt(alts), False
+    if first > 0:
+        alts.append(digits_range("0", str(first - 1)) + _tail(nb))
+    tail = alt([rest_re, "" if rest_empty else None])
+    alts.append(cat(d[0], tail))
+    return alt(alts), True
+
+
+def multiples_regex(k: int) -> str | None:
+    """Canonical integers divisible by k, when k divides a power of ten (k <= 10000):
+    the last j digits decide."""
+    j = 0
+    while j <= 4 and 10 ** j % k:
+        j += 1
+    if j > 4:
+        return None
+    small = [str(n) for n in range(k, 10 ** j, k)]
+    suffixes = [str(n).zfill(j) for n in range(0, 10 ** j, k)]
+    big = "[1-9][0-9]*" + (alt([lit(x) for x in suffixes]) or "") if j else None
+    pos = alt(small + ([big] if big else []))
+    if pos is None:
+        return "0"
+    return "(?:0|-?" + group(pos) + ")"
+
+
+def _frac_between(a: str, b: str, a_strict: bool, b_strict: bool, budget: int | None = None) -> tuple[str | None, bool]:
+    """Fraction digit strings f with 0.a (<|<=) 0.f (<|<=) 0.b (0.a <= 0.b), as
+    (regex for non-empty f, whether the empty f, i.e. 0, qualifies)."""
+    a = a.rstrip("0")
+    b = b.rstrip("0")
+    zero_ok = not a and not a_strict
+    if budget == 0:
+        return _zero_only(zero_ok, bool(b) or not b_strict)
+    nb = None if budget is None else budget - 1
+    n = max(len(a), len(b))
+    if n == 0:
+        return ("0+", True) if not (a_strict or b_strict) else (None, False)
+    ap, bp = a.ljust(n, "0"), b.ljust(n, "0")
+    if ap[0] == bp[0]:
+        r, e = _frac_between(ap[1:], bp[1:], a_strict, b_strict, nb)
+        return cat(ap[0], alt([r, "" if e else None])), zero_ok
+    alts: list[str | None] = []
+    lo_re, lo_empty = _frac_cmp(ap[1:], "gt" if a_strict else "ge", nb)
+    alts.append(cat(ap[0], alt([lo_re, "" if lo_empty else None])))
+    if int(bp[0]) - int(ap[0]) > 1:
+        alts.append(digits_range(str(int(ap[0]) + 1), str(int(bp[0]) - 1)) + _tail(nb))
+    hi_re, hi_empty = _frac_cmp(bp[1:], "lt" if b_strict else "le", nb)
+    alts.append(cat(bp[0], alt([hi_re, "" if hi_empty else None])))
+    return alt(alts), zero_ok
+
+
+def _with_frac(int_re: str | None, frac: tuple[str | None, bool]) -> str | None:
+    if int_re is None:
+        return None
+    fre, fempty = frac
+    tail = alt([("\\." + fre) if fre is not None else None, "" if fempty else None])
+    return cat(int_re if "|" not in int_re or int_re.startswith("(?:") else f"(?:{int_re})", tail)
+
+
+def plain_nonneg(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool,
+                  budget: int | None = None) -> str | None:
+    """Plain decimal spellings (no sign, no exponent) of x with lo (<|<=) x (<|<=) hi, lo >= 0;
+    with `budget`, at most that many significant fraction digits."""
+    if hi is not None and (hi < lo or (hi == lo and (lo_strict or hi_strict))):
+        return None
+    any_frac = ("[0-9]+", True) if budget is None else _frac_cmp("", "ge", budget)
+    li, lf = split_dec(lo)
+    parts: list[str | None] = []
+    if hi is None:
+        parts.append(_with_frac(nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge", budget)))
+        parts.append(_with_frac(nonneg_int_range(li + 1, None), any_frac))
+        return alt(parts)
+    hi_i, hf = split_dec(hi)
+    if li == hi_i:
+        return _with_frac(nonneg_int_range(li, li), _frac_between(lf, hf, lo_strict, hi_strict, budget))
+    parts.append(_with_frac(nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge", budget)))
+    if hi_i - li > 1:
+        parts.append(_with_frac(nonneg_int_range(li + 1, hi_i - 1), any_frac))
+    parts.append(_with_frac(nonneg_int_range(hi_i, hi_i), _frac_cmp(hf, "lt" if hi_strict else "le", budget)))
+    return alt(parts)
+
+
+def split_dec(x: Decimal) -> tuple[int, str]:
+    i = int(x)
+    frac = x - i
+    s = format(frac, "f")
+    digits = s.split(".")[1] if "." in s else ""
+    return i, digits.rstrip("0")
+
+
+def meets(lo, lo_s, hi, hi_s, a, a_open, b, b_open) -> bool:
+    """Do the intervals (lo, hi) and (a, b) (None = infinite, *_s/*_open = endpoint excluded) meet?"""
+    lows = [(x, o) for x, o in ((lo, lo_s), (a, a_open)) if x is not None]
+    highs = [(x, o) for x, o in ((hi, hi_s), (b, b_open)) if x is not None]
+    if not lows or not highs:
+        return True
+    low = max(lows, key=lambda t: (t[0], t[1]))
+    high = min(highs, key=lambda t: (t[0], not t[1]))
+    return low[0] < high[0] or (low[0] == high[0] and not low[1] and not high[1])
+
+
+def integer_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool, multiple,
+                  unsupported: Unsupported) -> str | None:
+    """Canonical integers within the bounds (`*_s`: bound excluded) and multiple of `multiple`."""
+    ilo = ihi = None
+    if lo is not None:
+        ilo = int(math.floor(lo)) + 1 if lo_s else int(math.ceil(lo))
+    if hi is not None:
+        ihi = int(math.ceil(hi)) - 1 if hi_s else int(math.floor(hi))
+    if multiple is not None:
+        m = multiple
+        ok = False
+        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
+            dm = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
+            ok = Decimal(1) % dm == 0  # every integer is a multiple of m
+            if not ok and dm == dm.to_integral_value() and ilo is None and ihi is None:
+                r = multiples_regex(int(dm))
+                if r is not None:
+                    return r
+        if not ok:
+            unsupported("multipleOf", f"multipleOf {m!r} on integers is not supported (divisors of a power of "
+                        "ten without minimum/maximum are)")
+    return int_range_regex(ilo, ihi)
+
+
+def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool, multiple,
+                 unsupported: Unsupported, bound_keyword: str) -> str | None:
+    """JSON number spellings within the bounds and multiple of `multiple` (None: no multipleOf)."""
+    budget: int | None = None
+    if multiple is not None:
+        m = multiple
+        if isinstance(m, (int, float)) and not isinstance(m, bool) and float(m) == 1.0:
+            r = integer_regex(lo, lo_s, hi, hi_s, m, unsupported)
+            return None if r is None else group(r) + r"(?:\.0+)?"
+        dm = Decimal(repr(m)) if isinstance(m, float) else None
+        for j in range(1, 5):
+            if dm == Decimal(1).scaleb(-j):
+                budget = j  # at most j significant fraction digits
+        if budget is None:
+            unsupported("multipleOf", f"multipleOf {m!r} on numbers is not supported (only 1, 0.1, 0.01, "
+                        "0.001, 0.0001)")
+    if lo is None and hi is None and budget is None:
+        return NUMBER
+    if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_s or hi_s))):
+        return None
+    parts: list[str | None] = []
+    zero = Decimal(0)
+    # plain spellings, non-negative part
+    if hi is None or hi >= zero:
+        if lo is None or lo < zero:
+            parts.append(plain_nonneg(zero, False, hi, hi_s, budget))
+        else:
+            parts.append(plain_nonneg(lo, lo_s, hi, hi_s, budget))
+    # plain spellings, negative part: -y with y in [max(0,-hi), -lo]
+    if lo is None or lo <= zero:
+        if hi is None or hi > zero:
+            ylo, ylo_s = zero, False
+        elif hi == zero:
+            ylo, ylo_s = zero, hi_s
+        else:
+            ylo, ylo_s = -hi, hi_s
+        yhi, yhi_s = (None, False) if lo is None else (-lo, lo_s)
+        neg = plain_nonneg(ylo, ylo_s, yhi, yhi_s, budget)
+        if neg is not None:
+            parts.append("-" + (neg if neg.startswith("(?:") and balanced_group(neg) else f"(?:{neg})"))
+
+    def contains(a: Decimal | None, a_open: bool, b: Decimal | None, b_open: bool) -> bool:
+        """Does [lo, hi] contain the interval from a to b (None = infinite; *_open = endpoint excluded)?"""
+        if a is not None and lo is not None and (lo > a or (lo == a and lo_s and not a_open)):
+            return False
+        if a is None and lo is not None:
+            return False
+        if b is not None and hi is not None and (hi < b or (hi == b and hi_s and not b_open)):
+            return False
+        if b is None and hi is not None:
+            return False
+        return True
+
+    # Exponent spellings with a normalized mantissa, only for the magnitudes json.dumps writes
+    # that way: each class is taken whole when the range contains it.
+    big = Decimal("1e16")
+    tiny = Decimal("1e-4")
+    e_big = r"[eE]\+?0*(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"
+    e_tiny = r"[eE]-0*(?:[5-9]|[1-9][0-9]+)"
+    mant = r"[1-9](?:\.[0-9]+)?"
+    mant_big = mant if budget is None else r"[1-9](?:\.[0-9]{1,16})?"  # integers: multiples of 10**-j
+    classes = [
+        (big, False, None, False, mant_big + e_big),
+        (None, False, -big, False, "-" + mant_big + e_big),
+    ]
+    if budget is None:  # below 1e-4 the only multiple of 10**-j (j <= 4) is 0
+        classes += [(zero, True, tiny, True, mant + e_tiny), (-tiny, True, zero, True, "-" + mant + e_tiny)]
+    for a, a_open, b, b_open, rx in classes:
+        if contains(a, a_open, b, b_open):
+            parts.append(rx)
+        elif meets(lo, lo_s, hi, hi_s, a, a_open, b, b_open):
+            unsupported(bound_keyword, "a number range that contains some but not all numbers json.dumps writes "
+                        "with an exponent (|x| >= 1e16 or 0 < |x| < 1e-4) is not supported")
+    return alt(parts)

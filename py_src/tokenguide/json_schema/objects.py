@@ -1,0 +1,247 @@
+"""Object emission: properties, required, additional/pattern properties, property counts.
+
+Declared properties come in the schema's order, then undeclared required names, then (when
+allowed) any number of other properties. Functions take the `Emitter` (`em`) for sub-values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .normalize import Node
+from .patterns import PatternError, ecma_search, pattern_complement, pattern_to_string_body
+from .text import MAX_REGEX_CHARS, alt, canon, cat, compact, lit, not_in_keys, opt, ptr_escape, rep
+from ..errors import UnsupportedSchemaError
+
+__all__ = ["object_regex"]
+
+
+class _TooBig(Exception):
+    """The counted-members regex passed the size limit."""
+
+
+def object_regex(em: Any, s: Node) -> str | None:
+    """Regex for the objects node `s` accepts."""
+    ws = em.ws
+    props = s.get("properties", {})
+    if not isinstance(props, dict):
+        raise UnsupportedSchemaError(f"properties must be an object (at {s.kptr('properties')})", "properties",
+                                     s.kptr("properties"))
+    required = s.get("required", [])
+    if not isinstance(required, list):
+        required = []
+    pprops = s.get("patternProperties") or {}
+    addl = s.get("additionalProperties", True)
+    pptr = s.kptr("properties")
+    names = list(props)  # declared names, then required names not declared
+    for r in required:
+        if isinstance(r, str) and r not in props:
+            names.append(r)
+    schemas: list[Any] = []
+    ptrs: list[str] = []
+    for n in names:
+        if n in props:
+            sch, p = props[n], f"{pptr}/{ptr_escape(n)}"
+        else:
+            sch, p = None, s.kptr("required")
+        matching = []
+        for pat, psch in pprops.items():
+            try:
+                hit = ecma_search(pat, n)
+            except PatternError as exc:
+                em.unsupported("patternProperties", s.kptr("patternProperties"), str(exc))
+                hit = False
+            if hit:
+                matching.append(psch)
+        if sch is None:
+            sch = {"allOf": matching} if matching else addl
+        elif matching:
+            sch = {"allOf": [sch] + matching}
+        schemas.append(sch)
+        ptrs.append(p)
+    if "propertyNames" in s and s["propertyNames"] not in (True, {}):
+        try:
+            pn_re = em.sub_emitter().value(s["propertyNames"], s.kptr("propertyNames"))
+        except UnsupportedSchemaError as exc:
+            em.unsupported("propertyNames", s.kptr("propertyNames"), str(exc))
+        else:
+            for i, n in enumerate(names):
+                if pn_re is None or not re.fullmatch(pn_re, compact(n)):
+                    schemas[i] = False
+    members: list[str | None] = []
+    req = []
+    for n, sch, p in zip(names, schemas, ptrs):
+        v = em.value(sch, p)
+        key = lit(json.dumps(n, ensure_ascii=False))
+        members.append(None if v is None else f"{key}{ws}:{ws}{v}")
+        req.append(n in required)
+    extra = _extra_member(em, s, names, addl, pprops)
+    min_p = int(s.get("minProperties", 0))
+    max_p = s.get("maxProperties")
+    max_p = None if max_p is None else int(max_p)
+    if min_p or max_p is not None:
+        body = _members_counted(em, members, req, extra, min_p, max_p,
+                                s.kptr("minProperties" if min_p else "maxProperties"))
+    else:
+        body = members_chain(ws, members, req, extra)
+    if body is None:
+        return None
+    if body == "":
+        return rf"\{{{ws}\}}"
+    return rf"\{{{ws}" + body + rf"{ws}\}}"
+
+
+def _extra_member(em: Any, s: Node, names: list[str], addl: Any, pprops: dict) -> str | None:
+    """Regex for one property not among `names`, or None if none is allowed."""
+    ws = em.ws
+    aptr = s.kptr("additionalProperties")
+    pp_ptr = s.kptr("patternProperties")
+    if "propertyNames" in s and s["propertyNames"] not in (True, {}) and addl is not False:
+        if pprops or names:
+            em.unsupported("propertyNames", s.kptr("propertyNames"), "propertyNames together with declared or "
+                           "pattern properties and other properties is not supported")
+        else:
+            key_re = em.value({"allOf": [s["propertyNames"], {"type": "string"}]}, s.kptr("propertyNames"))
+            if key_re is None:
+                return None
+            v = em.value(addl, aptr)
+            return None if v is None else f"{key_re}{ws}:{ws}{v}"
+    trivial = all(p in (True, {}) for p in pprops.values())
+    if len(pprops) == 1 and not trivial:
+        (pat, psch), = pprops.items()
+        ppt = f"{pp_ptr}/{ptr_escape(pat)}"
+        try:
+            comp = pattern_complement(pat)
+        except PatternError:
+            comp = False
+        if comp is None:
+            # the pattern matches every key: every other property takes the pattern's schema
+            # (declared ones were already combined with it)
+            v = em.value(psch, ppt)
+            return None if v is None else '"' + not_in_keys(names) + '"' + f"{ws}:{ws}" + v
+        if comp is not False and addl is not False and not names:
+            body = pattern_to_string_body(pat)
+            v = em.value(psch, ppt)
+            other = em.value(addl, aptr) if addl is not True else em.any_value(em.free_depth)
+            return alt([None if body is None or v is None else f'"{body}"{ws}:{ws}{v}',
+                        None if other is None else f'"{comp}"{ws}:{ws}{other}'])
+    if pprops and addl is not False and not trivial:
+        em.unsupported("patternProperties", pp_ptr,
+                       "patternProperties together with additionalProperties other than false is not supported")
+        return None
+    if pprops and addl is False:
+        return _pattern_members(em, names, pprops, pp_ptr)
+    if addl is False:
+        return None
+    v = em.value(addl, aptr) if addl is not True else em.any_value(em.free_depth)
+    if v is None:
+        return None
+    return '"' + not_in_keys(names) + '"' + f"{ws}:{ws}" + v
+
+
+def _pattern_members(em: Any, names: list[str], pprops: dict, pp_ptr: str) -> str | None:
+    """Other members when only patternProperties admit them (additionalProperties false)."""
+    ws = em.ws
+    if len({canon(v) for v in pprops.values()}) > 1 and len(pprops) > 1:
+        em.unsupported("patternProperties", pp_ptr, "several patternProperties with different schemas are not supported")
+        return None
+    alts: list[str | None] = []
+    for pat, psch in pprops.items():
+        ppt = f"{pp_ptr}/{ptr_escape(pat)}"
+        for n in names:
+            try:
+                clash = ecma_search(pat, n)
+            except PatternError:
+                clash = False
+            if clash:
+                em.unsupported("patternProperties", ppt, f"pattern {pat!r} also matches the declared property {n!r}")
+                return None
+        try:
+            body = pattern_to_string_body(pat)
+        except PatternError as exc:
+            em.unsupported("patternProperties", ppt, str(exc))
+            return None
+        v = em.value(psch, ppt)
+        if body is not None and v is not None:
+            alts.append(f'"{body}"{ws}:{ws}{v}')
+    return alt(alts)
+
+
+def members_chain(ws: str, members: list[str | None], req: list[bool], extra: str | None) -> str | None:
+    """Object body without count limits, linear in the number of properties."""
+    sep = f"{ws},{ws}"
+    for m, r in zip(members, req):
+        if m is None and r:
+            return None
+    items = [(m, r) for m, r in zip(members, req) if m is not None]
+    tail_extra = rep(sep + extra, 0, None) if extra is not None else ""
+    first_req = next((i for i, (_, r) in enumerate(items) if r), None)
+    if first_req is not None:
+        out = []
+        for m, _ in items[:first_req]:
+            out.append(opt(m + sep))
+        out.append(items[first_req][0])
+        for m, r in items[first_req + 1:]:
+            out.append(sep + m if r else opt(sep + m))
+        out.append(tail_extra)
+        return "".join(out)
+    # all optional: G_k = (G_{k-1}(sep p_k)? | p_k)
+    g: str | None = None
+    for m, _ in items:
+        g = m if g is None else f"(?:{g}{opt(sep + m)}|{m})"
+    if extra is not None:
+        head = extra if g is None else f"(?:{g}|{extra})"
+        return opt(head + tail_extra)
+    return "" if g is None else opt(g)
+
+
+def _members_counted(em: Any, members: list[str | None], req: list[bool], extra: str | None,
+                     min_p: int, max_p: int | None, ptr: str) -> str | None:
+    """Object body with minProperties/maxProperties: a small count automaton, written out."""
+    sep = f"{em.ws},{em.ws}"
+    n = len(members)
+    cap = max(min_p, max_p if max_p is not None else 0, 1)
+    memo: dict[tuple[int, int], str | None] = {}
+    size = [0]
+
+    def R(i: int, c: int) -> str | None:
+        key = (i, min(c, cap))
+        if key in memo:
+            return memo[key]
+        if max_p is not None and c > max_p:
+            return None
+        if i == n:
+            if extra is None:
+                res = "" if c >= min_p else None
+            else:
+                e_min = max(0, min_p - c)
+                e_max = None if max_p is None else max_p - c
+                if c == 0:
+                    if e_max == 0:
+                        res = ""
+                    elif e_min == 0:
+                        res = opt(extra + rep(sep + extra, 0, None if e_max is None else e_max - 1))
+                    else:
+                        res = extra + rep(sep + extra, e_min - 1, None if e_max is None else e_max - 1)
+                else:
+                    res = rep(sep + extra, e_min, e_max)
+        else:
+            m = members[i]
+            take = None if m is None else cat("" if c == 0 else sep, m, R(i + 1, c + 1))
+            skip = None if req[i] else R(i + 1, c)
+            res = alt([take, skip])
+        if res is not None:
+            size[0] += len(res)
+            if size[0] > MAX_REGEX_CHARS:
+                raise _TooBig()
+        memo[key] = res
+        return res
+
+    try:
+        return R(0, 0)
+    except _TooBig:
+        kw = ptr.rsplit("/", 1)[-1]
+        em.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the regex too large")
+        return members_chain(em.ws, members, req, extra)

@@ -1,0 +1,192 @@
+"""oneOf support: deciding that branches are disjoint, or rewriting them into disjoint ones.
+
+A regex can only express "exactly one of these" when no two branches accept the same value.
+`pairwise_disjoint` proves that for common shapes (different types, disjoint enums, a required
+property with disjoint values); `exclusive_branches` rewrites the branches type by type (and
+"exactly one of these required sets") into branches that are disjoint by construction.
+Functions take the `Emitter` (`em`) whose normaliser and membership checks they use.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from ..errors import UnsupportedSchemaError
+from .normalize import Node, enum_values, types_of
+from .text import MAX_BRANCHES, canon, compact, json_type_of
+
+__all__ = ["pairwise_disjoint", "exclusive_branches"]
+
+_TYPE_KEYWORDS = {
+    "string": {"minLength", "maxLength", "pattern", "format"},
+    "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+    "object": {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+               "minProperties", "maxProperties", "unevaluatedProperties"},
+    "array": {"items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+              "unevaluatedItems"},
+    "null": set(), "boolean": set(),
+}
+
+
+def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
+    """Rewrite oneOf branches, type by type, as branches no two of which accept the same value;
+    None when that needs the negation of a constraint we cannot negate."""
+    merge = em.norm.merge
+    out: list = []
+    for t in ("null", "boolean", "string", "number", "array", "object"):
+        full: list = []
+        part: list = []
+        for f in flats:
+            if f is True:
+                full.append(Node({}, base.ptr))
+                continue
+            types = set(types_of(f))
+            if t == "number" and "integer" in types and "number" not in types:
+                part.append(f)
+                continue
+            if t not in types:
+                continue
+            if ("enum" in f or "const" in f or f.groups or f.not_enum or "not" in f
+                    or any(k in f for k in _TYPE_KEYWORDS[t])):
+                part.append(f)
+            else:
+                full.append(f)
+        only_t = Node({"type": [t]}, base.ptr)
+        if len(full) >= 2 or (not full and not part):
+            continue  # two branches accept every value of this type: none is valid
+        if t == "object" and all(_required_only(f) for f in full + part):
+            sets = [[r for r in f.get("required", []) if isinstance(r, str)] for f in full + part]
+            branches = _exactly_one_required(sets)
+            if branches is None:
+                return None
+            for b, i in branches:
+                m = merge(merge((full + part)[i], only_t), em.norm.flatten(b, base.ptr))
+                if m is not False:
+                    out.append(m)
+            continue
+        if full and not part:
+            m = merge(full[0], only_t)
+            if m is not False:
+                out.append(m)
+            continue
+        if full:
+            return None  # valid values of this type are those the other branches reject: no negation
+        restricted = [r for r in (merge(f, only_t) for f in part) if r is not False]
+        if len(restricted) > 1 and not pairwise_disjoint(em, restricted, base):
+            return None
+        out.extend(restricted)
+    return out
+
+
+def _required_only(f: Node) -> bool:
+    return (not f.groups and not f.not_enum and "enum" not in f and "const" not in f and "not" not in f
+            and not any(k in f for k in _TYPE_KEYWORDS["object"] - {"required"}))
+
+
+def _exactly_one_required(sets: list[list[str]]) -> list[tuple[dict, int]] | None:
+    """Objects where exactly one of the required-name sets is fully present, as a union of
+    (schema, index of the set) branches: set i present, and one name of every other set absent."""
+    out: list[tuple[dict, int]] = []
+    for i, own in enumerate(sets):
+        choices = []
+        possible = True
+        for j, other in enumerate(sets):
+            if j == i:
+                continue
+            missing = [n for n in other if n not in own]
+            if not missing:
+                possible = False  # whenever set i is present, set j is too
+                break
+            choices.append(sorted(set(missing)))
+        if not possible:
+            continue
+        combos = 1
+        for c in choices:
+            combos *= len(c)
+        if combos > MAX_BRANCHES:
+            return None
+        seen = set()
+        for pick in itertools.product(*choices):
+            absent = tuple(sorted(set(pick)))
+            if absent in seen:
+                continue
+            seen.add(absent)
+            out.append(({"required": list(own), "properties": {n: False for n in absent}}, i))
+    return out
+
+
+def pairwise_disjoint(em: Any, flats: list, base: Node) -> bool:
+    """Is it certain that no value satisfies base together with two of the branches?"""
+    merge = em.norm.merge
+    for i in range(len(flats)):
+        for j in range(i + 1, len(flats)):
+            a = merge(base, flats[i])
+            b = merge(base, flats[j])
+            if a is False or b is False:
+                continue
+            if not _disjoint(em, a, b, 0):
+                return False
+    return True
+
+
+def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
+    if a is False or b is False:
+        return True
+    if a is True or b is True or level > 4:
+        return False
+    a = em.norm.flatten(a, a.ptr if isinstance(a, Node) else "#")
+    b = em.norm.flatten(b, b.ptr if isinstance(b, Node) else "#")
+    if a is False or b is False:
+        return True
+    if a is True or b is True:
+        return False
+    if a.groups or b.groups:
+        return False
+    ea = enum_values(a)
+    eb = enum_values(b)
+    if ea is not None and eb is not None:
+        return not ({canon(x) for x in ea} & {canon(x) for x in eb})
+    ta = set(types_of(a))
+    tb = set(types_of(b))
+    if "number" in ta:
+        ta.add("integer")
+    if "number" in tb:
+        tb.add("integer")
+    if ea is not None:
+        ta = {json_type_of(x) for x in ea} | ({"number"} if any(json_type_of(x) == "integer" for x in ea) else set())
+    if eb is not None:
+        tb = {json_type_of(x) for x in eb} | ({"number"} if any(json_type_of(x) == "integer" for x in eb) else set())
+    for t in ta & tb:
+        if t != "object":
+            if ea is not None and eb is None and _enum_excluded(em, ea, b, t):
+                continue
+            if eb is not None and ea is None and _enum_excluded(em, eb, a, t):
+                continue
+            return False
+        # objects: a required key in both with disjoint values, or a key one requires and the other forbids
+        ra, rb = set(a.get("required", [])), set(b.get("required", []))
+        pa, pb = a.get("properties", {}), b.get("properties", {})
+        ok = any(k in pa and k in pb and _disjoint(em, pa[k], pb[k], level + 1) for k in ra & rb)
+        if not ok:
+            for x, y, rx in ((a, b, ra), (b, a, rb)):
+                py = y.get("properties", {})
+                for k in rx:
+                    if (y.get("additionalProperties") is False and not y.get("patternProperties") and k not in py) or py.get(k) is False:
+                        ok = True
+        if not ok:
+            return False
+    return True
+
+
+def _enum_excluded(em: Any, values: list, other: Node, t: str) -> bool:
+    """Does `other` reject every value of type `t` among `values`?"""
+    try:
+        r = em.sub_emitter().flat_value(other)
+    except UnsupportedSchemaError:
+        return False
+    if r is None:
+        return True
+    vals = [v for v in values if json_type_of(v) == t or (t == "number" and json_type_of(v) == "integer")]
+    return all(not re.fullmatch(r, compact(v)) for v in vals)

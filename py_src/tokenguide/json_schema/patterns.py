@@ -1,0 +1,265 @@
+"""ECMA 262 `pattern` regexes translated to regexes over serialized JSON string content.
+
+A schema's `pattern` is searched (unanchored) in the decoded string, with ASCII `\\d \\w`, and
+`.` excluding line terminators. The translation reads the pattern with re's own parser (through
+the one shim, `tokenguide.regex.sre`) and writes a regex over the canonical json.dumps
+serialization of the string, so escapes count as one character.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..regex import ranges as R
+from ..regex.sre import constants as C
+from ..regex.sre import parse as sre_parse
+from ..regex.sre import subpattern
+from .text import STRING_CHAR, alt, group, json_chars, opt, rep
+
+__all__ = ["PatternError", "pattern_to_string_body", "pattern_complement", "ecma_search", "pattern_width"]
+
+
+class PatternError(Exception):
+    """A `pattern` that cannot be translated; the message says why."""
+
+
+_ECMA_DIGIT = R.normalize([(0x30, 0x39)])
+_ECMA_WORD = R.normalize([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
+_ECMA_SPACE = R.normalize([(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+                           (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+                           (0xFEFF, 0xFEFF)])
+_ECMA_DOT = R.complement(R.normalize([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]))
+_CATEGORIES = {
+    C.CATEGORY_DIGIT: _ECMA_DIGIT,
+    C.CATEGORY_NOT_DIGIT: R.complement(_ECMA_DIGIT),
+    C.CATEGORY_WORD: _ECMA_WORD,
+    C.CATEGORY_NOT_WORD: R.complement(_ECMA_WORD),
+    C.CATEGORY_SPACE: _ECMA_SPACE,
+    C.CATEGORY_NOT_SPACE: R.complement(_ECMA_SPACE),
+}
+
+
+def _parse(pattern: str):
+    try:
+        parsed = sre_parse(pattern, 0)
+    except re.error as exc:
+        raise PatternError(f"pattern {pattern!r} is not a regular expression tokenguide can read ({exc})")
+    except (RecursionError, OverflowError) as exc:
+        raise PatternError(f"pattern {pattern!r} is too complex ({exc})")
+    flags = parsed.state.flags
+    if flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_MULTILINE | C.SRE_FLAG_DOTALL | C.SRE_FLAG_VERBOSE):
+        raise PatternError(f"pattern {pattern!r} uses inline flags")
+    return parsed
+
+
+def _body(items: list) -> str | None:
+    """Translate a parsed (anchor-free) sequence into a regex over serialized string content."""
+    out: list[str] = []
+    for op, av in items:
+        piece = _item(op, av)
+        if piece is None:
+            return None
+        out.append(piece)
+    return "".join(out)
+
+
+def _category(code) -> R.Ranges:
+    if code not in _CATEGORIES:
+        raise PatternError(f"unsupported category {code}")
+    return _CATEGORIES[code]
+
+
+def item_ranges(op, av) -> R.Ranges | None:
+    """The code points a single-character item matches, or None if it is not one."""
+    if op == C.LITERAL:
+        return R.normalize([(av, av)])
+    if op == C.NOT_LITERAL:
+        return R.complement(R.normalize([(av, av)]))
+    if op == C.ANY:
+        return _ECMA_DOT
+    if op == C.CATEGORY:
+        return _category(av)
+    if op == C.IN:
+        negate = False
+        rs: list = []
+        for iop, iav in av:
+            if iop == C.NEGATE:
+                negate = True
+            elif iop == C.LITERAL:
+                rs.append((iav, iav))
+            elif iop == C.RANGE:
+                rs.append(iav)
+            elif iop == C.CATEGORY:
+                rs.extend(_category(iav))
+            else:
+                raise PatternError(f"unsupported class item {iop}")
+        norm = R.normalize(rs)
+        return R.complement(norm) if negate else norm
+    return None
+
+
+def _item(op, av) -> str | None:
+    rs = item_ranges(op, av)
+    if rs is not None:
+        return json_chars(rs)
+    if op == C.SUBPATTERN:
+        sub = av[-1]
+        if av[1] or av[2]:
+            raise PatternError("scoped inline flags")
+        body = _body(list(sub.data))
+        return None if body is None else group(body) if body else ""
+    if op == C.BRANCH:
+        return alt([_body(list(b.data)) for b in av[1]])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        lo, hi, sub = av
+        body = _body(list(sub.data))
+        hi = None if hi == C.MAXREPEAT else hi
+        if body is None:
+            return "" if lo == 0 else None
+        if body == "":
+            return ""
+        return rep(body, lo, hi)
+    if op == C.AT:
+        raise PatternError("an anchor (^, $, \\b) inside the pattern")
+    raise PatternError(f"{str(op).lower()} (lookaround, backreference or similar) is not regular")
+
+
+def _split_anchors(items: list):
+    """(anchored_start, body_items, anchored_end) for a top-level sequence."""
+    start = end = False
+    if items and items[0][0] == C.AT and items[0][1] in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
+        start = True
+        items = items[1:]
+    if items and items[-1][0] == C.AT and items[-1][1] in (C.AT_END, C.AT_END_STRING):
+        end = True
+        items = items[:-1]
+    return start, items, end
+
+
+def _top_branches(items: list) -> list[list]:
+    """Top-level alternatives of a pattern, looking through a single wrapping group."""
+    while len(items) == 1 and items[0][0] == C.SUBPATTERN and not items[0][1][1] and not items[0][1][2]:
+        items = list(items[0][1][-1].data)
+    if len(items) == 1 and items[0][0] == C.BRANCH:
+        out = []
+        for b in items[0][1][1]:
+            out.extend(_top_branches(list(b.data)))
+        return out
+    return [items]
+
+
+def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None = None) -> str | None:
+    """Regex for the content between the quotes of strings that `pattern` (ECMA 262, unanchored
+    search) accepts, with a length range; None if no string qualifies. Raises PatternError."""
+    parsed = _parse(pattern)
+    anychar = STRING_CHAR + "*"
+    results: list[str | None] = []
+    for branch in _top_branches(list(parsed.data)):
+        start, body, end = _split_anchors(branch)
+        if min_len > 0 or max_len is not None:
+            body = _fit_length(body, start, end, min_len, max_len, pattern)
+        text = _body(body)
+        if text is None:
+            results.append(None)
+            continue
+        results.append(("" if start else anychar) + text + ("" if end else anychar))
+    return alt(results)
+
+
+def pattern_complement(pattern: str) -> str | None | bool:
+    """Serialized content of the strings `pattern` does NOT find a match in: None when it matches
+    every string, False when the complement is not one of the simple shapes handled here
+    (one character class, repeated at least once, anchored or not). Raises PatternError."""
+    parsed = _parse(pattern)
+    branches = _top_branches(list(parsed.data))
+    for branch in branches:
+        start, body, end = _split_anchors(branch)
+        if not (start and end) and pattern_width(body)[0] == 0 and all(op != C.AT for op, _ in body):
+            return None  # an empty match is found in every string
+    if len(branches) != 1:
+        return False
+    start, body, end = _split_anchors(branches[0])
+    if len(body) != 1:
+        return False
+    op, av = body[0]
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        lo, hi, sub = av
+        hi = None if hi == C.MAXREPEAT else hi
+        if len(sub.data) != 1:
+            return False
+        op, av = sub.data[0]
+    else:
+        lo, hi = 1, 1
+    chars = item_ranges(op, av)
+    if chars is None:
+        return False
+    inside = json_chars(chars)
+    outside = json_chars(R.complement(chars))
+    anyc = STRING_CHAR + "*"
+    if not start and not end:
+        if lo != 1:
+            return False
+        return "" if outside is None else rep(outside, 0, None)  # no character of the class
+    if start and end:
+        alts: list[str | None] = [None if outside is None else anyc + group(outside) + anyc]
+        if inside is not None:
+            if lo > 0:
+                alts.append(rep(inside, 0, lo - 1) if lo > 1 else "")
+            if hi is not None:
+                alts.append(rep(inside, hi + 1, None))
+        elif lo > 0:
+            alts.append("")
+        return alt(alts) or False
+    if lo != 1:
+        return False
+    if outside is None:
+        return ""
+    return opt(group(outside) + anyc) if start else opt(anyc + group(outside))
+
+
+def pattern_width(items: list) -> tuple[int, int]:
+    """(min, max) length in characters of a parsed sequence, as re computes it."""
+    lo, hi = subpattern(items).getwidth()
+    return lo, hi
+
+
+def _fit_length(body: list, start: bool, end: bool, min_len: int, max_len: int | None, pattern: str) -> list:
+    """Return `body` changed so its strings have a length in [min_len, max_len], or raise."""
+    if start and end:
+        lo, hi = pattern_width(body)
+        if lo >= min_len and (max_len is None or hi <= max_len):
+            return body
+        # one repeat of a single-character item, everything else fixed width
+        var = [i for i, it in enumerate(body) if pattern_width([it])[0] != pattern_width([it])[1]]
+        if len(var) == 1:
+            i = var[0]
+            op, av = body[i]
+            if op in (C.MAX_REPEAT, C.MIN_REPEAT) and pattern_width(list(av[2].data)) == (1, 1):
+                fixed = sum(pattern_width([it])[0] for j, it in enumerate(body) if j != i)
+                rlo, rhi = av[0], (None if av[1] == C.MAXREPEAT else av[1])
+                nlo = max(rlo, min_len - fixed)
+                cands = [x for x in (rhi, None if max_len is None else max_len - fixed) if x is not None]
+                nhi = min(cands) if cands else None
+                new = list(body)
+                if nhi is not None and nhi < nlo:
+                    new[i] = (C.IN, [])  # empty language
+                    return new
+                new[i] = (op, (nlo, C.MAXREPEAT if nhi is None else nhi, av[2]))
+                return new
+    raise PatternError(
+        f"pattern {pattern!r} combined with minLength/maxLength is not expressible "
+        "(only anchored patterns with one variable-length single-character repeat are)")
+
+
+_SEARCH_CACHE: dict[str, re.Pattern] = {}
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """Does the ECMA `pattern` find a match in `text`? (through the translated serialized form)"""
+    rx = _SEARCH_CACHE.get(pattern)
+    if rx is None:
+        body = pattern_to_string_body(pattern)
+        rx = re.compile("(?!)" if body is None else body)
+        _SEARCH_CACHE[pattern] = rx
+    return rx.fullmatch(json.dumps(text, ensure_ascii=False)[1:-1]) is not None
