@@ -138,19 +138,30 @@ class Guide:
         whitespace_pattern: Optional[str] = None,
         max_recursion_depth: int = 3,
         lenient: bool = False,
+        path: str = "auto",
         **kwargs: Any,
     ) -> "Guide":
         """A guide for JSON documents valid against `schema` (a dict or JSON text).
 
-        The schema becomes a regex (`build_regex_from_schema`, with `whitespace_pattern`,
-        `max_recursion_depth`, `lenient`); `lazy` and the other keywords as in `from_regex`.
+        `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`)
+        picks the regex path or, for recursive schemas and regexes too large, the grammar path,
+        run by CFGGuide; an eager regex automaton over the state limit also falls back to the
+        grammar path. `lazy` and the other keywords as in `from_regex`.
         """
-        from ..json_schema import build_regex_from_schema
+        from ..errors import StateLimitError
+        from ..json_schema import compile_json_schema
 
-        regex = build_regex_from_schema(
-            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient
-        )
-        return cls.from_regex(regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
+        options = dict(whitespace_pattern=whitespace_pattern, max_recursion_depth=max_recursion_depth,
+                       lenient=lenient)
+        compiled = compile_json_schema(schema, path=path, **options)
+        if compiled.path == "regex":
+            try:
+                return cls.from_regex(compiled.regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
+            except StateLimitError:
+                if path == "regex":
+                    raise
+                compiled = compile_json_schema(schema, path="grammar", **options)
+        return cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
 
     @classmethod
     def from_grammar(cls, grammar: str, vocabulary: Any, *, max_rollback: int = 32) -> "Guide":

@@ -73,7 +73,8 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from ..errors import UnsupportedSchemaError
 from .emit import Emitter
@@ -81,7 +82,8 @@ from .normalize import Normalizer
 from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
 
-__all__ = ["build_regex_from_schema", "int_range_regex", "UnsupportedSchemaError", "WHITESPACE"]
+__all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "int_range_regex",
+           "UnsupportedSchemaError", "WHITESPACE"]
 
 WHITESPACE = r"[ ]?"
 
@@ -152,3 +154,149 @@ def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
     kw, ptr, why = norm.empty_reasons[0]
     hint = "; raise max_recursion_depth" if kw == "$ref" else ""
     return UnsupportedSchemaError(f"the schema accepts no value: {why} (keyword {kw!r} at {ptr}){hint}", None, "#")
+
+
+@dataclass(frozen=True)
+class CompiledSchema:
+    """What `compile_json_schema` chose: `path` is "regex" or "grammar", `reason` says why, and
+    `regex` (Python re, fullmatch) or `grammar` (Lark LALR, for CFGGuide) holds the result."""
+
+    path: str
+    reason: str
+    regex: str | None = None
+    grammar: str | None = None
+
+
+def compile_json_schema(
+    schema: str | dict | bool,
+    whitespace_pattern: str | None = None,
+    max_recursion_depth: int = 3,
+    *,
+    path: Literal["auto", "regex", "grammar"] = "auto",
+    lenient: bool = False,
+) -> CompiledSchema:
+    """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar.
+
+    "auto" takes the grammar path for recursive schemas (a `$ref` cycle: the regex path would
+    unroll it `max_recursion_depth` times) and for schemas whose regex would be too large, and
+    the regex path otherwise (free-form values then nest at most `max_recursion_depth - 1`
+    deep, as `reason` says). The grammar path accepts exactly the same documents as the regex
+    path where both apply, with free-form values and recursion nesting without limit; it
+    supports the default whitespace pattern or "" only. Raises UnsupportedSchemaError (keyword,
+    JSON pointer) for what neither path can express exactly.
+    """
+    schema = load_schema(schema)
+    if path not in ("auto", "regex", "grammar"):
+        raise ValueError(f"path must be 'auto', 'regex' or 'grammar', not {path!r}")
+    if path == "regex":
+        return CompiledSchema("regex", "requested", regex=build_regex_from_schema(
+            schema, whitespace_pattern, max_recursion_depth, lenient=lenient))
+    if path == "grammar":
+        return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient)[0])
+    recursion = _recursion(schema, lenient)
+    refused = ""
+    if recursion is not None:
+        try:
+            text, _ = _grammar(schema, whitespace_pattern, lenient)
+        except UnsupportedSchemaError as exc:
+            refused = f"recursive $ref to {recursion} unrolled {max_recursion_depth} times (grammar path: {exc})"
+        else:
+            return CompiledSchema("grammar", f"recursive $ref to {recursion}", grammar=text)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient)
+    except UnsupportedSchemaError as exc:
+        if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
+            raise
+        text, _ = _grammar(schema, whitespace_pattern, lenient)
+        return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
+    for w in caught:
+        warnings.warn(w.message, stacklevel=2)
+    reason = refused or "not recursive"
+    if free:
+        reason += f"; free-form values nest at most {max(max_recursion_depth - 1, 0)} arrays/objects deep"
+    return CompiledSchema("regex", reason, regex=regex)
+
+
+def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool) -> tuple[str, bool]:
+    """The regex path, and whether the regex has depth-limited free-form values."""
+    if not isinstance(depth, int) or depth < 0:
+        raise ValueError("max_recursion_depth must be a non-negative integer")
+    norm = Normalizer(schema, depth, lenient)
+    em = Emitter(norm, whitespace_regex(whitespace_pattern))
+    try:
+        out = em.value(schema, "#")
+    except RecursionError:
+        raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
+    if norm.ignored:
+        listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
+        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
+    if out is None:
+        raise empty_schema_error(norm)
+    if len(out) > MAX_REGEX_CHARS:
+        raise UnsupportedSchemaError(f"the regex would be {len(out):,} characters long", None, "#")
+    return out, em.used_free_form
+
+
+def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None):
+    """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
+    from .grammar import GrammarSink, schema_uses_placeholders
+
+    ws = whitespace_regex(whitespace_pattern)
+    if ws not in ("", WHITESPACE):
+        raise UnsupportedSchemaError(
+            f"the grammar path supports whitespace_pattern {WHITESPACE!r} (the default) or '' only, not {ws!r}",
+            None, "#")
+    if schema_uses_placeholders(schema):
+        raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
+                                     "Unicode plane 15/16 (private use)", None, "#")
+    norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
+    sink = GrammarSink(ws)
+    em = Emitter(norm, ws, sink)
+    try:
+        root = em.value(schema, "#")
+        while sink.pending:
+            ch, ref = sink.pending.pop(0)
+            norm.ref_stack = [ref.ptr]
+            body = em.value(ref.schema, ref.ptr)
+            if body is None:
+                raise UnsupportedSchemaError(f"the recursive schema at {ref.ptr} accepts no finite value",
+                                             "$ref", ref.ptr)
+            sink.bodies[ch] = body
+    except RecursionError:
+        raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
+    if root is None:
+        raise empty_schema_error(norm)
+    return root, sink, norm
+
+
+def _recursion(schema: Any, lenient: bool) -> str | None:
+    """The pointer of a recursive `$ref` target, or None when the schema has no `$ref` cycle."""
+    if not _has_ref(schema):
+        return None
+    norm = Normalizer(schema, 1, lenient, grammar=True)
+    try:
+        _grammar_emission(schema, "", lenient, norm)
+    except UnsupportedSchemaError:
+        pass  # the recursion found so far still counts; the paths report what is wrong
+    return norm.recursive[0] if norm.recursive else None
+
+
+def _has_ref(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "$ref" in node or any(_has_ref(v) for k, v in node.items() if k not in ("enum", "const"))
+    if isinstance(node, list):
+        return any(_has_ref(v) for v in node)
+    return False
+
+
+def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool) -> tuple[str, Any]:
+    """The grammar path: Lark grammar text, checked to mean exactly what it says."""
+    from .grammar import grammar_from_placeholders
+
+    root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient)
+    if norm.ignored:
+        listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
+        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
+    return grammar_from_placeholders(root, sink), sink

@@ -18,23 +18,32 @@ from typing import Any, Callable
 from ..errors import UnsupportedSchemaError
 from . import objects, one_of
 from .formats import FORMAT_WIDTH, FORMATS, KNOWN_FORMATS
-from .normalize import VALIDATION, Node, Normalizer, enum_values, types_of
+from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
 from .patterns import PatternError, pattern_to_string_body
 from .text import (BOOLEAN, MAX_BRANCHES, MAX_REGEX_CHARS, NULL, NUMBER, STRING, STRING_CHAR, alt, canon, cat,
-                   compact, group, json_type_of, lit, not_in_keys, opt, rep)
+                   compact, group, json_type_of, lit, nesting, not_in_keys, opt, rep)
 
 __all__ = ["Emitter"]
 
 
 class Emitter:
-    """Writes regexes for the schema rooted at `norm.root`, with whitespace pattern `ws`."""
+    """Writes regexes for the schema rooted at `norm.root`, with whitespace pattern `ws`.
 
-    def __init__(self, norm: Normalizer, ws: str) -> None:
+    With a `sink` (grammar mode, see grammar.py), recursive references, free-form values and
+    numbers are written as placeholders for grammar rules that the sink hands out."""
+
+    def __init__(self, norm: Normalizer, ws: str, sink: Any = None) -> None:
         self.norm = norm
         self.ws = ws
+        self.sink = sink
+        cut = "" if sink is None else sink.cut  # grammar mode: separators and closers are terminals
+        self.sep = f"{cut}{ws},{ws}{cut}"
+        self.close_array = cut + ws + r"\]"
+        self.close_object = cut + ws + r"\}"
         self.free_depth = max(norm.depth - 1, 0)
         self._any_cache: dict[int, str] = {}
+        self.used_free_form = False  # regex mode: a depth-limited free-form value was written
         self.handlers: dict[str, Callable[[Node], str | None]] = {
             "null": self.t_null,
             "boolean": self.t_boolean,
@@ -48,11 +57,15 @@ class Emitter:
     def unsupported(self, keyword: str, pointer: str, why: str) -> None:
         self.norm.unsupported(keyword, pointer, why)
 
-    def sub_emitter(self) -> "Emitter":
-        """A compact-whitespace, strict emitter sharing the schema (for membership checks)."""
+    def sub_emitter(self, nesting: int = 0) -> "Emitter":
+        """A compact-whitespace, strict regex emitter sharing the schema (for membership checks
+        of values nesting at most `nesting` deep, unrolled deep enough for them in grammar mode)."""
         norm = Normalizer.__new__(Normalizer)
         norm.__dict__.update(self.norm.__dict__)
         norm.lenient = False
+        if self.sink is not None:
+            norm.grammar = False
+            norm.depth = max(norm.depth, len(self.norm.ref_stack) + nesting + 2)
         norm.ignored = []
         norm.empty_reasons = []
         norm.ref_stack = list(self.norm.ref_stack)
@@ -66,6 +79,8 @@ class Emitter:
             return self.any_value(self.free_depth)
         if flat is False:
             return None
+        if isinstance(flat, RuleRef):
+            return self.sink.rule_ref(flat)
         out = self.flat_value(flat)
         if out is not None and len(out) > MAX_REGEX_CHARS:
             raise UnsupportedSchemaError(
@@ -73,7 +88,9 @@ class Emitter:
                 "(recursive or deeply nested schema); lower max_recursion_depth", None, ptr)
         return out
 
-    def flat_value(self, s: Node) -> str | None:
+    def flat_value(self, s: Node | RuleRef) -> str | None:
+        if isinstance(s, RuleRef):
+            return self.sink.rule_ref(s)
         stack = self.norm.ref_stack
         stack.extend(s.refs)
         try:
@@ -174,7 +191,7 @@ class Emitter:
         if rest:
             check = s.copy(drop=("enum", "const"))
             try:
-                r = self.sub_emitter().flat_value(check)
+                r = self.sub_emitter(max(map(nesting, values), default=0)).flat_value(check)
             except UnsupportedSchemaError as exc:
                 if not self.norm.lenient:
                     raise
@@ -184,7 +201,12 @@ class Emitter:
                 values = [v for v in values if rx is not None and rx.fullmatch(compact(v))]
         if not values:
             self.norm.note_empty("enum", s.kptr("enum" if "enum" in s else "const"), "no enum/const value is valid")
-        return alt([self.literal(v) for v in values])
+        if self.sink is None:
+            return alt([self.literal(v) for v in values])
+        numeric = [json_type_of(v) in ("integer", "number") for v in values]
+        number = alt([self.literal(v) for v, n in zip(values, numeric) if n])
+        return alt([None if number is None else self.sink.number(number)]
+                   + [self.literal(v) for v, n in zip(values, numeric) if not n])
 
     def literal(self, v: Any) -> str | None:
         """Regex for the JSON text of `v` (numbers: every plain spelling of the same value)."""
@@ -218,6 +240,9 @@ class Emitter:
     # ---- free-form values --------------------------------------------------------------------
     def any_value(self, depth: int) -> str:
         """Any JSON value nesting at most `depth` non-empty arrays/objects deep."""
+        if self.sink is not None:
+            return self.sink.any_value()
+        self.used_free_form = True
         if depth in self._any_cache:
             return self._any_cache[depth]
         ws = self.ws
@@ -283,18 +308,19 @@ class Emitter:
                 hi, hi_s = v, True
         return lo, lo_s, hi, hi_s
 
-    def _range_note(self, s: Node, out: str | None) -> str | None:
+    def _number_out(self, s: Node, out: str | None) -> str | None:
         if out is None:
             kw = "minimum" if "minimum" in s or "exclusiveMinimum" in s else "maximum"
             self.norm.note_empty(kw, s.kptr(kw), "the numeric range is empty")
-        return out
+            return None
+        return out if self.sink is None else self.sink.number(out)
 
     def t_integer(self, s: Node) -> str | None:
         self.no_banned(s, "integer")
         lo, lo_s, hi, hi_s = self.bounds(s)
         out = integer_regex(lo, lo_s, hi, hi_s, s.get("multipleOf"),
                             lambda kw, why: self.unsupported(kw, s.kptr(kw), why))
-        return self._range_note(s, out)
+        return self._number_out(s, out)
 
     def t_number(self, s: Node) -> str | None:
         self.no_banned(s, "number")
@@ -303,7 +329,7 @@ class Emitter:
         out = number_regex(lo, lo_s, hi, hi_s, s.get("multipleOf"),
                            lambda kw, why: self.unsupported(kw, s.kptr(kw) if kw == "multipleOf" else ptr, why),
                            "minimum" if "minimum" in s else "maximum")
-        return self._range_note(s, out)
+        return self._number_out(s, out)
 
     def t_string(self, s: Node) -> str | None:
         min_len = s.get("minLength", 0)
@@ -382,7 +408,7 @@ class Emitter:
         P = [self.value(p, f"{prefix_ptr}/{i}") for i, p in enumerate(prefix)]
         I = self.value(rest, rest_ptr) if rest is not True else self.any_value(self.free_depth)
         k = len(P)
-        sep = f"{ws},{ws}"
+        sep = self.sep
         e_min = max(0, m - k)  # elements after the prefix
         e_max = None if M is None else M - k
         if I is None or (e_max is not None and e_max <= 0):
@@ -405,8 +431,8 @@ class Emitter:
         if T is None:
             return None
         if T == "":
-            return rf"\[{ws}\]"
-        return rf"\[{ws}" + T + rf"{ws}\]"
+            return rf"\[{ws}" + self.close_array
+        return rf"\[{ws}" + T + self.close_array
 
     def t_object(self, s: Node) -> str | None:
         self.no_banned(s, "object")

@@ -16,7 +16,7 @@ from ..errors import UnsupportedSchemaError
 from .patterns import PatternError, ecma_search
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 
-__all__ = ["Group", "Node", "Normalizer", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
+__all__ = ["Group", "Node", "Normalizer", "RuleRef", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
 
 # Keywords with no effect on validation.
 ANNOTATIONS = frozenset({
@@ -91,6 +91,19 @@ class Node:
         return bool(self.groups or self.not_enum) or any(k in VALIDATION for k in self.kw)
 
 
+class RuleRef:
+    """On the grammar path: a `$ref` back to a schema already being expanded (a grammar rule)."""
+
+    __slots__ = ("ptr", "schema")
+
+    def __init__(self, ptr: str, schema: Any) -> None:
+        self.ptr = ptr
+        self.schema = schema
+
+    def __repr__(self) -> str:
+        return f"RuleRef({self.ptr!r})"
+
+
 def enum_values(s: Node) -> list | None:
     """The allowed values of enum/const together, or None when neither is present."""
     vals = None
@@ -138,8 +151,10 @@ def is_old_draft(schema: Any) -> bool:
 class Normalizer:
     """Resolves `$ref` (local pointers, `$id`/`id`, `$anchor`) and merges `allOf` into Nodes."""
 
-    def __init__(self, root: Any, depth: int, lenient: bool) -> None:
+    def __init__(self, root: Any, depth: int, lenient: bool, grammar: bool = False) -> None:
         self.root = root
+        self.grammar = grammar  # recursive $ref become RuleRefs instead of being unrolled
+        self.recursive: list[str] = []  # grammar mode: the recursive $ref targets met
         self.depth = depth
         self.lenient = lenient
         self.old_draft = is_old_draft(root)
@@ -214,9 +229,10 @@ class Normalizer:
         return target, tptr
 
     # ---- flatten -------------------------------------------------------------------------------
-    def flatten(self, schema: Any, ptr: str) -> Node | bool:
-        """A Node without $ref/allOf (merged) for `schema`, or a bool schema. Nodes pass through."""
-        if isinstance(schema, (bool, Node)):
+    def flatten(self, schema: Any, ptr: str) -> Node | RuleRef | bool:
+        """A Node without $ref/allOf (merged) for `schema`, or a bool schema. Nodes pass through.
+        On the grammar path a `$ref` to a schema being expanded gives a RuleRef."""
+        if isinstance(schema, (bool, Node, RuleRef)):
             return schema
         if not isinstance(schema, dict):
             raise UnsupportedSchemaError(f"a schema must be an object or a boolean (at {ptr})", None, ptr)
@@ -229,6 +245,12 @@ class Normalizer:
             hit = self.resolve_ref(ref, ptr)
             if hit is not None:  # None: ignored in lenient mode
                 tptr = hit[1]
+                if self.grammar and tptr in self.ref_stack:
+                    if tptr not in self.recursive:
+                        self.recursive.append(tptr)
+                    if any(k in VALIDATION for k in kw):
+                        self.unsupported("$ref", ptr, "a recursive $ref beside other keywords is not supported")
+                    return RuleRef(tptr, hit[0])
                 if self.ref_stack.count(tptr) >= self.depth:
                     self.note_empty("$ref", ptr, f"recursive $ref {ref!r} unrolled max_recursion_depth times")
                     return False
@@ -325,8 +347,26 @@ class Normalizer:
         return groups
 
     # ---- merge ---------------------------------------------------------------------------------
-    def merge(self, a: Node | bool, b: Node | bool) -> Node | bool:
+    def expand(self, ref: RuleRef) -> Node | RuleRef | bool:
+        """One level of a RuleRef's schema (inner references to it stay RuleRefs)."""
+        self.ref_stack.append(ref.ptr)
+        try:
+            return self.flatten(ref.schema, ref.ptr)
+        finally:
+            self.ref_stack.pop()
+
+    def merge(self, a: Any, b: Any) -> Any:
         """Schema accepting exactly what both accept (conjunction), as one Node."""
+        if isinstance(a, RuleRef) or isinstance(b, RuleRef):
+            other = b if isinstance(a, RuleRef) else a
+            if other is True or (isinstance(other, Node) and not other.constrains()):
+                return a if isinstance(a, RuleRef) else b
+            if other is False:
+                return False
+            ref = a if isinstance(a, RuleRef) else b
+            self.unsupported("$ref", ref.ptr, "a recursive $ref combined with other constraints (allOf, anyOf "
+                             "branches or siblings) is not supported")
+            return other
         if a is True:
             return b.copy() if isinstance(b, Node) else b
         if b is True:

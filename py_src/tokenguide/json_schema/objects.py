@@ -85,12 +85,12 @@ def object_regex(em: Any, s: Node) -> str | None:
         body = _members_counted(em, members, req, extra, min_p, max_p,
                                 s.kptr("minProperties" if min_p else "maxProperties"))
     else:
-        body = members_chain(ws, members, req, extra)
+        body = members_chain(em.sep, members, req, extra)
     if body is None:
         return None
     if body == "":
-        return rf"\{{{ws}\}}"
-    return rf"\{{{ws}" + body + rf"{ws}\}}"
+        return rf"\{{{ws}" + em.close_object
+    return rf"\{{{ws}" + body + em.close_object
 
 
 def _extra_member(em: Any, s: Node, names: list[str], addl: Any, pprops: dict) -> str | None:
@@ -169,9 +169,8 @@ def _pattern_members(em: Any, names: list[str], pprops: dict, pp_ptr: str) -> st
     return alt(alts)
 
 
-def members_chain(ws: str, members: list[str | None], req: list[bool], extra: str | None) -> str | None:
-    """Object body without count limits, linear in the number of properties."""
-    sep = f"{ws},{ws}"
+def members_chain(sep: str, members: list[str | None], req: list[bool], extra: str | None) -> str | None:
+    """Object body without count limits, linear in the number of properties (`sep`: separator)."""
     for m, r in zip(members, req):
         if m is None and r:
             return None
@@ -200,7 +199,7 @@ def members_chain(ws: str, members: list[str | None], req: list[bool], extra: st
 def _members_counted(em: Any, members: list[str | None], req: list[bool], extra: str | None,
                      min_p: int, max_p: int | None, ptr: str) -> str | None:
     """Object body with minProperties/maxProperties: a small count automaton, written out."""
-    sep = f"{em.ws},{em.ws}"
+    sep = em.sep
     n = len(members)
     cap = max(min_p, max_p if max_p is not None else 0, 1)
     memo: dict[tuple[int, int], str | None] = {}
@@ -244,4 +243,4 @@ def _members_counted(em: Any, members: list[str | None], req: list[bool], extra:
     except _TooBig:
         kw = ptr.rsplit("/", 1)[-1]
         em.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the regex too large")
-        return members_chain(em.ws, members, req, extra)
+        return members_chain(em.sep, members, req, extra)

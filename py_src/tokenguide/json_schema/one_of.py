@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from ..errors import UnsupportedSchemaError
-from .normalize import Node, enum_values, types_of
-from .text import MAX_BRANCHES, canon, compact, json_type_of
+from .normalize import Node, RuleRef, enum_values, types_of
+from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
 __all__ = ["pairwise_disjoint", "exclusive_branches"]
 
@@ -34,6 +34,9 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
     """Rewrite oneOf branches, type by type, as branches no two of which accept the same value;
     None when that needs the negation of a constraint we cannot negate."""
     merge = em.norm.merge
+    flats = [em.norm.expand(f) if isinstance(f, RuleRef) else f for f in flats]
+    if any(isinstance(f, RuleRef) for f in flats):
+        return None
     out: list = []
     for t in ("null", "boolean", "string", "number", "array", "object"):
         full: list = []
@@ -136,8 +139,14 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
         return True
     if a is True or b is True or level > 4:
         return False
-    a = em.norm.flatten(a, a.ptr if isinstance(a, Node) else "#")
-    b = em.norm.flatten(b, b.ptr if isinstance(b, Node) else "#")
+    a = em.norm.flatten(a, a.ptr if isinstance(a, (Node, RuleRef)) else "#")
+    b = em.norm.flatten(b, b.ptr if isinstance(b, (Node, RuleRef)) else "#")
+    if isinstance(a, RuleRef):
+        a = em.norm.expand(a)
+    if isinstance(b, RuleRef):
+        b = em.norm.expand(b)
+    if isinstance(a, RuleRef) or isinstance(b, RuleRef):
+        return False
     if a is False or b is False:
         return True
     if a is True or b is True:
@@ -183,7 +192,7 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
 def _enum_excluded(em: Any, values: list, other: Node, t: str) -> bool:
     """Does `other` reject every value of type `t` among `values`?"""
     try:
-        r = em.sub_emitter().flat_value(other)
+        r = em.sub_emitter(max(map(nesting, values), default=0)).flat_value(other)
     except UnsupportedSchemaError:
         return False
     if r is None:

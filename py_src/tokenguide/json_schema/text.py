@@ -321,3 +321,12 @@ def type_intersection(a: Any, b: Any) -> list[str]:
         if "number" in s:
             s.add("integer")
     return [t for t in ALL_TYPES if t in la and t in lb]
+
+
+def nesting(v: Any) -> int:
+    """How many arrays/objects deep a JSON value nests (0 for scalars)."""
+    if isinstance(v, list):
+        return 1 + max((nesting(x) for x in v), default=0)
+    if isinstance(v, dict):
+        return 1 + max((nesting(x) for x in v.values()), default=0)
+    return 0

@@ -1,0 +1,462 @@
+"""The grammar path: a JSON Schema as a Lark grammar, for recursive or very large schemas.
+
+The regex emitter runs in grammar mode: a `$ref` back to a schema being expanded, a free-form
+value and every number are written as *placeholders* (private-use characters U+F0000...) that
+stand for grammar rules. This module turns the placeholder regex into Lark EBNF: maximal runs
+without placeholders become terminals, numbers become right-linear rules over single-character
+terminals (from their minimal DFA), free-form values become one recursive `any` rule (no depth
+cap). Then it proves the grammar is read exactly as written, or refuses:
+
+* Lark's escape processing kept every terminal's language (DFA equality);
+* the LALR(1) table has no conflict (Lark's analyser in strict mode);
+* each terminal has at most one match at any position: its language is prefix-free except for
+  one trailing optional space written as a greedy ``[ ]?`` (``[ ]?`` is the only whitespace
+  pattern allowed on this path), and a leading space is optional wherever it may occur;
+* in every parser state, no acceptable terminal's string is a prefix of another's, so Lark's
+  contextual lexer never has a choice to make.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import StateLimitError, UnsupportedSchemaError
+from ..regex import dfa as dfa_mod
+from ..regex.sre import constants as C
+from ..regex.sre import parse as sre_parse
+from ..regex.sre import subpattern
+from .text import NULL, NUMBER, STRING
+
+__all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE"]
+
+PLACEHOLDER_BASE = 0xF0000
+_PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
+_TERMINAL_MAX_STATES = 20_000
+_SPACE = 0x20
+
+
+def _refuse(why: str, keyword: str | None = None, pointer: str = "#") -> UnsupportedSchemaError:
+    return UnsupportedSchemaError(f"the grammar path cannot express this schema exactly: {why}", keyword, pointer)
+
+
+class GrammarSink:
+    """Hands out placeholders for rules while the emitter runs in grammar mode."""
+
+    def __init__(self, ws: str) -> None:
+        self.ws = ws
+        self.names: dict[str, str] = {}  # placeholder -> rule name
+        self.ref_rules: dict[str, str] = {}  # JSON pointer -> placeholder
+        self.pending: list[tuple[str, Any]] = []  # (placeholder, RuleRef) whose body is still to write
+        self.bodies: dict[str, str] = {}  # placeholder -> regex with placeholders
+        self.numbers: dict[str, str] = {}  # number regex -> placeholder
+        self._any: str | None = None
+        self.cut = self._new("")  # a boundary between terminals, no rule
+
+    def _new(self, name: str) -> str:
+        if len(self.names) >= _PLACEHOLDER_LIMIT:
+            raise _refuse("too many grammar rules")
+        ch = chr(PLACEHOLDER_BASE + len(self.names))
+        self.names[ch] = name
+        return ch
+
+    def rule_ref(self, ref: Any) -> str:
+        """The placeholder of the rule for a recursive `$ref` target (its body written later)."""
+        ch = self.ref_rules.get(ref.ptr)
+        if ch is None:
+            ch = self.ref_rules[ref.ptr] = self._new(f"r{len(self.ref_rules)}")
+            self.pending.append((ch, ref))
+        return ch
+
+    def number(self, regex: str) -> str:
+        """The placeholder of a number rule for `regex` (a right-linear rule from its DFA)."""
+        ch = self.numbers.get(regex)
+        if ch is None:
+            ch = self.numbers[regex] = self._new(f"n{len(self.numbers)}")
+        return ch
+
+    def any_value(self) -> str:
+        """The placeholder of the rule for any JSON value, nesting without limit."""
+        if self._any is None:
+            ch = self._any = self._new("any")
+            ws, cut = self.ws, self.cut
+            sep = f"{cut}{ws},{ws}{cut}"
+            member = STRING + f"{ws}:{ws}" + ch
+            self.bodies[ch] = (
+                f"(?:{NULL}|true|false|{self.number(NUMBER)}|{STRING}"
+                rf"|\[{ws}(?:{ch}(?:{sep}{ch})*)?{cut}{ws}\]|\{{{ws}(?:{member}(?:{sep}{member})*)?{cut}{ws}\}})"
+            )
+        return self._any
+
+
+# --------------------------------------------------------------------------- regex tree -> EBNF
+
+_CATEGORY_TEXT = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",
+                  C.CATEGORY_NOT_SPACE: r"\S", C.CATEGORY_WORD: r"\w", C.CATEGORY_NOT_WORD: r"\W"}
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \"'#%&,:;<=>@_`~!")
+
+
+def _char(cp: int, in_class: bool = False) -> str:
+    """One code point as Lark-safe regex text (Lark evaluates \\u escapes itself)."""
+    ch = chr(cp)
+    if ch in _PLAIN and not (in_class and ch in "^-"):
+        return ch
+    if cp < 0x80:
+        return f"\\x{cp:02x}" if cp < 0x20 or cp == 0x7F else "\\" + ch
+    if ch.isprintable() and cp not in (0x2028, 0x2029, 0x85):
+        return ch
+    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
+
+
+def _unparse(items) -> str:
+    return "".join(_unparse_item(op, av) for op, av in items)
+
+
+def _unparse_item(op, av) -> str:
+    if op == C.LITERAL:
+        return _char(av)
+    if op == C.NOT_LITERAL:
+        return "[^" + _char(av, True) + "]"
+    if op == C.IN:
+        out = []
+        for iop, iav in av:
+            if iop == C.NEGATE:
+                out.append("^")
+            elif iop == C.LITERAL:
+                out.append(_char(iav, True))
+            elif iop == C.RANGE:
+                out.append(_char(iav[0], True) + "-" + _char(iav[1], True))
+            elif iop == C.CATEGORY:
+                out.append(_CATEGORY_TEXT[iav])
+            else:
+                raise _refuse(f"regex item {iop} in a terminal")
+        return "[" + "".join(out) + "]"
+    if op == C.CATEGORY:
+        return _CATEGORY_TEXT[av]
+    if op == C.BRANCH:
+        return "(?:" + "|".join(_unparse(b.data) for b in av[1]) + ")"
+    if op == C.SUBPATTERN:
+        return "(?:" + _unparse(av[-1].data) + ")"
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        lo, hi, sub = av
+        items = list(sub.data)
+        if len(items) == 1 and items[0][0] in (C.LITERAL, C.IN, C.CATEGORY, C.NOT_LITERAL):
+            return _unparse(items) + _quantifier(lo, hi)
+        return "(?:" + _unparse(items) + ")" + _quantifier(lo, hi)
+    raise _refuse(f"regex item {op} in a terminal")
+
+
+def _ends_with_optional_space(items) -> bool:
+    """Does the sequence end with a greedy optional space (the whitespace pattern `[ ]?`)?"""
+    if not items:
+        return False
+    op, av = items[-1]
+    if op != C.MAX_REPEAT or (av[0], av[1]) != (0, 1):
+        return False
+    inner = list(av[2].data)
+    return len(inner) == 1 and inner[0] in ((C.LITERAL, _SPACE), (C.IN, [(C.LITERAL, _SPACE)]))
+
+
+def _quantifier(lo: int, hi: int) -> str:
+    if hi == C.MAXREPEAT:
+        return "*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}"
+    if (lo, hi) == (0, 1):
+        return "?"
+    return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"
+
+
+class _Converter:
+    """Placeholder regex text -> Lark EBNF, collecting terminals."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+        self.terms: dict[str, str] = {}  # regex -> terminal name
+        self.trailing_space: set[str] = set()  # terminals ending with a greedy `[ ]?`
+
+    def term(self, regex: str, items=None) -> str:
+        name = self.terms.get(regex)
+        if name is None:
+            name = self.terms[regex] = f"T{len(self.terms)}"
+            if items is not None and _ends_with_optional_space(items):
+                self.trailing_space.add(name)
+        return name
+
+    def has_placeholder(self, op, av) -> bool:
+        if op == C.LITERAL:
+            return chr(av) in self.names
+        if op == C.BRANCH:
+            return any(self.seq_has(b.data) for b in av[1])
+        if op == C.SUBPATTERN:
+            return self.seq_has(av[-1].data)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            return self.seq_has(av[2].data)
+        return False
+
+    def seq_has(self, items) -> bool:
+        return any(self.has_placeholder(op, av) for op, av in items)
+
+    def seq(self, items) -> str | None:
+        """EBNF of a sequence (None: the empty string)."""
+        items = list(items)
+        out: list[str] = []
+        run: list = []
+        for k, (op, av) in enumerate(items):
+            if not self.has_placeholder(op, av):
+                run.append((op, av))
+                continue
+            if run and subpattern(list(run)).getwidth()[0] == 0:
+                # a piece that can be empty (re's parser factors a common `[ ]?` out of branches):
+                # distribute it over what follows, so that no terminal can match the empty string
+                piece = self.distribute(list(run), op, av, items[k + 1:])
+                if piece:
+                    out.append(piece)
+                return " ".join(out) or None
+            self.flush(run, out)
+            piece = self.item(op, av)
+            if piece:
+                out.append(piece)
+        self.flush(run, out)
+        return " ".join(out) or None
+
+    def distribute(self, run: list, op, av, rest: list) -> str | None:
+        """EBNF of `run item rest` where `run` can be empty, without an empty terminal."""
+        if op == C.BRANCH:
+            return self.branch([run + list(b.data) + rest for b in av[1]])
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            lo, hi, sub = av
+            body = list(sub.data)
+            if lo == 0:
+                more = [] if hi == 1 else [(C.MAX_REPEAT, (0, hi if hi == C.MAXREPEAT else hi - 1, sub))]
+                return self.branch([run + rest, run + body + more + rest])
+            more = [] if hi == 1 else [(C.MAX_REPEAT, (lo - 1, hi if hi == C.MAXREPEAT else hi - 1, sub))]
+            return self.seq(run + body + more + rest)
+        if op == C.SUBPATTERN:
+            return self.seq(run + list(av[-1].data) + rest)
+        if op == C.LITERAL and not self.names[chr(av)]:
+            return self.seq(run + rest)  # drop the cut rather than leave an empty piece
+        raise _refuse("a piece between grammar rules can be empty: " + _unparse(run))
+
+    def flush(self, run: list, out: list[str]) -> None:
+        if run:
+            if subpattern(list(run)).getwidth()[0] == 0:
+                raise _refuse("a piece between grammar rules can be empty: " + _unparse(run))
+            out.append(self.term(_unparse(run), list(run)))
+            run.clear()
+
+    def branch(self, branches: list[list]) -> str | None:
+        """EBNF of an alternation: the branches without rules form one terminal."""
+        free = [b for b in branches if not self.seq_has(b)]
+        empty = any(not b for b in free)
+        free = [b for b in free if b]
+        alts = [self.term("(?:" + "|".join(_unparse(b) for b in free) + ")")] if free else []
+        for b in branches:
+            if self.seq_has(b):
+                e = self.seq(b)
+                if e is None:
+                    empty = True
+                else:
+                    alts.append(e)
+        if not alts:
+            return None
+        return "(" + " | ".join(alts) + ")" + ("?" if empty else "")
+
+    def item(self, op, av) -> str | None:
+        if op == C.LITERAL:
+            return self.names[chr(av)] or None  # the cut has no rule
+        if op == C.SUBPATTERN:
+            inner = self.seq(av[-1].data)
+            return None if inner is None else f"({inner})"
+        if op == C.BRANCH:
+            return self.branch([list(b.data) for b in av[1]])
+        lo, hi, sub = av  # a repeat
+        inner = self.seq(sub.data)
+        if inner is None:
+            return None
+        if hi == C.MAXREPEAT:
+            return f"({inner})*" if lo == 0 else f"({inner})+" if lo == 1 else f"({inner})~{lo} ({inner})*"
+        if (lo, hi) == (0, 1):
+            return f"({inner})?"
+        return f"({inner})~{lo}..{hi}" if lo != hi else f"({inner})~{lo}"
+
+
+def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
+    """Right-linear rules for a number regex, one per DFA state, over single-character terminals."""
+    dfa = dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
+    rules = []
+    for q in range(dfa.num_states):
+        targets: dict[int, list[int]] = {}
+        for b in dfa.live_bytes(q):
+            if b >= 0x80:
+                raise _refuse(f"number regex {regex!r} is not ASCII")
+            targets.setdefault(dfa.next_state(q, b), []).append(b)
+        if not targets:
+            continue  # a final state without moves: the rules leading here end instead
+        alts = []
+        for t, bs in sorted(targets.items()):
+            cls = "[" + "".join(_char(b, True) for b in bs) + "]" if len(bs) > 1 else _char(bs[0])
+            alts.append(f"{conv.term(cls)} {name}_{t}" if dfa.live_bytes(t) else conv.term(cls))
+        body = " | ".join(alts)
+        rules.append(f"{name}_{q}: ({body})?" if q in dfa.finals else f"{name}_{q}: {body}")
+    return rules
+
+
+def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
+    """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc)."""
+    conv = _Converter(sink.names)
+    lines = []
+
+    def ebnf(regex: str) -> str:
+        try:
+            parsed = sre_parse(regex)
+        except (RecursionError, OverflowError):
+            raise _refuse("the schema nests too deeply") from None
+        out = conv.seq(list(parsed.data))
+        if out is None:
+            raise _refuse("an empty value")
+        return out
+
+    lines.append(f"start: {ebnf(root)}")
+    number_rules = []
+    for ch, name in sink.names.items():
+        if ch in sink.bodies:
+            lines.append(f"{name}: {ebnf(sink.bodies[ch])}")
+    for regex, ch in sink.numbers.items():
+        name = sink.names[ch]
+        lines.append(f"{name}: {name}_0")
+        number_rules.extend(_number_rules(name, regex, conv))
+    lines.extend(number_rules)
+    for regex, name in conv.terms.items():
+        lines.append(f"{name}: /" + regex.replace("/", "\\/") + "/")
+    text = "\n".join(lines) + "\n"
+    check_grammar(text, conv.terms, conv.trailing_space)
+    return text
+
+
+# --------------------------------------------------------------------------- exactness checks
+
+
+def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) -> None:
+    """Refuse the grammar unless Lark reads it exactly as written (see the module docstring).
+
+    Uses Lark's grammar loader and LALR analyser directly: building a whole `Lark` object would
+    also run interegular's pairwise terminal comparison, which takes seconds and is subsumed by
+    the prefix checks here."""
+    from lark.common import ParserConf
+    from lark.exceptions import GrammarError as LarkGrammarError
+    from lark.load_grammar import load_grammar
+    from lark.parsers.lalr_analysis import LALR_Analyzer, Shift
+
+    try:
+        grammar, _ = load_grammar(text, "<json schema>", None, False)
+        terminals, rules, _ = grammar.compile(["start"], set())
+        analyzer = LALR_Analyzer(ParserConf(rules, {}, ["start"]), strict=True)
+        analyzer.compute_lalr()
+    except LarkGrammarError as exc:
+        raise _refuse(f"the grammar is not LALR(1) ({str(exc).splitlines()[0]})") from None
+    _check_productive(rules)
+    lark_regex = {t.name: t.pattern.to_regexp() for t in terminals}
+    dfas: dict[str, dfa_mod.ByteDFA] = {}
+    for regex, name in terms.items():
+        try:
+            d = dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
+            seen = d if lark_regex[name] == regex else dfa_mod.compile_regex(
+                lark_regex[name], max_states=_TERMINAL_MAX_STATES)
+        except StateLimitError:
+            raise _refuse("a terminal's automaton is too large") from None
+        if d != seen:
+            raise _refuse(f"Lark reads terminal {name} differently")
+        if 0 in d.finals:
+            raise _refuse(f"terminal {name} matches the empty string")
+        _check_prefix_safe(name, d, name in trailing_space)
+        dfas[name] = d
+    table = analyzer.parse_table
+    after_space: set[str] = set()  # terminals that may come right after one with a trailing space
+    for actions in table.states.values():
+        for t, (action, arg) in actions.items():
+            if t in trailing_space and action is Shift:
+                after_space.update(x for x in table.states[arg] if x in dfas)
+    for name in sorted(after_space):
+        _check_leading_space(name, dfas[name])
+    done: set[tuple[str, str]] = set()
+    for actions in table.states.values():
+        acceptable = sorted(t for t in actions if t in dfas)
+        for i, a in enumerate(acceptable):
+            for b in acceptable[i + 1:]:
+                if (a, b) not in done:
+                    done.add((a, b))
+                    if _prefix_related(dfas[a], dfas[b]):
+                        raise _refuse(f"terminals {a} and {b} can both match at one position")
+
+
+def _check_productive(rules) -> None:
+    """Every rule derives some finite text: otherwise a guide could enter it and never finish."""
+    productive: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for r in rules:
+            if r.origin.name not in productive and all(x.is_term or x.name in productive for x in r.expansion):
+                productive.add(r.origin.name)
+                changed = True
+    stuck = sorted({r.origin.name for r in rules} - productive)
+    if stuck:
+        raise UnsupportedSchemaError(
+            f"the schema accepts no finite value through rule {stuck[0]} (a recursion without a base case)",
+            "$ref", "#")
+
+
+def _check_prefix_safe(name: str, d: dfa_mod.ByteDFA, greedy_space: bool) -> None:
+    """No match of the terminal extends to a longer one, except by a greedy trailing `[ ]?`."""
+    for f in d.finals:
+        live = d.live_bytes(f)
+        if not live:
+            continue
+        g = d.next_state(f, _SPACE)
+        if live != b" " or g not in d.finals or d.live_bytes(g) or not greedy_space:
+            raise _refuse(f"terminal {name} has matches that are prefixes of other matches")
+
+
+def _check_leading_space(name: str, d: dfa_mod.ByteDFA) -> None:
+    """Whatever the terminal accepts after a leading space it also accepts without it."""
+    q1 = d.next_state(0, _SPACE)
+    if q1 < 0:
+        return
+    seen = {(q1, 0)}
+    todo = [(q1, 0)]
+    while todo:
+        a, b = todo.pop()
+        if a in d.finals and b not in d.finals:
+            raise _refuse(f"terminal {name} needs a leading space")
+        for byte in range(256):
+            na = d.next_state(a, byte)
+            if na < 0:
+                continue
+            nb = d.next_state(b, byte) if b >= 0 else -1
+            if nb < 0:
+                raise _refuse(f"terminal {name} needs a leading space")
+            if (na, nb) not in seen:
+                seen.add((na, nb))
+                todo.append((na, nb))
+
+
+def _prefix_related(a: dfa_mod.ByteDFA, b: dfa_mod.ByteDFA) -> bool:
+    """Is some string of one language a prefix of (or equal to) a string of the other?"""
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    pairs = {(a.classes[c], b.classes[c]) for c in range(256)}
+    while todo:
+        x, y = todo.pop()
+        if x in a.finals or y in b.finals:
+            return True  # both states are live (trimmed automata): one extends to the other
+        for ca, cb in pairs:
+            nx, ny = a.table[x][ca], b.table[y][cb]
+            if nx >= 0 and ny >= 0 and (nx, ny) not in seen:
+                seen.add((nx, ny))
+                todo.append((nx, ny))
+    return False
+
+
+def schema_uses_placeholders(schema: Any) -> bool:
+    """Does the schema text itself contain characters of the placeholder range?"""
+    text = json.dumps(schema, ensure_ascii=False)
+    return any(ord(ch) >= PLACEHOLDER_BASE for ch in text)
