@@ -799,7 +799,9 @@ def test_bare_sentencepiece_vocab_json_assumes_llama2_start_of_text():
 def test_ids_with_thousands_of_digits(tmp_path):
     huge = "9" * 5000
     message = error_of(Vocabulary.from_json_text, '{"a": %s, "</s>": 1}' % huge, filename="vocab.json")
-    assert "vocab.json" in message and "digits" in message and "2**31" in message
+    assert "vocab.json: token 'a'" in message and "5,000 digits" in message and "2**31" in message
+    message = error_of(Vocabulary.from_json_text, '{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": %s}]}' % huge)
+    assert "added_tokens[0].id" in message and "5,000 digits" in message
     message = error_of(Vocabulary.from_json_text, '{"a": %s, "</s>": 1}' % ("9" * 400), filename="vocab.json")
     assert "token 'a'" in message and "too large" in message and len(message) < 300
     message = error_of(Vocabulary.from_json_text, json.dumps({"a": 0, "</s>": 1}), eos=huge)

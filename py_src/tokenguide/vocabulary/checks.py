@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import VocabularyError
 
-__all__ = ["MAX_ID_DIGITS", "MAX_TOKEN_ID", "check_id", "id_from_digits", "short", "type_name", "utf8_texts"]
+__all__ = ["HugeInteger", "MAX_ID_DIGITS", "MAX_TOKEN_ID", "check_id", "id_from_digits", "short", "type_name", "utf8_texts"]
 
 MAX_TOKEN_ID = 2**31 - 1
 """Largest accepted token id (ids are stored as u32 and handled as JS numbers in the browser)."""
@@ -20,13 +20,26 @@ MAX_ID_DIGITS = 20
 and refuses more than 4,300 digits with a raw ValueError)."""
 
 
+class HugeInteger:
+    """A JSON integer too long for int() (more than sys.get_int_max_str_digits() digits), kept
+    unconverted so that the check of the place holding it can name that place."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<an integer of {self.digits:,} digits>"
+
+
 def type_name(value: Any) -> str:
     """JSON-flavoured name of a value's type for messages ('an integer', 'a list', 'null'...)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, int):
+    if isinstance(value, (int, HugeInteger)):
         return "an integer"
     if isinstance(value, float):
         return "a number"
@@ -49,6 +62,8 @@ def short(value: Any, limit: int = 60) -> str:
 
 def check_id(value: Any, filename: str, where: str) -> int:
     """`value` if it is an integer token id in 0..MAX_TOKEN_ID, else a VocabularyError naming `where`."""
+    if isinstance(value, HugeInteger):
+        raise VocabularyError(f"{filename}: {where}: token id {value!r} is too large (ids must be below 2**31)")
     if type(value) is not int:
         raise VocabularyError(
             f"{filename}: {where}: expected a non-negative integer token id, got {type_name(value)} {short(value)}"

@@ -13,7 +13,7 @@
   replaces a model token with the same id.
 
 Every failure is a VocabularyError naming the file and the place in it. Files and texts are
-refused above MAX_FILE_BYTES, and integers too long for int() are named, not raised raw.
+refused above MAX_FILE_BYTES; an integer too long for int() is reported where it stands.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import VocabularyError
-from .checks import MAX_TOKEN_ID, check_id, id_from_digits, short, type_name
+from .checks import MAX_TOKEN_ID, HugeInteger, check_id, id_from_digits, short, type_name
 from .decoders import Decoding, adds_dummy_prefix, decoding_from_decoder, guess_decoding
 
 __all__ = [
@@ -64,6 +64,13 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _int_or_huge(digits: str) -> int | HugeInteger:
+    """json integer hook of the second reading: digit strings too long for int() stay unconverted."""
+    length = len(digits) - digits.startswith("-")
+    limit = sys.get_int_max_str_digits()
+    return HugeInteger(length) if limit and length > limit else int(digits)
+
+
 def parse_json(text: str | bytes, filename: str) -> Any:
     """Parse JSON text, turning every failure into a VocabularyError that names the file."""
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -92,11 +99,10 @@ def parse_json(text: str | bytes, filename: str) -> Any:
         raise VocabularyError(f"{filename}: duplicate key {short(exc.key)} in a JSON object") from None
     except RecursionError:
         raise VocabularyError(f"{filename}: JSON nested too deeply") from None
-    except ValueError:  # int() refuses integers of more than sys.get_int_max_str_digits() digits
-        raise VocabularyError(
-            f"{filename}: an integer of more than {sys.get_int_max_str_digits():,} digits: no token id or "
-            "count is that large (ids must be below 2**31)"
-        ) from None
+    except ValueError:
+        # int() refuses integers of more than sys.get_int_max_str_digits() digits: read the text
+        # again keeping those as HugeInteger, so the check of the place that holds one names it.
+        return json.loads(text, object_pairs_hook=_pairs_hook, parse_int=_int_or_huge)
 
 
 def read_limited(path: str, filename: str) -> bytes:
@@ -118,7 +124,7 @@ def _check_id_map(vocab: dict[str, Any], filename: str, key: str | None) -> None
     for token, token_id in vocab.items():
         if type(token_id) is not int or token_id < 0 or token_id > MAX_TOKEN_ID:
             if key is None:
-                hint = "" if type(token_id) is int else " (a vocab.json maps token -> id; a tokenizer.json has a 'model' object)"
+                hint = "" if type(token_id) is int or isinstance(token_id, HugeInteger) else " (a vocab.json maps token -> id; a tokenizer.json has a 'model' object)"
                 try:
                     check_id(token_id, filename, f"token {short(token)}")
                 except VocabularyError as exc:
