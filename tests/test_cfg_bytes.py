@@ -269,3 +269,37 @@ def test_recursive_grammar_with_an_exit_is_fine():
     tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "a": 1, "x": 2}))
     guide = CFGGuide('start: "a" | "x" start', tok)
     assert guide.allowed_token_ids(guide.initial_state) == [1, 2]
+
+
+# -- character classes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(WALK_GRAMMARS))
+def test_char_classes_are_exact(name):
+    """Each test's code-point ranges are what `re` itself says (over every code point), and two
+    characters of one class answer every test alike."""
+    from tokenguide.guides.cfg import chars as chars_module
+    from tokenguide.guides.cfg.chars import CharClasses
+    from tokenguide.guides.cfg.grammar import LarkGrammar
+    from tokenguide.regex.ranges import ranges_of_class
+
+    grammar = LarkGrammar(WALK_GRAMMARS[name])
+    tests = [t for n in grammar.pattern_terminals() for t in grammar.scanner(n).char_tests()]
+    chars = CharClasses(tests)
+    for test in tests:
+        assert chars_module.ranges_of_test(test) == ranges_of_class(test.pattern, test.flags), test.pattern
+    rng = random.Random(name)
+    points = [rng.randrange(0x110000) for _ in range(3000)] + list(range(0x80)) + [0xA0, 0x3000, 0x1F600]
+    for cp in points:
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        rep = chars.reps[chars.class_of(ch)]
+        assert [t(ch) for t in tests] == [t(rep) for t in tests], hex(cp)
+    for held in (b"\xe2", b"\xe3\x82", b"\xf0\x9f", b"\xc3"):
+        lo, hi = completion_range(held)
+        assert chr(lo).encode()[: len(held)] == held and chr(hi).encode()[: len(held)] == held
+        for k, ch in chars.classes_in(lo, hi):
+            assert lo <= ord(ch) <= hi and chars.class_of(ch) == k
+    assert completion_range(b"\xed\xa0") is None and completion_range(b"\xe0\x80") is None
+    assert completion_range(b"\xf4\x90") is None and completion_range(b"\x80") is None

@@ -18,10 +18,11 @@ import re
 from bisect import bisect_right
 from typing import Iterable, Optional
 
-from ...regex.ranges import MAX_CODE_POINT, ranges_of_class
+from ...regex import sre
+from ...regex.ranges import MAX_CODE_POINT, complement, normalize, ranges_of_class
 from .scanner import CharTest
 
-__all__ = ["CharClasses", "HELD_BASE", "completion_range", "held_label", "split_utf8"]
+__all__ = ["CharClasses", "HELD_BASE", "completion_range", "held_label", "ranges_of_test", "split_utf8"]
 
 HELD_BASE = 0xDC00  # held byte b is written chr(HELD_BASE + b) in trie labels (as surrogateescape)
 _LITERAL = re.compile(r"\\U([0-9a-f]{8})")
@@ -78,13 +79,45 @@ def held_label(held: bytes) -> str:
     return "".join(chr(HELD_BASE + b) for b in held)
 
 
-def _test_ranges(test: CharTest) -> tuple:
-    """The code points a CharTest accepts, as ranges."""
+def _plain_ranges(pattern: str, flags: int) -> Optional[tuple]:
+    """Ranges of a one-character pattern made only of literals and literal ranges (no case
+    folding, no \\d \\w \\s), read from re's own parse; None for anything else."""
+    if flags & re.IGNORECASE:
+        return None
+    items = list(sre.parse(pattern, flags))
+    if len(items) != 1:
+        return None
+    op, av = items[0]
+    c = sre.constants
+    if op is c.LITERAL:
+        return normalize(((av, av),))
+    if op is c.ANY:
+        return complement(()) if flags & re.DOTALL else complement(((10, 10),))
+    if op is not c.IN:
+        return None
+    negate, parts = False, []
+    for item, value in av:
+        if item is c.NEGATE:
+            negate = True
+        elif item is c.LITERAL:
+            parts.append((value, value))
+        elif item is c.RANGE:
+            parts.append(tuple(value))
+        else:  # a category: its meaning is the running re's, asked below
+            return None
+    ranges = normalize(parts)
+    return complement(ranges) if negate else ranges
+
+
+def ranges_of_test(test: CharTest) -> tuple:
+    """The code points a CharTest accepts, as ranges (categories and case folding asked of `re`
+    itself over every code point, as the test does)."""
     found = _LITERAL.fullmatch(test.pattern)
     if found is not None and not test.flags & re.IGNORECASE:
         cp = int(found.group(1), 16)
         return ((cp, cp),)
-    return ranges_of_class(test.pattern, test.flags)
+    plain = _plain_ranges(test.pattern, test.flags)
+    return plain if plain is not None else ranges_of_class(test.pattern, test.flags)
 
 
 class CharClasses:
@@ -98,7 +131,7 @@ class CharClasses:
     def __init__(self, tests: Iterable[CharTest]):
         toggles: dict[int, int] = {}
         for i, test in enumerate(tests):
-            for lo, hi in _test_ranges(test):
+            for lo, hi in ranges_of_test(test):
                 toggles[lo] = toggles.get(lo, 0) ^ (1 << i)
                 toggles[hi + 1] = toggles.get(hi + 1, 0) ^ (1 << i)
         starts: list[int] = []
