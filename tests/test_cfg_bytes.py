@@ -303,3 +303,39 @@ def test_char_classes_are_exact(name):
             assert lo <= ord(ch) <= hi and chars.class_of(ch) == k
     assert completion_range(b"\xed\xa0") is None and completion_range(b"\xe0\x80") is None
     assert completion_range(b"\xf4\x90") is None and completion_range(b"\x80") is None
+
+
+@pytest.mark.parametrize("name", ["words", "non-ascii keywords", "strings", "key=value lines"])
+def test_state_does_not_depend_on_byte_boundaries(name):
+    """Appending bytes at once or cut anywhere (inside a character too) gives the same state."""
+    tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "a": 1}))
+    guide = ReferenceCFGGuide(WALK_GRAMMARS[name], tok)
+    rng = random.Random(name)
+    samples = {
+        "words": ["café crème", "日本 ひらがな", "naïve"],
+        "non-ascii keywords": ["größe,日本", "😀,ñandú"],
+        "strings": ['["é","日本"]', '["😀\\"x"]'],
+        "key=value lines": ["a=Zoë\nb=東京\n"],
+    }[name]
+    for text in samples:
+        data = text.encode()
+        whole = guide.advance_bytes(guide.initial_state, data)
+        assert whole is not None and whole.text == text and not whole.held
+        for _ in range(20):
+            cut = rng.randrange(1, len(data))
+            first = guide.advance_bytes(guide.initial_state, data[:cut])
+            assert first is not None, (text, cut)
+            both = guide.advance_bytes(first, data[cut:])
+            assert both is not None and both.pending == whole.pending and both.held == whole.held
+            assert both.parser_state.state_stack == whole.parser_state.state_stack
+            assert guide.can_terminate_state(both) == guide.can_terminate_state(whole)
+
+
+def test_caseless_string_terminals_are_accepted():
+    """Lark names the terminal of "日本" after its text, which has no case: it is still a terminal."""
+    tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "日本": 1, "größe": 2, ",": 3, "日": 4}))
+    for cls in (CFGGuide, ReferenceCFGGuide):
+        guide = cls('start: ("größe" | "日本") ("," ("größe" | "日本"))*', tok)
+        assert list(guide.iter_valid_token_ids(guide.initial_state, range(5))) == [1, 2, 4]
+        state = guide.get_next_state(guide.get_next_state(guide.initial_state, 1), 3)
+        assert list(guide.iter_valid_token_ids(state, range(5))) == [1, 2, 4]

@@ -168,9 +168,13 @@ class LarkGrammar:
         key = tuple(parser_state.state_stack)
         found = self._accepts_cache.get(key)
         if found is None:
+            # The table also holds the rules' gotos; terminals are told apart by name, not by case
+            # (a string terminal such as "日本" is named after its caseless text).
             choices = self._parse_conf.states[parser_state.position]
             found = frozenset(
-                name for name in choices if name.isupper() and self.feed(parser_state, Token(name, "")) is not None
+                name
+                for name in choices
+                if (name in self.terminals or name == "$END") and self.feed(parser_state, Token(name, "")) is not None
             )
             if len(self._accepts_cache) >= _ACCEPTS_CACHE_LIMIT:
                 self._accepts_cache.clear()
