@@ -3,6 +3,8 @@
 - `Write`, `Generate`: instructions (`Generate(None)`: any token).
 - `BaseGuide`: the stateless base class (state passed in and out); `StopAtEOSGuide`: any token until EOS.
 - `RegexGuide.from_regex(regex, tokenizer)`: regex constraint on the core Index (cached).
+- `Guide`: outlines-core's stateful guide (one per sequence) over an index or any guide, with
+  rollback and `write_mask_into`; `MaskCache`: the byte-bounded LRU of packed masks.
 - `CFGGuide(grammar, tokenizer)`: Lark grammar constraint (`guides.cfg`, loaded on first use so
   that importing this package does not import lark). `ReferenceCFGGuide` is its slow oracle.
 """
@@ -15,6 +17,7 @@ from ..errors import GrammarError, InvalidTokenError
 from .base import BaseGuide, StopAtEOSGuide
 from .instructions import Generate, Instruction, Write, bitmask_words, fill_bitmask_from_tokens, tokens_from_bitmask
 from .regex import RegexGuide
+from .stateful import Guide, MaskCache
 
 _LAZY = {"CFGGuide", "CFGState", "FastCFGGuide", "ReferenceCFGGuide"}
 
@@ -25,8 +28,10 @@ __all__ = [
     "FastCFGGuide",
     "Generate",
     "GrammarError",
+    "Guide",
     "Instruction",
     "InvalidTokenError",
+    "MaskCache",
     "ReferenceCFGGuide",
     "RegexGuide",
     "StopAtEOSGuide",
