@@ -8,7 +8,16 @@ properties in schema order first); both spellings of an invalid instance must be
 With `--index`, the GPT-2 index is built for every passing schema (time limit per schema) and
 p50/p90 build times are reported. Prints a markdown table per subset (file-name prefix).
 
+`--compare` runs instead what `Guide.from_json_schema` does (`compile_json_schema`, path "auto":
+regex or grammar) side by side with llguidance (`LLMatcher.grammar_from_json_schema`, compact
+separators, GPT-2 tokenizer): per system pass / wrong / unsupported by keyword, tokenguide's
+regex-path vs grammar-path counts, and compile-to-first-mask times (tokenguide: compile, guide,
+first mask over GPT-2; llguidance: grammar, matcher, first bitmask). Grammar-path acceptance is
+checked with Lark's own parser (the language the CFG guide serves); llguidance's by feeding the
+GPT-2 tokens of the text (`validate_tokens`, then `is_accepting`).
+
     python benchmarks/bench_json_schema.py [--every N] [--limit SECONDS] [--index] [--jobs N]
+    python benchmarks/bench_json_schema.py --compare [--every N] [--no-first-mask]
 """
 
 from __future__ import annotations
@@ -238,6 +247,218 @@ def depth_limited(schema, tests, limit: float) -> str:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+# -- side by side with llguidance (--compare) ------------------------------------------------
+
+_CMP: dict = {}
+
+
+def _init_compare(first_mask: bool) -> None:
+    signal.signal(signal.SIGALRM, _alarm)
+    warnings.simplefilter("ignore")
+    import lark.lexer
+
+    lark.lexer.has_interegular = False  # the oracle parser only: skip Lark's slow collision warnings
+    _CMP["first_mask"] = first_mask
+    try:
+        import llguidance
+        import llguidance.hf
+        from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+        from transformers import PreTrainedTokenizerFast
+
+        bpe = Tokenizer(models.BPE.from_file(str(GPT2), str(GPT2.with_name("vocab.bpe"))))
+        bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        bpe.decoder = decoders.ByteLevel()
+        hf = PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>")
+        _CMP["llg"] = (llguidance, llguidance.hf.from_tokenizer(hf, n_vocab=50257), bpe)
+    except Exception as exc:  # reported in the table header
+        _CMP["llg_error"] = f"{type(exc).__name__}: {exc}"
+    if first_mask:
+        from tokenguide.vocabulary import Vocabulary
+
+        _CMP["vocab"] = Vocabulary.from_file(GPT2, eos="<|endoftext|>")
+
+
+def _texts(t, schema) -> list[str]:
+    raw = compact(t["data"])
+    canon = compact(reorder(t["data"], schema, schema))
+    return [raw] if canon == raw else [raw, canon]
+
+
+def _judge(accepts, tests, schema) -> list[str]:
+    bad = []
+    for i, t in enumerate(tests):
+        hits = [accepts(x) for x in _texts(t, schema)]
+        if t["valid"] and not any(hits):
+            bad.append(f"valid test {i} rejected")
+        if not t["valid"] and any(hits):
+            bad.append(f"invalid test {i} accepted")
+    return bad
+
+
+def _tokenguide(schema, tests, limit: float) -> dict:
+    from lark import Lark
+    from lark.exceptions import LarkError
+
+    from tokenguide.json_schema import compile_json_schema
+
+    out: dict = {}
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        t0 = time.perf_counter()
+        compiled = compile_json_schema(schema)
+        out["compile_time"] = time.perf_counter() - t0
+        out["path"] = compiled.path
+        if compiled.path == "regex":
+            rx = re.compile(compiled.regex)
+            bad = _judge(lambda x: rx.fullmatch(x) is not None, tests, schema)
+        else:
+            parser = Lark(compiled.grammar, parser="lalr", lexer="contextual")
+
+            def accepts(x: str) -> bool:
+                try:
+                    parser.parse(x)
+                except LarkError:
+                    return False
+                return True
+
+            bad = _judge(accepts, tests, schema)
+        out["status"] = "wrong" if bad else "pass"
+        if bad:
+            out["detail"] = bad[:3]
+    except UnsupportedSchemaError as exc:
+        out["status"] = "unsupported"
+        out["keyword"] = exc.keyword or "(none)"
+        out["detail"] = str(exc)[:200]
+    except _Timeout:
+        out["status"] = "timeout"
+    except Exception as exc:
+        out["status"] = "wrong"
+        out["detail"] = [f"{type(exc).__name__}: {str(exc)[:200]}"]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    if out["status"] == "pass" and _CMP.get("first_mask"):
+        from tokenguide.guides.stateful import Guide
+
+        signal.setitimer(signal.ITIMER_REAL, limit * 3)
+        try:
+            t0 = time.perf_counter()
+            guide = Guide.from_json_schema(schema, _CMP["vocab"])
+            guide.mask_bytes()
+            out["first_mask"] = time.perf_counter() - t0
+        except _Timeout:
+            out["first_mask_status"] = "timeout"
+        except Exception as exc:
+            out["first_mask_status"] = type(exc).__name__
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    return out
+
+
+def _llguidance(schema, tests, limit: float) -> dict:
+    if "llg" not in _CMP:
+        return {"status": "unavailable"}
+    llg, tok, bpe = _CMP["llg"]
+    out: dict = {}
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        t0 = time.perf_counter()
+        grammar = llg.LLMatcher.grammar_from_json_schema(
+            schema, defaults={"whitespace_flexible": False, "item_separator": ",", "key_separator": ":"})
+        matcher = llg.LLMatcher(tok, grammar)
+        if matcher.is_error():
+            out["status"] = "unsupported"
+            out["keyword"] = "(llguidance)"
+            out["detail"] = matcher.get_error()[:200]
+            return out
+        import numpy as np
+
+        mask = np.zeros(((tok.vocab_size + 31) // 32,), dtype=np.int32)
+        matcher.unsafe_compute_mask_ptr(mask.ctypes.data, mask.nbytes)
+        out["first_mask"] = time.perf_counter() - t0
+
+        def accepts(x: str) -> bool:
+            m = llg.LLMatcher(tok, grammar)
+            ids = bpe.encode(x).ids
+            return m.validate_tokens(ids) == len(ids) and m.consume_tokens(ids) and m.is_accepting()
+
+        bad = _judge(accepts, tests, schema)
+        out["status"] = "wrong" if bad else "pass"
+        if bad:
+            out["detail"] = bad[:3]
+    except _Timeout:
+        out["status"] = "timeout"
+    except Exception as exc:
+        out["status"] = "unsupported"
+        out["keyword"] = "(llguidance)"
+        out["detail"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return out
+
+
+def compare_file(args) -> dict:
+    path, limit = args
+    name = os.path.basename(path)
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    schema, tests = doc["schema"], doc.get("tests", [])
+    res = {"file": name, "subset": subset_of(name), "tests": len(tests)}
+    if not tests:
+        res["status"] = "no-tests"
+        return res
+    res["tokenguide"] = _tokenguide(schema, tests, limit)
+    res["llguidance"] = _llguidance(schema, tests, limit)
+    return res
+
+
+def compare_main(args) -> int:
+    files = sorted(str(p) for p in DATA.glob("*.json"))[:: args.every]
+    t0 = time.perf_counter()
+    ctx = mp.get_context("fork")
+    results = []
+    with ctx.Pool(args.jobs, initializer=_init_compare, initargs=(not args.no_first_mask,), maxtasksperchild=100) as pool:
+        pending = [(f, pool.apply_async(compare_file, ((f, args.limit),))) for f in files]
+        for f, fut in pending:
+            try:
+                results.append(fut.get(timeout=args.limit * 8 + 60))
+            except mp.TimeoutError:
+                name = os.path.basename(f)
+                results.append({"file": name, "subset": subset_of(name), "tests": 1,
+                                "tokenguide": {"status": "timeout"}, "llguidance": {"status": "timeout"}})
+    results = [r for r in results if r.get("status") != "no-tests"]
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    n = len(results)
+    print(f"JSON Schema, tokenguide vs llguidance: {n} schemas with tests (every {args.every}-th file), "
+          f"{time.perf_counter() - t0:.0f} s, limit {args.limit:g} s/schema\n")
+    print("| system | pass | wrong | unsupported | timeout | first mask p50 | p90 | max |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for system in ("tokenguide", "llguidance"):
+        c = Counter(r[system]["status"] for r in results)
+        fm = sorted(r[system]["first_mask"] for r in results if "first_mask" in r[system])
+        times = (f"{statistics.median(fm) * 1000:.0f} ms | {fm[int(0.9 * (len(fm) - 1))] * 1000:.0f} ms | "
+                 f"{fm[-1] * 1000:.0f} ms") if fm else "- | - | -"
+        print(f"| {system} | {c['pass']} ({pct(c['pass'], n)}) | {c['wrong']} | {c['unsupported']} | "
+              f"{c['timeout']} | {times} |")
+    paths = Counter(r["tokenguide"].get("path") for r in results if r["tokenguide"]["status"] == "pass")
+    print(f"\ntokenguide passing schemas by path: regex {paths['regex']}, grammar {paths['grammar']}")
+    for system in ("tokenguide", "llguidance"):
+        kw = Counter(r[system].get("keyword") for r in results if r[system]["status"] == "unsupported")
+        print(f"{system} unsupported by keyword: " + (", ".join(f"{k} {v}" for k, v in kw.most_common()) or "none"))
+    fails = Counter(r["tokenguide"].get("first_mask_status") for r in results if "first_mask_status" in r["tokenguide"])
+    if fails:
+        print(f"tokenguide first mask not measured: {dict(fails)}")
+    if "llg_error" in _CMP:
+        print(f"llguidance unavailable: {_CMP['llg_error']}")
+    shown = 0
+    for system in ("tokenguide", "llguidance"):
+        for r in results:
+            if r[system]["status"] == "wrong" and shown < args.show:
+                print(f"- {system} wrong: {r['file']}: {r[system].get('detail')}")
+                shown += 1
+    return 0
+
+
 def pct(a: int, b: int) -> str:
     return f"{100 * a / b:.1f}%" if b else "-"
 
@@ -251,10 +472,14 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2)))
     ap.add_argument("--show", type=int, default=20, help="list this many wrong/unsupported examples")
     ap.add_argument("--json", type=str, default=None, help="write per-file results to this file")
+    ap.add_argument("--compare", action="store_true", help="auto path (regex or grammar) beside llguidance")
+    ap.add_argument("--no-first-mask", action="store_true", help="with --compare: skip first-mask timings")
     args = ap.parse_args()
     if not DATA.is_dir():
         print(f"data set not found at {DATA}; nothing to do")
         return 0
+    if args.compare:
+        return compare_main(args)
     files = sorted(str(p) for p in DATA.glob("*.json"))[:: args.every]
     with_index = args.index
     if with_index:

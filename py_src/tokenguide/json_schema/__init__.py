@@ -1,4 +1,9 @@
-"""JSON Schema to regular expression, exact where it claims support.
+"""JSON Schema to regular expression or Lark grammar, exact where it claims support.
+
+`compile_json_schema(schema)` chooses: the regex path below, or the grammar path (module
+`grammar`) for recursive schemas and regexes too large, which accepts the same documents where
+both apply but without the depth limits. Modules: `normalize` ($ref, allOf -> Nodes), `emit`
+(regex emitter), `objects`, `one_of`, `numbers`, `formats`, `patterns`, `text`, `grammar`.
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
 set of JSON texts, in the output format below, of the instances the schema accepts. The regex
