@@ -748,3 +748,11 @@ def test_user_schema_is_never_modified():
     before = copy.deepcopy(schema)
     build_regex_from_schema(schema)
     assert schema == before
+
+
+def test_empty_containers_take_one_optional_space():
+    for schema, empty in (({"type": "object", "additionalProperties": False}, "{}"),
+                          ({"type": "array", "maxItems": 0}, "[]")):
+        rx = re.compile(build_regex_from_schema(schema))
+        assert rx.fullmatch(empty) and rx.fullmatch(empty[0] + " " + empty[1])
+        assert not rx.fullmatch(empty[0] + "  " + empty[1])

@@ -209,3 +209,11 @@ def test_grammar_text_is_deterministic_across_hash_seeds():
     outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}).stdout for seed in ("0", "1", "77")}
     assert len(outs) == 1 and "start:" in outs.pop()
+
+
+def test_empty_containers_on_the_grammar_path():
+    p = parser(compile_json_schema({"type": "object", "properties": {"a": {"type": "object",
+                                    "additionalProperties": False}, "b": {"type": "array", "maxItems": 0}}},
+                                   path="grammar").grammar)
+    assert accepts(p, '{"a":{ },"b":[ ]}') and accepts(p, '{"a":{},"b":[]}')
+    assert not accepts(p, '{"a":{  }}') and not accepts(p, '{"b":[  ]}')

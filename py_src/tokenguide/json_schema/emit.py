@@ -431,7 +431,7 @@ class Emitter:
         if T is None:
             return None
         if T == "":
-            return rf"\[{ws}" + self.close_array
+            return r"\[" + self.close_array
         return rf"\[{ws}" + T + self.close_array
 
     def t_object(self, s: Node) -> str | None:

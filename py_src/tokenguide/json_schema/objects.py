@@ -89,7 +89,7 @@ def object_regex(em: Any, s: Node) -> str | None:
     if body is None:
         return None
     if body == "":
-        return rf"\{{{ws}" + em.close_object
+        return r"\{" + em.close_object  # one optional space, as between any two tokens
     return rf"\{{{ws}" + body + em.close_object
 
 
