@@ -15,6 +15,12 @@ class ArgumentError(TokenguideError, TypeError, ValueError):
     """
 
 
+class NotFoundError(ArgumentError, KeyError):
+    """A state, token or name that the object does not have (also a KeyError, as a dict lookup raises)."""
+
+    __str__ = Exception.__str__  # the message as given, not KeyError's quoted repr
+
+
 class RegexError(TokenguideError, ValueError):
     """A regular expression that cannot be parsed or cannot be turned into an automaton.
 
