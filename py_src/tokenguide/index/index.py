@@ -16,9 +16,10 @@ import asyncio
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from ..errors import ArgumentError, BuildCancelled, IncompatibleVocabularyError
+from ..arguments import check_bool, check_callable, check_int, check_str, describe
+from ..errors import ArgumentError, BuildCancelled, IncompatibleVocabularyError, NotFoundError
 from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
 from ..vocabulary import require_vocabulary
 from .files import IndexFiles
@@ -30,8 +31,20 @@ if TYPE_CHECKING:
     from ..vocabulary import Vocabulary
 
 Progress = Callable[[str, int, int], object]
+_MAX_U32 = 2**32 - 1  # ids and states are u32 in the file format and in outlines-core
 _YIELD_EVERY = 64  # states walked between cooperative yields
 _CLASS_TRIE_STEPS = 150_000  # byte-trie steps after which collapsing tokens by byte classes is tried
+
+
+def _check_build(where: str, regex: Any, vocabulary: Any, ascii: Any, max_states: Any, progress: Any, cancel: Any) -> None:
+    """The argument checks shared by the constructors (regex None: built from an automaton)."""
+    if regex is not None:
+        check_str(where, "regex", regex)
+        check_bool(where, "ascii", ascii)
+        check_int(where, "max_states", max_states, low=1)
+    require_vocabulary(vocabulary, "vocabulary", where)
+    check_callable(where, "progress", progress)
+    check_callable(where, "should_cancel", cancel)
 
 
 class Index(IndexFiles):
@@ -55,6 +68,7 @@ class Index(IndexFiles):
         progress: Progress | None = None,
         should_cancel: Callable[[], bool] | None = None,
     ):
+        _check_build("Index", regex, vocabulary, ascii, max_states, progress, should_cancel)
         for _ in self._build_steps(regex, None, vocabulary, ascii, max_states, progress, should_cancel):
             pass
 
@@ -69,6 +83,9 @@ class Index(IndexFiles):
         should_cancel: Callable[[], bool] | None = None,
     ) -> "Index":
         """Build from an already compiled byte automaton."""
+        if not isinstance(dfa, ByteDFA):
+            raise ArgumentError(f"Index.from_automaton: dfa must be a ByteDFA (regex.compile_regex), got {describe(dfa)}")
+        _check_build("Index.from_automaton", None, vocabulary, False, 1, progress, should_cancel)
         index = cls.__new__(cls)
         for _ in index._build_steps(None, dfa, vocabulary, False, DEFAULT_MAX_STATES, progress, should_cancel):
             pass
@@ -105,6 +122,7 @@ class Index(IndexFiles):
         should_cancel: Callable[[], bool] | None = None,
     ) -> "Index":
         """Same as the constructor, but yields to the event loop while it works (for Pyodide workers)."""
+        _check_build("Index.build_async", regex, vocabulary, ascii, max_states, progress, should_cancel)
         index = cls.__new__(cls)
         for _ in index._build_steps(regex, None, vocabulary, ascii, max_states, progress, should_cancel):
             await asyncio.sleep(0)
@@ -128,6 +146,24 @@ class Index(IndexFiles):
         arguments are kept as they are (not copied). `states`, when given, is every state that
         appears (the loader knows it), which saves a pass over all transitions.
         """
+        where = "Index.from_transitions"
+        vocab_size = check_int(where, "vocab_size", vocab_size, low=1, high=_MAX_U32)
+        eos_token_id = check_int(where, "eos_token_id", eos_token_id, low=0, high=vocab_size - 1)
+        initial_state = check_int(where, "initial_state", initial_state, low=0, high=_MAX_U32)
+        try:
+            final_states = [check_int(where, "final_states item", s, low=0, high=_MAX_U32) for s in final_states]
+        except TypeError as exc:
+            if isinstance(exc, ArgumentError):
+                raise
+            raise ArgumentError(f"{where}: final_states must be an iterable of state ids, got {describe(final_states)}") from None
+        if not isinstance(transitions, dict):
+            raise ArgumentError(f"{where}: transitions must be a dict state -> (token ids, next states), got {describe(transitions)}")
+        for state, pair in transitions.items():
+            check_int(where, "transitions key", state, low=0, high=_MAX_U32)
+            if not (isinstance(pair, tuple) and len(pair) == 2 and len(pair[0]) == len(pair[1])):
+                raise ArgumentError(
+                    f"{where}: transitions[{state}] must be a pair (token ids, next states) of equal lengths, got {describe(pair)}"
+                )
         index = cls.__new__(cls)
         index._vocab_size = vocab_size
         index._eos = eos_token_id
@@ -270,6 +306,8 @@ class Index(IndexFiles):
         return self._eos
 
     def is_final_state(self, state: int) -> bool:
+        if type(state) is not int:
+            state = check_int("Index.is_final_state", "state", state)
         return state in self._finals
 
     def states(self) -> list[int]:
@@ -296,6 +334,8 @@ class Index(IndexFiles):
 
     def state_transitions(self, state: int) -> tuple[array, array]:
         """(token ids ascending, next states) of `state`, eos self-loop included."""
+        if type(state) is not int:
+            state = check_int("Index.state_transitions", "state", state)
         found = self._expanded.get(state)
         if found is not None:
             return found
@@ -304,7 +344,7 @@ class Index(IndexFiles):
                 self._state_list()
                 if state in self._expanded:
                     return self._expanded[state]
-            raise KeyError(f"state {state} is not in this index")
+            raise NotFoundError(f"Index.state_transitions: state {state} is not in this index")
         trie = self._trie
         ranges = list(zip(*self._ranges[state]))
         count = sum(trie.id_start[hi] - trie.id_start[lo] for lo, hi, _ in ranges)
@@ -371,6 +411,8 @@ class Index(IndexFiles):
 
     def get_allowed_tokens(self, state: int) -> list[int] | None:
         """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""
+        if type(state) is not int:
+            state = check_int("Index.get_allowed_tokens", "state", state)
         try:
             return self.state_transitions(state)[0].tolist()
         except KeyError:
@@ -378,6 +420,10 @@ class Index(IndexFiles):
 
     def get_next_state(self, state: int, token_id: int) -> int | None:
         """The state after `token_id`, or None when the token is not allowed there."""
+        if type(token_id) is not int or token_id < 0 or token_id > _MAX_U32:  # unknown u32 ids: None
+            token_id = check_int("Index.get_next_state", "token_id", token_id, low=0, high=_MAX_U32)
+        if type(state) is not int:
+            state = check_int("Index.get_next_state", "state", state)
         if token_id == self._eos:
             return state if state in self._finals else None
         if self._trie is None:
