@@ -17,6 +17,7 @@ __all__ = [
     "check_int",
     "check_path",
     "check_str",
+    "check_token_id",
     "describe",
 ]
 
@@ -90,3 +91,13 @@ def check_bytes(where: str, name: str, value: Any) -> bytes | bytearray | memory
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise ArgumentError(f"{where}: {name} must be bytes-like (bytes, bytearray, memoryview), got {describe(value)}")
     return value
+
+
+MAX_TOKEN_ID = 2**32 - 1  # ids are u32 in the file format and in outlines-core
+
+
+def check_token_id(where: str, name: str, value: Any) -> int:
+    """`value` as a token id: an integer in 0..2**32-1 (whether the vocabulary has it is the caller's question)."""
+    if type(value) is int and 0 <= value <= MAX_TOKEN_ID:
+        return value
+    return check_int(where, name, value, low=0, high=MAX_TOKEN_ID)
