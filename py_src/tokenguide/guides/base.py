@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy as _copy
 from typing import Any, Optional
 
+from ..arguments import check_token_id, describe
+from ..errors import ArgumentError
 from .instructions import Generate, Instruction, Write, pack_tokens, write_packed
 
 
@@ -99,30 +101,46 @@ class StopAtEOSGuide(BaseGuide):
     final_state = -1
 
     def __init__(self, tokenizer: Any):
+        if isinstance(getattr(tokenizer, "eos_token_id", None), bool) or not isinstance(
+            getattr(tokenizer, "eos_token_id", None), int
+        ):
+            raise ArgumentError(
+                f"StopAtEOSGuide: tokenizer must have an integer eos_token_id (a tokenguide Tokenizer or an "
+                f"outlines-style tokenizer), got {describe(tokenizer)}"
+            )
         self.tokenizer = tokenizer
         self.eos_token_id = tokenizer.eos_token_id
         self.vocab_size = vocab_size_of(tokenizer)
 
+    def _state(self, where: str, state: Any) -> int:
+        """`state` if it is one of this guide's two states (0 generating, -1 after EOS)."""
+        if type(state) is not int or state not in (0, -1):
+            raise ArgumentError(f"StopAtEOSGuide.{where}: state must be 0 (generating) or -1 (after EOS), got {describe(state)}")
+        return state
+
     def get_next_instruction(self, state: int) -> Instruction:
         """Write([eos]) once terminated, otherwise Generate(None) (any token)."""
-        if self.is_final_state(state):
+        if self._state("get_next_instruction", state) == self.final_state:
             return Write([self.eos_token_id])
         return Generate(None)
 
     def get_next_state(self, state: int, token_id: int) -> int:
         """-1 after EOS (and forever after), otherwise stay in state 0."""
+        self._state("get_next_state", state)
+        token_id = check_token_id("StopAtEOSGuide.get_next_state", "token_id", token_id)
         if token_id == self.eos_token_id or state == self.final_state:
             return self.final_state
         return self.initial_state
 
     def is_final_state(self, state: int) -> bool:
         """True after EOS."""
-        return state == self.final_state
+        return self._state("is_final_state", state) == self.final_state
 
     def can_terminate_state(self, state: int) -> bool:
         """EOS is always allowed."""
+        self._state("can_terminate_state", state)
         return True
 
     def must_terminate_state(self, state: int) -> bool:
         """Only after EOS."""
-        return state == self.final_state
+        return self._state("must_terminate_state", state) == self.final_state
