@@ -7,8 +7,11 @@ where the text is complete and nothing may follow); EOS is only allowed in final
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from ..arguments import check_bool, check_callable, check_int, check_str, check_token_id, describe
+from ..errors import ArgumentError, NotFoundError
 from ..index import Index
 from ..index.cache import get_index
 from ..regex import DEFAULT_MAX_STATES
@@ -25,7 +28,7 @@ class RegexGuide(BaseGuide):
     def __init__(self, index: Index, tokenizer: Any = None):
         """Wrap an already built Index. Most callers use `RegexGuide.from_regex`."""
         if not isinstance(index, Index):
-            raise TypeError(f"RegexGuide: expected a tokenguide Index, got {type(index).__name__}")
+            raise ArgumentError(f"RegexGuide: index must be a tokenguide Index, got {describe(index)}")
         self.index = index
         self.tokenizer = tokenizer
         self.eos_token_id = index.eos_token_id
@@ -60,8 +63,16 @@ class RegexGuide(BaseGuide):
                 f"RegexGuide.from_regex: unexpected keyword argument(s) {', '.join(sorted(kwargs))}; "
                 "accepted: ascii, max_states, cache_dir, use_cache, progress"
             )
-        if not isinstance(regex, str):
-            raise TypeError(f"RegexGuide.from_regex: regex must be a str, got {type(regex).__name__}")
+        where = "RegexGuide.from_regex"
+        check_str(where, "regex", regex)
+        check_bool(where, "ascii", ascii)
+        check_int(where, "max_states", max_states, low=1)
+        check_bool(where, "use_cache", use_cache)
+        check_callable(where, "progress", progress)
+        if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+            raise ArgumentError(f"{where}: cache_dir must be a folder path or None, got {describe(cache_dir)}")
+        if tokenizer is None:
+            raise ArgumentError(f"{where}: tokenizer must be a Tokenizer, Vocabulary, vocabulary path or tokenizer object, got None")
         vocabulary = core_vocabulary_of(tokenizer)
         index = get_index(
             regex, vocabulary, ascii=ascii, max_states=max_states, cache_dir=cache_dir, use_cache=use_cache,
@@ -89,13 +100,15 @@ class RegexGuide(BaseGuide):
         return cls.from_regex(regex, tokenizer, **kwargs)
 
     def _allowed(self, state: int):
-        """Allowed token ids (array('I'), ascending) of a non-terminal state."""
+        """Allowed token ids (array('I'), ascending) of a non-terminal state; None after EOS."""
+        if type(state) is not int:
+            raise ArgumentError(f"RegexGuide: state must be an integer state id, got {describe(state)}")
         if state == self.final_state:
             return None
         try:
             return self.index.state_transitions(state)[0]
         except KeyError:
-            raise ValueError(f"RegexGuide: state {state!r} is not a state of this guide") from None
+            raise NotFoundError(f"RegexGuide: state {state!r} is not a state of this guide") from None
 
     def get_next_instruction(self, state: int) -> Instruction:
         """Write([eos]) after EOS; Write([t]) when t is the only allowed token; else Generate(allowed)."""
@@ -108,18 +121,22 @@ class RegexGuide(BaseGuide):
 
     def get_next_state(self, state: int, token_id: int) -> int:
         """The next automaton state; -1 after EOS, after the terminal state, or for a token not allowed (as outlines)."""
-        if token_id == self.eos_token_id or state == self.final_state:
+        token_id = check_token_id("RegexGuide.get_next_state", "token_id", token_id)
+        if state == self.final_state or self._allowed(state) is None or token_id == self.eos_token_id:
             return self.final_state
-        nxt = self.index.get_next_state(state, int(token_id))
+        nxt = self.index.get_next_state(state, token_id)
         return self.final_state if nxt is None else nxt
 
     def is_final_state(self, state: int) -> bool:
         """The text so far matches the regex (or EOS was emitted)."""
-        return state in self.final_states
+        if type(state) is int and state in self.final_states:
+            return True
+        self._allowed(state)  # a state of this guide, else ArgumentError / NotFoundError
+        return False
 
     def can_terminate_state(self, state: int) -> bool:
         """EOS may come next."""
-        return state in self.final_states
+        return self.is_final_state(state)
 
     def must_terminate_state(self, state: int) -> bool:
         """Only EOS may come next."""
@@ -134,6 +151,7 @@ class RegexGuide(BaseGuide):
     def mask_bytes(self, state: int) -> bytes:
         """The packed bitmask of `state`: the index's own (`Index.mask_bytes`) when it has one,
         else packed once and kept in `mask_cache` (LRU, bounded in bytes)."""
+        self._allowed(state)  # a state of this guide, else ArgumentError / NotFoundError
         if state != self.final_state:
             own = getattr(self.index, "mask_bytes", None)
             if own is not None:
