@@ -19,12 +19,30 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence, Union
 
-from ..errors import MaskBufferError
+from ..arguments import describe
+from ..errors import ArgumentError, MaskBufferError
 
 TokenList = Union[list, array, Sequence[int]]
 
 #: Default memory bound of a packed-mask cache (64 MB).
 DEFAULT_MASK_CACHE_BYTES = 64 * 1024 * 1024
+
+
+def check_token_list(where: str, tokens: Any) -> None:
+    """ArgumentError unless `tokens` is a list/tuple/range/array of non-negative int ids.
+
+    Cheap enough for every instruction: arrays are typed, other containers get one min().
+    """
+    if isinstance(tokens, array):
+        if tokens.typecode in "bBhHiIlLqQ" and (tokens.typecode.isupper() or not tokens or min(tokens) >= 0):
+            return
+    elif isinstance(tokens, (list, tuple, range)):
+        try:
+            if not tokens or (min(tokens) >= 0 and not isinstance(min(tokens), float)):
+                return
+        except TypeError:
+            pass
+    raise ArgumentError(f"{where}: tokens must be a list or array of token ids >= 0, got {describe(tokens)}")
 
 
 @dataclass(frozen=True)
@@ -33,12 +51,19 @@ class Write:
 
     tokens: TokenList
 
+    def __post_init__(self) -> None:
+        check_token_list("Write", self.tokens)
+
 
 @dataclass(frozen=True)
 class Generate:
     """Sample the next token among these ids; `None` means every token is allowed."""
 
     tokens: Optional[TokenList]
+
+    def __post_init__(self) -> None:
+        if self.tokens is not None:
+            check_token_list("Generate", self.tokens)
 
 
 Instruction = Union[Write, Generate]
