@@ -11,7 +11,8 @@ import codecs
 import os
 from typing import Any, Iterable, Sequence
 
-from ..errors import TokenguideError, VocabularyError, VocabularyTypeError
+from ..arguments import check_bool, check_str, check_token_id, describe
+from ..errors import ArgumentError, NotFoundError, TokenguideError, VocabularyError, VocabularyTypeError
 from .vocabulary import Vocabulary, require_vocabulary
 
 __all__ = ["Tokenizer", "as_tokenizer", "decode_utf8_prefix"]
@@ -57,6 +58,7 @@ class Tokenizer:
         }
         if strip_leading_space is None:
             strip_leading_space = vocabulary.strips_leading_space
+        check_bool("Tokenizer", "strip_leading_space", strip_leading_space)
         self.strip_leading_space = bool(strip_leading_space)
         self._hf: Any = None
 
@@ -109,11 +111,12 @@ class Tokenizer:
 
     def token_bytes(self, token_id: int) -> bytes:
         """Bytes of one token (b"" for EOS, special tokens and unknown ids)."""
-        return self.core_vocabulary.id_to_bytes(int(token_id)) or b""
+        token_id = check_token_id("Tokenizer.token_bytes", "token_id", token_id)
+        return self.core_vocabulary.id_to_bytes(token_id) or b""
 
     def decode_text(self, token_ids: Iterable[int]) -> str:
         """Text of one token sequence (see the class docstring for the rules)."""
-        ids = [int(t) for t in token_ids]
+        ids = _token_ids("Tokenizer.decode_text", token_ids)
         if self._hf is not None:
             return self._hf.decode(ids, skip_special_tokens=True)
         text = decode_utf8_prefix(b"".join(self.token_bytes(t) for t in ids))
@@ -128,21 +131,24 @@ class Tokenizer:
         """
         if hasattr(token_ids, "tolist"):
             token_ids = token_ids.tolist()
+        if isinstance(token_ids, (str, bytes)) or not hasattr(token_ids, "__iter__"):
+            raise ArgumentError(f"Tokenizer.decode: token_ids must be a list of ids or of id lists, got {describe(token_ids)}")
         out = []
         for item in token_ids:
             if hasattr(item, "tolist"):
                 item = item.tolist()
-            if isinstance(item, int):
-                out.append(self.decode_text([item]))
+            if hasattr(type(item), "__index__"):
+                out.append(self.decode_text(_token_ids("Tokenizer.decode", [item])))
             else:
-                out.append(self.decode_text(item))
+                out.append(self.decode_text(_token_ids("Tokenizer.decode", item)))
         return out
 
     def convert_token_to_string(self, token: str) -> str:
         """Text of a raw token string (e.g. 'Ġthe' -> ' the', '▁the' -> ' the'), no space stripping."""
+        check_str("Tokenizer.convert_token_to_string", "token", token)
         token_id = self.vocabulary.get(token)
         if token_id is None:
-            raise KeyError(f"token {token!r} is not in the vocabulary")
+            raise NotFoundError(f"Tokenizer.convert_token_to_string: token {token!r} is not in the vocabulary")
         if self._hf is not None:
             data = self.core_vocabulary.id_to_bytes(token_id)
             if data is None:
@@ -164,6 +170,13 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.core_vocabulary!r}, strip_leading_space={self.strip_leading_space})"
+
+
+def _token_ids(where: str, token_ids: Any) -> list[int]:
+    """`token_ids` as a list of ids (each an integer in 0..2**32-1), else ArgumentError."""
+    if isinstance(token_ids, (str, bytes)) or not hasattr(token_ids, "__iter__"):
+        raise ArgumentError(f"{where}: token_ids must be a sequence of token ids, got {describe(token_ids)}")
+    return [check_token_id(where, "token_ids item", t) for t in token_ids]
 
 
 def as_tokenizer(obj: Any, *, where: str = "as_tokenizer", argument: str = "tokenizer") -> Any:

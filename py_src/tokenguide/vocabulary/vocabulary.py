@@ -27,7 +27,8 @@ from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..errors import VocabularyError, VocabularyTypeError
+from ..arguments import check_int, check_path, check_str, describe
+from ..errors import ArgumentError, VocabularyError, VocabularyTypeError
 from .byte_level import encode_byte_level
 from .checks import MAX_TOKEN_ID, check_id, short, type_name
 from .eos import resolve_eos
@@ -159,7 +160,8 @@ class Vocabulary:
         generation_config.json, tokenizer_config.json and special_tokens_map.json beside the file
         are read when present, to find EOS (and, for a vocab.json, added tokens).
         """
-        path = os.fspath(path)
+        path = os.fsdecode(check_path("Vocabulary.from_file", "path", path))
+        _check_eos("Vocabulary.from_file", eos)
         if os.path.isdir(path):
             for name in ("tokenizer.json", "vocab.json"):
                 if os.path.isfile(os.path.join(path, name)):
@@ -194,6 +196,12 @@ class Vocabulary:
         `filename` is only used in messages. `siblings` optionally maps "generation_config.json",
         "tokenizer_config.json", "special_tokens_map.json" to their content.
         """
+        check_str("Vocabulary.from_json_text", "filename", filename)
+        _check_eos("Vocabulary.from_json_text", eos)
+        if siblings is not None and not isinstance(siblings, Mapping):
+            raise ArgumentError(
+                f"Vocabulary.from_json_text: siblings must be a mapping file name -> content or None, got {describe(siblings)}"
+            )
         with _collector_paused():
             data = parse_json(text, filename)
             sibling_data: dict[str, Any] = {}
@@ -266,15 +274,21 @@ class Vocabulary:
 
     def id_to_bytes(self, token_id: int) -> bytes | None:
         """Bytes of an ordinary token; None for EOS, special and empty tokens, and unknown ids."""
+        if type(token_id) is not int:
+            token_id = check_int("Vocabulary.id_to_bytes", "token_id", token_id)
         return self._id_to_bytes.get(token_id)
 
     def id_to_token(self, token_id: int) -> str | None:
         """The raw token string as the tokenizer spells it (for display), for any id; None if unknown."""
+        if type(token_id) is not int:
+            token_id = check_int("Vocabulary.id_to_token", "token_id", token_id)
         return self._id_to_token.get(token_id)
 
     def get(self, token: str | bytes) -> list[int] | None:
         """Ids of an ordinary token given by its bytes (str: its UTF-8 text), like outlines-core's Vocabulary.get."""
-        data = token.encode("utf-8") if isinstance(token, str) else bytes(token)
+        if not isinstance(token, (str, bytes, bytearray)):
+            raise ArgumentError(f"Vocabulary.get: token must be str or bytes, got {describe(token)}")
+        data = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else bytes(token)
         ids = self.tokens.get(data)
         return list(ids) if ids is not None else None
 
@@ -340,6 +354,16 @@ class Vocabulary:
             f"Vocabulary(eos_token_id={self.eos_token_id}, vocab_size={self.vocab_size}, "
             f"tokens={len(self.tokens)}, decoding={self.decoding!r}{where})"
         )
+
+
+def _check_eos(where: str, eos: Any) -> None:
+    """`eos` must be None, a token id (int >= 0) or a token text (str)."""
+    if eos is None or isinstance(eos, str):
+        return
+    try:
+        check_int(where, "eos", eos, low=0)
+    except ArgumentError as exc:
+        raise VocabularyTypeError(f"{exc} (a token id, or the token's text)") from None
 
 
 def require_vocabulary(value: Any, argument: str, where: str) -> Vocabulary:
