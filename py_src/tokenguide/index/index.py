@@ -325,9 +325,13 @@ class Index(IndexFiles):
 
     def transition_count(self, state: int) -> int:
         """How many transitions `state` has (eos self-loop included), without expanding them."""
+        if type(state) is not int:
+            state = check_int("Index.transition_count", "state", state)
         found = self._expanded.get(state)
         if found is not None:
             return len(found[0])
+        if state not in self._ranges:
+            raise NotFoundError(f"Index.transition_count: state {state} is not in this index")
         los, his, _ = self._ranges[state]
         id_start = self._trie.id_start
         return sum(id_start[hi] - id_start[lo] for lo, hi in zip(los, his)) + (state in self._finals)
@@ -390,12 +394,16 @@ class Index(IndexFiles):
         """The packed bitmask of the tokens allowed in `state` (eos on final states): ceil(vocab_size/32)
         little-endian int32 words, bit t % 32 of word t // 32 for token t. Cached per state in a
         byte-bounded LRU (`mask_cache_bytes`, 64 MB by default); KeyError for an unknown state."""
+        if type(state) is not int:
+            state = check_int("Index.mask_bytes", "state", state)
         cache = self._mask_cache
         if cache is None:
             cache = self._mask_cache = ByteLRU(self.mask_cache_bytes)
         found = cache.get(state)
         if found is not None:
             return found
+        if state not in self._ranges and state not in self._expanded:
+            raise NotFoundError(f"Index.mask_bytes: state {state} is not in this index")
         if state in self._ranges and self._trie is not None and self._trie.bitsets_fit:
             union = 0
             for mask in self._target_masks(state, list(zip(*self._ranges[state]))).values():
