@@ -155,6 +155,21 @@ def _tables() -> dict[str, list]:
               for v in [None, 5, b"a"]],
             (lambda o, a=attr: getattr(o, a).advance_text(getattr(o, a).initial_state, "a", "x"), ["token_id"]),
         ]
+        t[f"{name}.advance_bytes"] = [
+            *[(lambda o, s=s, a=attr: getattr(o, a).advance_bytes(s, b"a"), ["state"]) for s in cfg_states],
+            *[(lambda o, v=v, a=attr: getattr(o, a).advance_bytes(getattr(o, a).initial_state, v), ["data"])
+              for v in [None, 5, "a"]],
+        ]
+        t[f"{name}.completes"] = [
+            *[(lambda o, s=s, a=attr: getattr(o, a).completes(s, b""), ["state"]) for s in cfg_states],
+            *[(lambda o, v=v, a=attr: getattr(o, a).completes(getattr(o, a).initial_state, v), ["held"])
+              for v in [None, 5, "a"]],
+        ]
+        t[f"{name}.token_bytes"] = [
+            *[(lambda o, s=s, a=attr: getattr(o, a).token_bytes(s, 0), ["state"]) for s in cfg_states],
+            *[(lambda o, v=v, a=attr: getattr(o, a).token_bytes(getattr(o, a).initial_state, v), ["token_id"])
+              for v in NOT_INT + [-1, 2**40]],
+        ]
         t[f"{name}.iter_valid_token_ids"] = [
             *[(lambda o, s=s, a=attr: list(getattr(o, a).iter_valid_token_ids(s, [0])), ["state"]) for s in cfg_states],
             *[(lambda o, v=v, a=attr: list(getattr(o, a).iter_valid_token_ids(getattr(o, a).initial_state, v)),
@@ -291,6 +306,23 @@ def _tables() -> dict[str, list]:
         *[(lambda o, v=v: o.index.get_next_state(v, 0), ["state"]) for v in NOT_INT],
         *[(lambda o, v=v: o.index.get_next_state(0, v), ["token_id"]) for v in NOT_INT + [-1, 2**40]],
     ]
+    for method in ("mask_bytes", "transition_count"):
+        t[f"Index.{method}"] = [
+            *[(lambda o, v=v, m=method: getattr(o.index, m)(v), ["state"]) for v in NOT_INT],
+            (lambda o, m=method: getattr(o.index, m)(10**6), ["state", "1000000"]),
+        ]
+    t["Index.set_mask_cache_bytes"] = [
+        (lambda o, v=v: Index("a+", o.vocab).set_mask_cache_bytes(v), ["max_bytes"]) for v in [-1, "9", None, 1.5]
+    ]
+    for method in ("to_bytes", "iter_bytes"):
+        t[f"Index.{method}"] = [
+            *[(lambda o, v=v, m=method: list(getattr(o.index, m)(level=v)), ["level"]) for v in ["6", -2, 10, None]],
+            (lambda o, m=method: list(getattr(o.index, m)(progress=5)), ["progress"]),
+            (lambda o, m=method: list(getattr(o.index, m)(should_cancel="no")), ["should_cancel"]),
+        ]
+    t["Vocabulary.start_of_text_regex"] = [
+        (lambda o, v=v: o.vocab.start_of_text_regex(v), ["regex"]) for v in [None, 5, b"a"]
+    ]
     t["Index.from_bytes"] = [
         *[(lambda o, v=v: Index.from_bytes(v), ["data"]) for v in [None, "x", 5, [1]]],
         *[(lambda o, v=v: Index.from_bytes(o.index.to_bytes(), max_size=v), ["max_size"]) for v in [-1, 0, "9", None]],
@@ -343,7 +375,7 @@ def _tables() -> dict[str, list]:
 NO_ARGUMENTS = {
     "BaseGuide", "BaseGuide.copy", "RegexGuide.copy", "StopAtEOSGuide.copy", "CFGGuide.copy",
     "ReferenceCFGGuide.copy", "Index.get_initial_state", "Index.get_final_states", "Index.get_vocab_size",
-    "Index.get_eos_token_id", "Index.states", "Index.get_transitions", "Index.to_bytes",
+    "Index.get_eos_token_id", "Index.states", "Index.get_transitions",
     "Vocabulary.get_eos_token_id", "Vocabulary.fingerprint", "Guide.get_state", "Guide.get_start_tokens",
     "Guide.get_tokens", "Guide.is_finished", "Guide.reset", "Guide.mask_bytes",
     "Guide.copy", "Guide.get_allowed_rollback",
@@ -375,7 +407,8 @@ KNOWN_GAPS = {
     **{f"{cls}{m}": _CFG for cls in ("CFGGuide", "ReferenceCFGGuide") for m in (
         "", ".accepted_terminals", ".advance_text", ".allowed_token_ids", ".allowed_tokens",
         ".can_terminate_state", ".fill_bitmask", ".get_next_instruction", ".get_next_state",
-        ".is_final_state", ".iter_valid_token_ids", ".mask_bytes", ".must_terminate_state", ".token_text")
+        ".is_final_state", ".iter_valid_token_ids", ".mask_bytes", ".must_terminate_state", ".token_text",
+        ".advance_bytes", ".completes", ".token_bytes")
         if f"{cls}{m}" != "ReferenceCFGGuide.allowed_token_ids"},
     **{f"Guide{m}": _GUIDE for m in ("", ".accepts_tokens", ".advance", ".from_grammar", ".rollback_state",
                                       ".write_mask_into")},
