@@ -41,10 +41,12 @@ from array import array
 from bisect import insort
 from typing import Any, Iterable, Iterator, Optional
 
+from ...arguments import check_token_id, describe
+from ...errors import ArgumentError
 from ..instructions import DEFAULT_MASK_CACHE_BYTES, Generate, Instruction, MaskCache, Write, bitmask_words, pack_tokens
 from .chars import held_label, split_utf8
 from .machine import ConfigurationMachine, unsupported_reason
-from .reference import CFGState, ReferenceCFGGuide
+from .reference import CFGState, ReferenceCFGGuide, check_state
 from .trie import CharTrie, walk, walk_ranges
 
 __all__ = ["FastCFGGuide", "CharTrie"]
@@ -145,6 +147,7 @@ class FastCFGGuide(ReferenceCFGGuide):
     # -- allowed tokens ---------------------------------------------------------------------
     def allowed_token_ids(self, state: CFGState) -> list[int]:
         """Sorted ids of every token allowed after `state` (EOS included when the text may end)."""
+        check_state("CFGGuide.allowed_token_ids", state)
         if state.parser_state is None:
             return [self.eos_token_id]
         if self.fallback_reason is not None:
@@ -206,16 +209,24 @@ class FastCFGGuide(ReferenceCFGGuide):
     def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
         """Yield the candidates allowed after `state`, in the order given (after EOS: EOS only,
         whatever the candidates, as the reference does)."""
+        check_state("CFGGuide.iter_valid_token_ids", state)
         if state.parser_state is None:
             yield self.eos_token_id
             return
+        if isinstance(candidate_token_ids, (str, bytes)) or not hasattr(candidate_token_ids, "__iter__"):
+            raise ArgumentError(
+                f"CFGGuide.iter_valid_token_ids: candidate_token_ids must be an iterable of token ids, "
+                f"got {describe(candidate_token_ids)}"
+            )
         allowed = set(self.allowed_token_ids(state))
         for token_id in candidate_token_ids:
-            if int(token_id) in allowed:
-                yield int(token_id)
+            token_id = check_token_id("CFGGuide.iter_valid_token_ids", "candidate_token_ids item", token_id)
+            if token_id in allowed:
+                yield token_id
 
     def get_next_instruction(self, state: CFGState) -> Instruction:
         """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
+        check_state("CFGGuide.get_next_instruction", state)
         if state.parser_state is None:
             return Write([self.eos_token_id])
         valid = list(self.allowed_token_ids(state))

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - lark 1.2
         return text
 
 
-from ...errors import GrammarError, TokenguideError
+from ...errors import ArgumentError, GrammarError, TokenguideError
 from ...grammars import GRAMMAR_PATH
 from .scanner import PrefixScanner
 
@@ -55,7 +55,7 @@ class LarkGrammar:
 
     def __init__(self, text: str):
         if not isinstance(text, str):
-            raise TypeError(f"CFGGuide: the grammar must be a str, got {type(text).__name__}")
+            raise ArgumentError(f"CFGGuide: the grammar must be a str, got {type(text).__name__}")
         self.text = text
         try:
             self.parser = Lark(

@@ -45,7 +45,8 @@ from typing import Any, Iterable, Iterator, Optional
 
 from lark import Token
 
-from ...errors import GrammarError, InvalidTokenError
+from ...arguments import check_bytes, check_str, check_token_id, describe
+from ...errors import ArgumentError, GrammarError, InvalidTokenError
 from ...vocabulary import Tokenizer, as_tokenizer
 from ..base import BaseGuide, vocab_size_of
 from ..instructions import Generate, Instruction, Write
@@ -72,6 +73,17 @@ class CFGState:
     pending: str = ""
     text: str = field(default="", compare=False)
     held: bytes = b""
+
+
+def check_state(where: str, state: Any) -> "CFGState":
+    """`state` if it is a CFGState (what the CFG guides take and return), else ArgumentError."""
+    if not isinstance(state, CFGState):
+        raise ArgumentError(f"{where}: state must be a CFGState (e.g. guide.initial_state), got {describe(state)}")
+    return state
+
+
+def _optional_token(where: str, token_id: Any) -> Optional[int]:
+    return None if token_id is None else check_token_id(where, "token_id", token_id)
 
 
 @dataclass(frozen=True)
@@ -125,6 +137,11 @@ class ReferenceCFGGuide(BaseGuide):
     # -- lexing a growing text ------------------------------------------------------------------
     def accepted_terminals(self, parser_state) -> frozenset:
         """Terminal names the parser accepts next (Lark's InteractiveParser.accepts), '$END' included."""
+        if not hasattr(parser_state, "state_stack"):
+            raise ArgumentError(
+                f"CFGGuide.accepted_terminals: parser_state must be a Lark parser state (CFGState.parser_state), "
+                f"got {describe(parser_state)}"
+            )
         return self.grammar.accepted_terminals(parser_state)
 
     def _look(self, parser_state, text: str, pos: int, checkpoints: Optional[dict] = None) -> _Look:
@@ -202,6 +219,8 @@ class ReferenceCFGGuide(BaseGuide):
     def token_text(self, state: CFGState, token_id: int, _before: Optional[str] = None) -> str:
         """Text a token adds after `state` (tokenizers without token bytes): decoded alone for the
         first token, otherwise decode([prev, token]) minus decode([prev])."""
+        check_state("CFGGuide.token_text", state)
+        token_id = check_token_id("CFGGuide.token_text", "token_id", token_id)
         if self.on_bytes:
             return self.token_bytes(state, token_id).decode("utf-8", errors="replace")
         if state.prev_token is None:
@@ -216,6 +235,8 @@ class ReferenceCFGGuide(BaseGuide):
     def token_bytes(self, state: CFGState, token_id: int) -> bytes:
         """The bytes a token adds after `state` (b"" for special tokens): its vocabulary bytes,
         minus one leading space for the first token when `strip_first_space`."""
+        check_state("CFGGuide.token_bytes", state)
+        token_id = check_token_id("CFGGuide.token_bytes", "token_id", token_id)
         data = self.tokenizer.token_bytes(token_id)
         if self.strip_first_space and state.prev_token is None and data[:1] == b" ":
             data = data[1:]
@@ -238,6 +259,9 @@ class ReferenceCFGGuide(BaseGuide):
     ) -> Optional[CFGState]:
         """The state after appending the text `piece`, or None when the text stops being viable
         (or when `state` holds bytes of an incomplete character, which text cannot continue)."""
+        check_state("CFGGuide.advance_text", state)
+        check_str("CFGGuide.advance_text", "piece", piece)
+        token_id = _optional_token("CFGGuide.advance_text", token_id)
         if state.parser_state is None or piece == "" or state.held:
             return None
         text = state.pending + piece
@@ -250,6 +274,8 @@ class ReferenceCFGGuide(BaseGuide):
     def completes(self, state: CFGState, held: bytes) -> bool:
         """Can the incomplete character `held` become a character that continues `state` viably?
         Tried with one character of each character class the completions meet."""
+        check_state("CFGGuide.completes", state)
+        check_bytes("CFGGuide.completes", "held", held)
         span = completion_range(held)
         if span is None:
             return False
@@ -260,6 +286,9 @@ class ReferenceCFGGuide(BaseGuide):
     ) -> Optional[CFGState]:
         """The state after appending the bytes `data`, or None when the output stops being the
         start of valid UTF-8 text that is a prefix of some sentence."""
+        check_state("CFGGuide.advance_bytes", state)
+        check_bytes("CFGGuide.advance_bytes", "data", data)
+        token_id = _optional_token("CFGGuide.advance_bytes", token_id)
         if state.parser_state is None or not data:
             return None
         split = split_utf8(state.held + data)
@@ -284,6 +313,7 @@ class ReferenceCFGGuide(BaseGuide):
     # -- Guide API --------------------------------------------------------------------------
     def iter_valid_token_ids(self, state: CFGState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
         """Yield the candidates allowed after `state`, in the order given."""
+        check_state("CFGGuide.iter_valid_token_ids", state)
         if state.parser_state is None:
             yield self.eos_token_id
             return
@@ -292,8 +322,13 @@ class ReferenceCFGGuide(BaseGuide):
         before = None
         if not self.on_bytes and state.prev_token is not None:
             before = self.tokenizer.decode([[state.prev_token]])[0]
+        if isinstance(candidate_token_ids, (str, bytes)) or not hasattr(candidate_token_ids, "__iter__"):
+            raise ArgumentError(
+                f"CFGGuide.iter_valid_token_ids: candidate_token_ids must be an iterable of token ids, "
+                f"got {describe(candidate_token_ids)}"
+            )
         for token_id in candidate_token_ids:
-            token_id = int(token_id)
+            token_id = check_token_id("CFGGuide.iter_valid_token_ids", "candidate_token_ids item", token_id)
             if token_id == self.eos_token_id:
                 if can_end is None:
                     can_end = self.can_terminate_state(state)
@@ -304,6 +339,7 @@ class ReferenceCFGGuide(BaseGuide):
 
     def get_next_instruction(self, state: CFGState) -> Instruction:
         """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
+        check_state("CFGGuide.get_next_instruction", state)
         if state.parser_state is None:
             return Write([self.eos_token_id])
         valid = list(self.iter_valid_token_ids(state, self.candidate_ids))
@@ -313,7 +349,8 @@ class ReferenceCFGGuide(BaseGuide):
 
     def get_next_state(self, state: CFGState, token_id: int) -> CFGState:
         """The state after `token_id`; EOS (or anything after it) gives the terminal state."""
-        token_id = int(token_id)
+        check_state("CFGGuide.get_next_state", state)
+        token_id = check_token_id("CFGGuide.get_next_state", "token_id", token_id)
         if state.parser_state is None or token_id == self.eos_token_id:
             return CFGState(None, token_id, "", state.text)
         new = self._advance_token(state, token_id, None, None)
@@ -326,6 +363,7 @@ class ReferenceCFGGuide(BaseGuide):
 
     def can_terminate_state(self, state: CFGState) -> bool:
         """EOS allowed: plain Lark parses the text generated so far."""
+        check_state("CFGGuide.can_terminate_state", state)
         if state.parser_state is None:
             return True
         return not state.held and self._parse_to_end(state.parser_state, state.pending)
@@ -333,6 +371,7 @@ class ReferenceCFGGuide(BaseGuide):
     def must_terminate_state(self, state: CFGState) -> bool:
         """Only EOS may come next: the text is complete, its last lexeme cannot grow, and the
         parser accepts no further terminal (nor an %ignore terminal)."""
+        check_state("CFGGuide.must_terminate_state", state)
         if state.parser_state is None:
             return True
         if not self.can_terminate_state(state) or self.grammar.ignore:
