@@ -124,7 +124,7 @@ def pack_tokens(tokens: Optional[Iterable[int]], vocab_size: int) -> bytes:
         return ((1 << vocab_size) - 1).to_bytes(words * 4, "little")
     if isinstance(tokens, range) and tokens.step == 1:
         if len(tokens) and not (0 <= tokens.start and tokens.stop <= vocab_size):
-            raise ValueError(f"fill_bitmask: token ids {tokens} go outside the vocabulary (0..{vocab_size - 1})")
+            raise ArgumentError(f"fill_bitmask: token ids {tokens} go outside the vocabulary (0..{vocab_size - 1})")
         value = ((1 << len(tokens)) - 1) << tokens.start if len(tokens) else 0
         return value.to_bytes(words * 4, "little")
     if not isinstance(tokens, (list, tuple, array)):
@@ -151,7 +151,7 @@ def pack_tokens(tokens: Optional[Iterable[int]], vocab_size: int) -> bytes:
 
 def _out_of_range(tokens: Any, vocab_size: int) -> None:
     bad = next((t for t in tokens if not (isinstance(t, int) and 0 <= t < vocab_size)), None)
-    raise ValueError(f"fill_bitmask: token id {bad!r} is outside the vocabulary (0..{vocab_size - 1})")
+    raise ArgumentError(f"fill_bitmask: token id {bad!r} is outside the vocabulary (0..{vocab_size - 1})")
 
 
 def mask_has(mask: Any, token_id: int) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Iterable, Optional
 
-from ..errors import GuideError, InvalidTokenError
+from ..errors import ArgumentError, GuideError, InvalidTokenError, MaskBufferError
 from ..index import LazyIndex
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
@@ -77,6 +77,8 @@ class Guide:
 
     def __init__(self, source: Any, max_rollback: int = 32, *, mask_cache: Optional[MaskCache] = None):
         self.max_rollback = _count("max_rollback", max_rollback)
+        if mask_cache is not None and not isinstance(mask_cache, MaskCache):
+            raise ArgumentError(f"Guide: mask_cache must be a MaskCache or None, got {type(mask_cache).__name__} {mask_cache!r:.60}")
         if _is_index(source):
             self.index: Optional[Any] = source
             self.guide: Optional[BaseGuide] = None
@@ -92,7 +94,7 @@ class Guide:
             self._source_mask = source.mask_bytes if mask_cache is None else None
         else:
             raise GuideError(
-                f"Guide: expected a tokenguide Index or guide (RegexGuide, CFGGuide), got {type(source).__name__}; "
+                f"Guide: source must be a tokenguide Index or guide (RegexGuide, CFGGuide), got {type(source).__name__}; "
                 "use Guide.from_regex / from_json_schema / from_grammar to build one from a constraint"
             )
         self.source = source
@@ -220,6 +222,8 @@ class Guide:
         InvalidTokenError (a ValueError) and leaves the guide unchanged.
         """
         token_id = _token("token_id", token_id)
+        if return_tokens is not None and not isinstance(return_tokens, bool):
+            raise ArgumentError(f"Guide.advance: return_tokens must be True, False or None, got {return_tokens!r:.60}")
         nxt = self._next(self._state, token_id)
         if nxt is None:
             allowed = self.get_tokens()
@@ -240,6 +244,8 @@ class Guide:
     def accepts_tokens(self, token_ids: Iterable[int]) -> bool:
         """Whether the whole sequence can be taken from the current state (which is not changed)."""
         state = self._state
+        if isinstance(token_ids, (str, bytes)) or not hasattr(token_ids, "__iter__"):
+            raise ArgumentError(f"Guide.accepts_tokens: token_ids must be an iterable of token ids, got {token_ids!r:.60}")
         for token_id in token_ids:
             state = self._next(state, _token("token_ids item", token_id))
             if state is None:
@@ -251,7 +257,7 @@ class Guide:
         token_count = _count("token_count", token_count)
         if token_count > len(self._history):
             raise GuideError(
-                f"Guide.rollback_state: cannot roll back {token_count} tokens, only {len(self._history)} "
+                f"Guide.rollback_state: token_count {token_count} is too large: cannot roll back {token_count} tokens, only {len(self._history)} "
                 f"are in the history (max_rollback={self.max_rollback}); advance at least {token_count} first"
             )
         for _ in range(token_count):
@@ -287,7 +293,18 @@ class Guide:
         torch tensor) of at least ceil(vocab_size/32) words, or, as in outlines-core, a raw address
         with `numel` and `element_size` (4). Bad buffers raise MaskBufferError.
         """
-        write_mask(self._mask(self._state), data, numel, element_size)
+        if isinstance(data, int) and not isinstance(data, bool) and numel is None and element_size is None:
+            raise MaskBufferError(
+                f"Guide.write_mask_into: data {data} is an int, taken as a raw data_ptr: pass numel and "
+                "element_size=4 with it, or pass a buffer (array('i'), bytearray, numpy array, torch tensor)"
+            )
+        try:
+            write_mask(self._mask(self._state), data, numel, element_size)
+        except MaskBufferError as exc:
+            if isinstance(data, int) and not isinstance(data, bool):
+                raise
+            detail = str(exc).split(": ", 1)[-1]
+            raise MaskBufferError(f"Guide.write_mask_into: data: {detail}") from None
 
     def __repr__(self) -> str:
         return f"Guide({self.source!r}, state={_short(self._state)}, history={len(self._history)})"
