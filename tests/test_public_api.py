@@ -397,22 +397,9 @@ NOT_PROVIDED = {
 
 TABLES = _tables()
 
-# Entry points that do not check every row yet, with the module that owns them (being rewritten
-# on other branches when these tables were written). Their rows run as non-strict xfails, so a
-# fixed row shows as XPASS; remove the name here once all its rows pass.
-_CFG = "guides/cfg: the state, token id and text arguments are used unchecked (raw TypeError/AttributeError)"
-_GUIDE = ("guides/stateful.py: messages name 'buffer'/'fill_bitmask' instead of `data`, give no argument name "
-          "for rollback_state, raw TypeError for accepts_tokens(None)")
-KNOWN_GAPS = {
-    **{f"{cls}{m}": _CFG for cls in ("CFGGuide", "ReferenceCFGGuide") for m in (
-        "", ".accepted_terminals", ".advance_text", ".allowed_token_ids", ".allowed_tokens",
-        ".can_terminate_state", ".fill_bitmask", ".get_next_instruction", ".get_next_state",
-        ".is_final_state", ".iter_valid_token_ids", ".mask_bytes", ".must_terminate_state", ".token_text",
-        ".advance_bytes", ".completes", ".token_bytes")
-        if f"{cls}{m}" != "ReferenceCFGGuide.allowed_token_ids"},
-    **{f"Guide{m}": _GUIDE for m in ("", ".accepts_tokens", ".advance", ".from_grammar", ".rollback_state",
-                                      ".write_mask_into")},
-}
+# Entry points that do not check every row yet ({name: why}). Their rows run as non-strict
+# xfails, so a fixed row shows as XPASS; remove the name once all its rows pass. Empty: keep it so.
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _row(name, i, call, words):
