@@ -66,6 +66,7 @@ def contains(ranges: Ranges, cp: int) -> bool:
 
 _all_text: str | None = None
 _class_cache: dict[tuple[str, int], Ranges] = {}
+_CLASS_CACHE_LIMIT = 4096  # classes remembered (each a short list of ranges)
 
 
 def _every_code_point() -> str:
@@ -92,6 +93,8 @@ def ranges_of_class(source: str, flags: int) -> Ranges:
     if found is None:
         pattern = re.compile(f"(?:{source})+", flags)
         found = normalize((m.start(), m.end() - 1) for m in pattern.finditer(_every_code_point()))
+        if len(_class_cache) >= _CLASS_CACHE_LIMIT:  # a long-running process sees many classes: stay bounded
+            _class_cache.clear()
         _class_cache[key] = found
     return found
 
