@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
+from ..arguments import check_bytes, check_callable, check_int, check_path
 from . import format as file_format
 
 __all__ = ["IndexFiles"]
@@ -31,6 +32,9 @@ class IndexFiles:
         raises BuildCancelled. The default `level` 6 gives tokenguide's canonical bytes; a lower
         level writes faster (level 1 about ten times) and larger files, equally valid.
         """
+        check_int("Index.iter_bytes", "level", level, low=0, high=9)
+        check_callable("Index.iter_bytes", "progress", progress)
+        check_callable("Index.iter_bytes", "should_cancel", should_cancel)
         return file_format.iter_file(self, level=level, progress=progress, should_cancel=should_cancel)
 
     def to_bytes(
@@ -57,6 +61,8 @@ class IndexFiles:
         The payload is validated while it is decompressed, at most 4 MiB at a time, so a hostile
         file is rejected at its first impossible field with bounded memory.
         """
+        check_bytes("Index.from_bytes", "data", data)
+        max_size = check_int("Index.from_bytes", "max_size", max_size, low=0)
         parsed = file_format.read_index_data(data, max_size=max_size, progress=progress, should_cancel=should_cancel)
         return cls.from_transitions(
             parsed.vocab_size,
@@ -68,6 +74,7 @@ class IndexFiles:
 
     def save(self, path, **kwargs) -> None:
         """Write the `.outlines` file to `path`, streamed (keyword arguments as iter_bytes)."""
+        path = check_path("Index.save", "path", path)
         with open(path, "wb") as f:
             for chunk in self.iter_bytes(**kwargs):
                 f.write(chunk)
@@ -75,6 +82,7 @@ class IndexFiles:
     @classmethod
     def load(cls, path, **kwargs) -> "Index":
         """Read an `.outlines` file (keyword arguments as from_bytes)."""
+        path = check_path("Index.load", "path", path)
         with open(path, "rb") as f:
             data = f.read()
         return cls.from_bytes(data, **kwargs)
