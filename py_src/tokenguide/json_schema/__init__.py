@@ -81,7 +81,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import UnsupportedSchemaError
+from ..arguments import check_bool, check_int, check_str
+from ..errors import ArgumentError, UnsupportedSchemaError
 from .emit import Emitter
 from .normalize import Normalizer
 from .numbers import int_range_regex
@@ -108,12 +109,14 @@ def load_schema(schema: Any) -> dict | bool:
 
 def whitespace_regex(whitespace_pattern: str | None) -> str:
     """The whitespace pattern to insert (default WHITESPACE), grouped when it needs to be."""
+    if whitespace_pattern is not None:
+        check_str("build_regex_from_schema", "whitespace_pattern", whitespace_pattern)
     ws = WHITESPACE if whitespace_pattern is None else whitespace_pattern
     if ws:
         try:
             re.compile(ws)
         except re.error as exc:
-            raise ValueError(f"whitespace_pattern is not a valid regex: {exc}") from None
+            raise ArgumentError(f"build_regex_from_schema: whitespace_pattern is not a valid regex: {exc}") from None
         ws = ws if is_atom_like(ws) else f"(?:{ws})"
     return ws
 
@@ -134,8 +137,8 @@ def build_regex_from_schema(
     UnsupportedSchemaError. Strings use canonical json.dumps escaping only.
     """
     schema = load_schema(schema)
-    if not isinstance(max_recursion_depth, int) or max_recursion_depth < 0:
-        raise ValueError("max_recursion_depth must be a non-negative integer")
+    max_recursion_depth = check_int("build_regex_from_schema", "max_recursion_depth", max_recursion_depth, low=0)
+    lenient = check_bool("build_regex_from_schema", "lenient", lenient)
     norm = Normalizer(schema, max_recursion_depth, lenient)
     em = Emitter(norm, whitespace_regex(whitespace_pattern))
     try:
