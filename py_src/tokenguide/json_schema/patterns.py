@@ -261,5 +261,7 @@ def ecma_search(pattern: str, text: str) -> bool:
     if rx is None:
         body = pattern_to_string_body(pattern)
         rx = re.compile("(?!)" if body is None else body)
+        if len(_SEARCH_CACHE) >= 1024:  # bounded for long-running processes (schemas keep coming)
+            _SEARCH_CACHE.clear()
         _SEARCH_CACHE[pattern] = rx
     return rx.fullmatch(json.dumps(text, ensure_ascii=False)[1:-1]) is not None
