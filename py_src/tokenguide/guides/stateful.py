@@ -117,6 +117,8 @@ class Guide:
         (keywords: ascii, max_states). `lazy=False`: the eager `Index`, from the index cache
         (keywords of `RegexGuide.from_regex`: ascii, max_states, cache_dir, use_cache...).
         """
+        if not isinstance(regex, str):
+            raise ArgumentError(f"Guide.from_regex: regex must be a str, got {type(regex).__name__} {regex!r:.60}")
         if not lazy:
             return cls(RegexGuide.from_regex(regex, vocabulary, **kwargs), max_rollback)
         unknown = sorted(set(kwargs) - {"ascii", "max_states"})

@@ -182,6 +182,7 @@ class FastCFGGuide(ReferenceCFGGuide):
         little-endian int32 words, bit t % 32 of word t // 32), cached per (configuration,
         decoding context, EOS allowed) in `masks`, a byte-bounded LRU: a mask seen before is
         returned as is, and a new one is packed from the walk's key ranges at C speed."""
+        check_state("CFGGuide.mask_bytes", state)
         if state.parser_state is None or self.fallback_reason is not None:
             return pack_tokens(self.allowed_token_ids(state), self.vocab_size)
         if self.machine.size > _MEMO_LIMIT:
