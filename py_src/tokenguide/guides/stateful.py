@@ -94,7 +94,7 @@ class Guide:
             self._source_mask = source.mask_bytes if mask_cache is None else None
         else:
             raise GuideError(
-                f"Guide: source must be a tokenguide Index or guide (RegexGuide, CFGGuide), got {type(source).__name__}; "
+                f"Guide: source: expected a tokenguide Index or guide (RegexGuide, CFGGuide), got {type(source).__name__}; "
                 "use Guide.from_regex / from_json_schema / from_grammar to build one from a constraint"
             )
         self.source = source
