@@ -16,6 +16,9 @@ Measured (wall-clock, milliseconds unless said otherwise; printed as markdown ta
   transition cards are shown;
 - the live CFG guide (the fastest CFG guide available, arithmetic grammar) built and its first step's
   allowed tokens computed on GPT-2.
+- side by side with web-xgrammar (npm @mlc-ai/web-xgrammar, xgrammar in WebAssembly) in the same
+  Chromium: JSON Schemas and the JSON grammar compiled to the first token mask, and the mask after
+  each token of a compact instance (`--peers-only` runs just this).
 Targets from the issue: ready <= 4 s, url regex <= 0.5 s, large index interactive <= 2 s.
 """
 
@@ -141,11 +144,157 @@ def player_open(browser, url: str, path: Path) -> float:
     return elapsed
 
 
+# ------------------------------------------------------------------------------------------ peers
+
+PEER_SCHEMAS = {
+    "person": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+               "required": ["name", "age"], "additionalProperties": False},
+    "order": {"type": "object", "properties": {
+        "id": {"type": "integer"}, "items": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}, "qty": {"type": "integer"}}, "required": ["sku", "qty"], "additionalProperties": False}},
+        "paid": {"type": "boolean"}}, "required": ["id", "items", "paid"], "additionalProperties": False},
+}
+PEER_INSTANCES = {
+    "person": {"name": "Ada Lovelace", "age": 36},
+    "order": {"id": 1234, "items": [{"sku": "A-17", "qty": 2}, {"sku": "B-2", "qty": 10}], "paid": True},
+}
+
+XGRAMMAR_PAGE = """<!doctype html><meta charset="utf-8"><title>web-xgrammar bench</title>
+<script src="xgrammar.js"></script>
+<script>
+window.benchXgrammar = async (tokens, eos, jobs) => {
+  const xg = window.xgrammar, out = {};
+  let t = performance.now();
+  const info = await xg.TokenizerInfo.createTokenizerInfo(tokens, 'byte_level', false, tokens.length, [eos]);
+  const compiler = await xg.GrammarCompiler.createGrammarCompiler(info);
+  out.tokenizer_ms = performance.now() - t;
+  for (const job of jobs) {
+    t = performance.now();
+    const compiled = job.schema ? await compiler.compileJSONSchema(job.schema, false, -1, [',', ':'])  // -1: no indent (compact), as tokenguide's default
+                                : await compiler.compileBuiltinJSONGrammar();
+    const matcher = await xg.GrammarMatcher.createGrammarMatcher(compiled);
+    let mask = await matcher.getNextTokenBitmask();
+    const first = performance.now() - t;
+    let maskTime = 0, rejected = null;
+    for (const [k, id] of job.path.entries()) {
+      if (!matcher.acceptToken(id)) { rejected = k; break; }
+      const m0 = performance.now();
+      mask = await matcher.getNextTokenBitmask();
+      maskTime += performance.now() - m0;
+    }
+    out[job.name] = { first_mask_ms: first, per_token_ms: maskTime / job.path.length, rejected };
+    matcher.dispose(); compiled.dispose();
+  }
+  return out;
+};
+</script>"""
+
+TOKENGUIDE_CODE = """
+import json, time
+from array import array
+from tokenguide import Guide
+from tokenguide.vocabulary import Tokenizer
+from tokenguide import grammars
+vocab = await gpt2()
+from tokenguide.index import prepare_vocabulary
+t = time.perf_counter()
+prepare_vocabulary(vocab)
+out = {"vocabulary_ms": (time.perf_counter() - t) * 1000}
+jobs = json.loads(JOBS)
+for job in jobs:
+    t = time.perf_counter()
+    guide = Guide.from_json_schema(json.dumps(job["schema"]), vocab) if job["schema"] else Guide.from_grammar(grammars.load("json"), vocab)
+    mask = array("i", bytes(4 * ((vocab.vocab_size + 31) // 32)))
+    guide.write_mask_into(mask)
+    first = time.perf_counter() - t
+    spent = 0.0
+    for token in job["path"]:
+        guide.advance(token)
+        t = time.perf_counter()
+        guide.write_mask_into(mask)
+        spent += time.perf_counter() - t
+    out[job["name"]] = {"first_mask_ms": first * 1000, "per_token_ms": spent * 1000 / len(job["path"])}
+print("RESULT " + json.dumps(out))
+"""
+
+
+def greedy_path(text: str, vocab) -> list[int]:
+    """Token ids spelling `text`, longest token first (GPT-2 has every byte, so this always succeeds)."""
+    data, out, pos = text.encode(), [], 0
+    by_bytes = {b: ids[0] for b, ids in vocab.tokens.items()}
+    longest = max(map(len, by_bytes))
+    while pos < len(data):
+        for size in range(min(longest, len(data) - pos), 0, -1):
+            token = by_bytes.get(data[pos:pos + size])
+            if token is not None:
+                out.append(token)
+                pos += size
+                break
+    return out
+
+
+def peers_side_by_side(browser, url: str) -> None:
+    """web-xgrammar (WebAssembly) and tokenguide (Pyodide, in the app's worker) in the same Chromium:
+    JSON Schema / JSON grammar compiled to the first token mask, then the mask after each token of a
+    compact instance (the same GPT-2 token ids for both)."""
+    xg_lib = ROOT / "web/node_modules/@mlc-ai/web-xgrammar/lib/index.js"
+    if not xg_lib.is_file():
+        print("\n(web-xgrammar is not installed: npm ci in web/)")
+        return
+    vocab = Vocabulary.from_file(GPT2)
+    encoder = json.loads(GPT2.read_text())
+    tokens = [t for t, _ in sorted(encoder.items(), key=lambda kv: kv[1])]
+    jobs = []
+    for name, schema in PEER_SCHEMAS.items():
+        text = json.dumps(PEER_INSTANCES[name], separators=(",", ":"))
+        jobs.append({"name": f"schema {name}", "schema": schema, "path": greedy_path(text, vocab)})
+    text = json.dumps(PEER_INSTANCES["order"], separators=(",", ":"))
+    jobs.append({"name": "JSON grammar", "schema": None, "path": greedy_path(text, vocab)})
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "xg.html").write_text(XGRAMMAR_PAGE)
+        (Path(tmp) / "xgrammar.js").write_bytes(xg_lib.read_bytes())
+        server, xg_url = build.start_server(tmp)
+        context = browser.new_context(service_workers="block")
+        page = context.new_page()
+        page.goto(xg_url + "xg.html")
+        xg = page.evaluate("([t, e, j]) => benchXgrammar(t, e, j.map((x) => ({...x, schema: x.schema && JSON.stringify(x.schema)})))",
+                           [tokens, vocab.eos_token_id, jobs])
+        context.close()
+        server.shutdown()
+
+    context = browser.new_context(service_workers="block")
+    page = context.new_page()
+    page.goto(url + "playground.html")
+    wait_state(page, "ready")
+    page.get_by_test_id("editor").fill(f"JOBS = {json.dumps(json.dumps(jobs))}\n" + TOKENGUIDE_CODE)
+    mark(page)
+    page.get_by_test_id("run-button").click()
+    wait_state(page, "done", "error")
+    output = page.get_by_test_id("output").text_content()
+    context.close()
+    line = next((ln for ln in output.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None:
+        raise RuntimeError(f"tokenguide run failed:\n{output}")
+    tg = json.loads(line[len("RESULT "):])
+    print("\n## Side by side in Chromium: web-xgrammar (WebAssembly) and tokenguide (Pyodide), GPT-2\n")
+    print(f"Once per vocabulary: web-xgrammar TokenizerInfo + GrammarCompiler {xg['tokenizer_ms']:,.0f} ms; "
+          f"tokenguide prepare_vocabulary {tg['vocabulary_ms']:,.0f} ms.\n")
+    print("| constraint | tokens | web-xgrammar compile to first mask, ms | tokenguide, ms | web-xgrammar per-token mask, ms | tokenguide, ms |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for job in jobs:
+        a, b = xg[job["name"]], tg[job["name"]]
+        note = f" (xgrammar rejected token {a['rejected']})" if a.get("rejected") is not None else ""
+        print(f"| {job['name']}{note} | {len(job['path'])} | {a['first_mask_ms']:,.1f} | {b['first_mask_ms']:,.1f} | "
+              f"{a['per_token_ms']:,.3f} | {b['per_token_ms']:,.3f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="cold loads to time (median shown)")
     parser.add_argument("--skip-player", action="store_true")
     parser.add_argument("--skip-cfg", action="store_true")
+    parser.add_argument("--peers-only", action="store_true", help="only web-xgrammar and tokenguide side by side")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -157,6 +306,11 @@ def main() -> None:
         if exe:
             launch["executable_path"] = exe
         browser = p.chromium.launch(**launch)
+        if args.peers_only:
+            peers_side_by_side(browser, url)
+            browser.close()
+            server.shutdown()
+            return
 
         runs = [cold_ready(browser, url) for _ in range(args.runs)]
         print(f"## Start-up (cold, median of {args.runs})\n")
@@ -186,6 +340,8 @@ def main() -> None:
             print(f"\nLive CFG guide ({page.get_by_test_id('guide-desc').text_content()}, arithmetic grammar, GPT-2): "
                   f"start + first step {took:,.0f} ms")
         context.close()
+
+        peers_side_by_side(browser, url)
 
         if not args.skip_player:
             with tempfile.TemporaryDirectory() as tmp:

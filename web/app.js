@@ -8,6 +8,7 @@
 //   js/handover.js       Download and Open in the player
 //   js/live_guide.js     stepping through a RegexGuide / CFGGuide
 //   js/token_grid.js     the virtualized token grid
+//   js/share.js          the inputs in the URL's hash (a link reopens the same build)
 //   js/ui.js             elements and message helpers
 
 import { ui, setState, setStatus, showError } from './js/ui.js';
@@ -17,6 +18,7 @@ import { VocabularyChoice, BUNDLED } from './js/vocabulary.js';
 import { Builder } from './js/builder.js';
 import { bindHandover } from './js/handover.js';
 import { LiveGuide } from './js/live_guide.js';
+import { restoreState, bindState } from './js/share.js';
 
 const client = new WorkerClient(new URL('./worker.js', import.meta.url));
 const vocabulary = new VocabularyChoice(client);
@@ -35,13 +37,30 @@ function updateButtons() {
 }
 tasks.onChange(updateButtons);
 
-client.on('status', setStatus);
+// Start-up: a bar and the phase in progress (runtime, package, import, vocabulary), with the time
+// each phase ended kept in <body data-startup-marks> (ms since navigation start, for benchmarks).
+const startupMarks = {};
+function startupPhase(phase) {
+  const bar = document.getElementById('startup-progress');
+  if (!bar) return;
+  bar.value = phase;
+  for (const li of document.querySelectorAll('#startup-phases li')) {
+    const p = Number(li.dataset.phase);
+    li.classList.toggle('done', p < phase);
+    li.classList.toggle('now', p === phase);
+    if (p < phase && !(li.dataset.phase in startupMarks)) startupMarks[li.dataset.phase] = Math.round(performance.now());
+  }
+  ui.body.dataset.startupMarks = JSON.stringify(startupMarks);
+  if (phase >= 4) document.getElementById('startup').hidden = true;
+}
+client.on('status', (text, msg) => { setStatus(text); if (msg && msg.phase !== undefined) startupPhase(msg.phase); });
 client.on('ready', (msg) => {
   ui.body.dataset.pythonReadyMs = performance.now().toFixed(0); // since navigation start (for benchmarks)
   ui.body.dataset.workerMarks = JSON.stringify(msg.marks || {});
   setStatus(`Python ready in ${msg.seconds.toFixed(1)} s; preparing the vocabulary…`);
   tasks.setReady(true);
-  guide.loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
+  startupPhase(3);
+  if (ui.guideGrammarSelect.value) guide.loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
   vocabulary.loadNow();
 });
 client.on('fatal', (message) => {
@@ -55,6 +74,15 @@ vocabulary.bind();
 builder.bind();
 bindHandover();
 guide.bind();
+const shared = restoreState();
+guide.showKind();
+if (shared.hadState && shared.vocab !== 'gpt2') {
+  ui.vocabInfo.textContent = `This link was made with the vocabulary ${shared.vocab}: pick that file (the bundled GPT-2 is used until then).`;
+  ui.vocabInfo.dataset.wanted = shared.vocab;
+}
+if (shared.hadState && shared.eos) vocabulary.autoEos = null;   // an EOS chosen in the link is the user's choice
+bindState(vocabulary)();
+vocabulary.onReady = () => startupPhase(4);
 updateButtons();
 client.init([BUNDLED.url]);
 

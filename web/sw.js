@@ -10,7 +10,7 @@ const CACHE = 'tokenguide-v1';
 const SHELL = [
   './', 'index.html', 'app.js', 'worker.js', 'style.css', 'playground.html', 'player.html',
   'js/ui.js', 'js/worker_client.js', 'js/tasks.js', 'js/vocabulary.js', 'js/builder.js', 'js/handover.js',
-  'js/live_guide.js', 'js/token_grid.js', 'js/playground.js',
+  'js/live_guide.js', 'js/token_grid.js', 'js/playground.js', 'js/share.js',
   'pyodide/pyodide.mjs', 'pyodide/pyodide.asm.mjs', 'pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
   'pyodide/pyodide-lock.json', 'vocab/gpt2-vocab.json',
 ];

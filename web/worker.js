@@ -45,7 +45,7 @@ async function init(msg) {
       const p = fetch(new URL(url, self.location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null);
       prefetched.set(url, p);
     }
-    post({ type: 'status', text: 'Loading the Python runtime…' });
+    post({ type: 'status', text: 'Loading the Python runtime…', phase: 0 });
     const indexURL = new URL('./pyodide/', import.meta.url).href;
     pyodide = await loadPyodide({ indexURL });
     marks.pyodide = performance.now() - t0;
@@ -53,7 +53,7 @@ async function init(msg) {
       interrupt = new Int32Array(msg.cancelBuffer);
       pyodide.setInterruptBuffer(interrupt);
     }
-    post({ type: 'status', text: 'Loading tokenguide…' });
+    post({ type: 'status', text: 'Loading tokenguide…', phase: 1 });
     const errors = [];
     await pyodide.loadPackage(['tokenguide'], {
       messageCallback: () => {},
@@ -61,6 +61,7 @@ async function init(msg) {
     });
     if (errors.length) throw new Error(`could not load the tokenguide package: ${errors.join('; ')}`);
     marks.packages = performance.now() - t0;
+    post({ type: 'status', text: 'Importing tokenguide…', phase: 2 });
     bridge = pyodide.pyimport('tokenguide._web_bridge');
     marks.imported = performance.now() - t0;
     post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks });

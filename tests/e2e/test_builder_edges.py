@@ -236,3 +236,47 @@ def test_why_not_this_token_in_the_live_guide(page):
     expect(box).to_contain_text("The parser expects one of:", timeout=BUILD_TIMEOUT_MS)
     expect(box).to_contain_text("LBRACE")
     expect(box).to_contain_text('the character "c" at position 0 fails')
+
+
+def test_the_url_reopens_the_same_build(page, browser, tmp_path):
+    """The builder's inputs live in the URL: a link opens a page with the same inputs and build."""
+    page.locator("#source-regex").check()
+    page.get_by_test_id("regex-input").fill(r"\d{2}-[a-z]")
+    page.get_by_test_id("ascii-option").check()
+    page.get_by_test_id("max-states").fill("5000")
+    page.get_by_test_id("name-input").fill("shared")
+    page.get_by_test_id("guide-kind-cfg").check()
+    page.get_by_test_id("guide-grammar-select").select_option("csv")
+    try:
+        page.wait_for_function("() => location.hash.includes('name=shared') && location.hash.includes('grammar=csv')")
+        link = page.url
+        assert build(page, r"\d{2}-[a-z]") == "done"
+        with page.expect_download() as first:
+            page.get_by_test_id("download-button").click()
+        first_bytes = open(first.value.path(), "rb").read()
+    finally:
+        page.get_by_test_id("ascii-option").uncheck()
+        page.get_by_test_id("max-states").fill("100000")
+        page.get_by_test_id("name-input").fill("index")
+    context, attempted = guarded_context(browser)
+    other = context.new_page()
+    other.goto(link)
+    assert wait_state(other, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
+    assert other.get_by_test_id("regex-input").input_value() == r"\d{2}-[a-z]"
+    assert other.get_by_test_id("ascii-option").is_checked()
+    assert other.get_by_test_id("max-states").input_value() == "5000"
+    assert other.get_by_test_id("name-input").input_value() == "shared"
+    assert other.get_by_test_id("guide-grammar-select").input_value() == "csv"
+    assert other.get_by_test_id("guide-kind-cfg").is_checked()
+    assert build(other, r"\d{2}-[a-z]") == "done"
+    with other.expect_download() as second:
+        other.get_by_test_id("download-button").click()
+    assert second.value.suggested_filename == "shared.outlines"
+    assert open(second.value.path(), "rb").read() == first_bytes
+    # a link made with a vocabulary file names it
+    other.goto(link.replace("vocab=gpt2", "vocab=tokenizer.json"))
+    other.reload()
+    assert wait_state(other, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
+    expect(other.get_by_test_id("vocab-info")).to_contain_text("This link was made with tokenizer.json")
+    context.close()
+    check_offline(attempted)

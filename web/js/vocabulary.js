@@ -16,6 +16,7 @@ export class VocabularyChoice {
     this.infoFor = null;       // the source key + EOS choice `info` was loaded for
     this.autoEos = null;       // the EOS text the page filled in itself (treated as "guess")
     this.pending = false;      // a vocabulary was chosen while the worker was busy
+    this.onChange = null;      // called when another vocabulary is chosen (the URL state follows)
   }
 
   eosChoice() {
@@ -58,7 +59,8 @@ export class VocabularyChoice {
   show(info) {
     const how = info.decoding ? `, ${info.decoding} tokens` : '';
     ui.vocabInfo.textContent = `${this.source.label}: ${fmt(info.num_tokens)} ordinary tokens, vocab size ${fmt(info.vocab_size)}${how}` +
-      (info.reused ? ' (already prepared)' : `, read and prepared in ${secs(info.seconds)}`);
+      (info.reused ? ' (already prepared)' : `, read and prepared in ${secs(info.seconds)}`) +
+      (ui.vocabInfo.dataset.wanted && !this.source.file ? `. This link was made with ${ui.vocabInfo.dataset.wanted}: pick that file to build the same index.` : '');
     const eosText = info.eos_token ?? String(info.eos_token_id);
     if (this.eosChoice() === null) {
       ui.eos.value = eosText;
@@ -84,7 +86,10 @@ export class VocabularyChoice {
     await tasks.run(async () => {
       try {
         await this.ensure((stage) => setStatus(`${stage}…`));
-        if (!ui.body.dataset.readyMs) ui.body.dataset.readyMs = performance.now().toFixed(0);
+        if (!ui.body.dataset.readyMs) {
+          ui.body.dataset.readyMs = performance.now().toFixed(0);
+          this.onReady?.();
+        }
         setState('ready');
         setStatus('Ready');
       } catch (err) {
@@ -120,6 +125,7 @@ export class VocabularyChoice {
 
   choose(source) {
     this.source = source;
+    this.onChange?.();
     this.info = null;
     this.infoFor = null;
     ui.eos.value = '';

@@ -19,7 +19,7 @@ export class WorkerClient {
   on(type, fn) { this.handlers[type] = fn; }
 
   dispatch(msg) {
-    if (msg.type in this.handlers && msg.id === undefined) { this.handlers[msg.type](msg.type === 'status' ? msg.text : msg.type === 'fatal' ? msg.message : msg); return; }
+    if (msg.type in this.handlers && msg.id === undefined) { this.handlers[msg.type](msg.type === 'status' ? msg.text : msg.type === 'fatal' ? msg.message : msg, msg); return; }
     const entry = this.pending.get(msg.id);
     if (!entry) return;
     if (msg.type === 'progress') { entry.onProgress?.(msg.stage, msg.done, msg.total); return; }
