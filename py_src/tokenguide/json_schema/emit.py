@@ -9,8 +9,6 @@ Objects are written by `objects.py` and oneOf disjointness is decided by `one_of
 from __future__ import annotations
 
 import itertools
-import json
-import math
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
@@ -22,7 +20,7 @@ from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types
 from .numbers import integer_regex, number_regex
 from .patterns import PatternError, pattern_to_string_body
 from .text import (BOOLEAN, MAX_BRANCHES, MAX_REGEX_CHARS, NULL, NUMBER, STRING, STRING_CHAR, alt, canon, cat,
-                   compact, group, json_type_of, lit, nesting, not_in_keys, opt, rep)
+                   compact, group, json_literal, json_type_of, nesting, not_in_keys, opt, rep)
 
 __all__ = ["Emitter"]
 
@@ -210,32 +208,7 @@ class Emitter:
 
     def literal(self, v: Any) -> str | None:
         """Regex for the JSON text of `v` (numbers: every plain spelling of the same value)."""
-        ws = self.ws
-        if v is None or isinstance(v, bool):
-            return json.dumps(v)
-        if isinstance(v, int):
-            return lit(str(v)) + r"(?:\.0+)?"
-        if isinstance(v, float):
-            if not math.isfinite(v):
-                return None  # not JSON
-            text = json.dumps(v)
-            if "e" in text or "E" in text:
-                return lit(text)
-            if v.is_integer():
-                return lit(str(int(v))) + r"(?:\.0+)?"
-            return lit(text) + "0*"
-        if isinstance(v, str):
-            return lit(json.dumps(v, ensure_ascii=False))
-        if isinstance(v, list):
-            if not v:
-                return rf"\[{ws}\]"
-            return rf"\[{ws}" + f"{ws},{ws}".join(self.literal(x) for x in v) + rf"{ws}\]"
-        if isinstance(v, dict):
-            if not v:
-                return rf"\{{{ws}\}}"
-            items = [lit(json.dumps(k, ensure_ascii=False)) + f"{ws}:{ws}" + self.literal(x) for k, x in v.items()]
-            return rf"\{{{ws}" + f"{ws},{ws}".join(items) + rf"{ws}\}}"
-        raise UnsupportedSchemaError(f"enum value of type {type(v).__name__}", "enum", "#")
+        return json_literal(v, self.ws)
 
     # ---- free-form values --------------------------------------------------------------------
     def any_value(self, depth: int) -> str:

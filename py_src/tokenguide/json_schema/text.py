@@ -7,8 +7,10 @@ lookaround, backreferences or anchors). `None` stands for the empty language thr
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+from ..errors import UnsupportedSchemaError
 from ..regex import ranges as R
 
 # One character of a JSON string body in canonical json.dumps(ensure_ascii=False) escaping.
@@ -330,3 +332,32 @@ def nesting(v: Any) -> int:
     if isinstance(v, dict):
         return 1 + max((nesting(x) for x in v.values()), default=0)
     return 0
+
+
+def json_literal(v: Any, ws: str) -> str | None:
+    """Regex for the JSON text of `v` with whitespace `ws` (numbers: every plain spelling of the value)."""
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
+    if isinstance(v, int):
+        return lit(str(v)) + r"(?:\.0+)?"
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return None  # not JSON
+        text = json.dumps(v)
+        if "e" in text or "E" in text:
+            return lit(text)
+        if v.is_integer():
+            return lit(str(int(v))) + r"(?:\.0+)?"
+        return lit(text) + "0*"
+    if isinstance(v, str):
+        return lit(json.dumps(v, ensure_ascii=False))
+    if isinstance(v, list):
+        if not v:
+            return rf"\[{ws}\]"
+        return rf"\[{ws}" + f"{ws},{ws}".join(json_literal(x, ws) for x in v) + rf"{ws}\]"
+    if isinstance(v, dict):
+        if not v:
+            return rf"\{{{ws}\}}"
+        items = [lit(json.dumps(k, ensure_ascii=False)) + f"{ws}:{ws}" + json_literal(x, ws) for k, x in v.items()]
+        return rf"\{{{ws}" + f"{ws},{ws}".join(items) + rf"{ws}\}}"
+    raise UnsupportedSchemaError(f"enum value of type {type(v).__name__}", "enum", "#")
