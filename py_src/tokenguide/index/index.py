@@ -23,6 +23,7 @@ from ..errors import ArgumentError, BuildCancelled, IncompatibleVocabularyError,
 from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
 from ..vocabulary import require_vocabulary
 from .files import IndexFiles
+from .queries import IndexQueries
 from .bitsets import ByteLRU, codes_of, mask_to_bytes, transitions_from_codes
 from .trie import prepare_vocabulary
 from .walker import TrieWalker, class_trie
@@ -47,7 +48,7 @@ def _check_build(where: str, regex: Any, vocabulary: Any, ascii: Any, max_states
     check_callable(where, "should_cancel", cancel)
 
 
-class Index(IndexFiles):
+class Index(IndexFiles, IndexQueries):
     """Allowed tokens and transitions for a regex and a vocabulary.
 
     Every final state carries an `eos -> same state` transition, as in outlines-core.
@@ -293,18 +294,6 @@ class Index(IndexFiles):
     def eos_token_id(self) -> int:
         return self._eos
 
-    def get_initial_state(self) -> int:
-        return self._initial
-
-    def get_final_states(self) -> set[int]:
-        return set(self._finals)
-
-    def get_vocab_size(self) -> int:
-        return self._vocab_size
-
-    def get_eos_token_id(self) -> int:
-        return self._eos
-
     def is_final_state(self, state: int) -> bool:
         if type(state) is not int:
             state = check_int("Index.is_final_state", "state", state)
@@ -417,15 +406,6 @@ class Index(IndexFiles):
         cache.put(state, packed)
         return packed
 
-    def get_allowed_tokens(self, state: int) -> list[int] | None:
-        """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""
-        if type(state) is not int:
-            state = check_int("Index.get_allowed_tokens", "state", state)
-        try:
-            return self.state_transitions(state)[0].tolist()
-        except KeyError:
-            return None
-
     def get_next_state(self, state: int, token_id: int) -> int | None:
         """The state after `token_id`, or None when the token is not allowed there."""
         if type(token_id) is not int or token_id < 0 or token_id > _MAX_U32:  # unknown u32 ids: None
@@ -455,15 +435,6 @@ class Index(IndexFiles):
             return nexts[i]
         return None
 
-    def get_transitions(self) -> dict[int, dict[int, int]]:
-        """Every transition as {state: {token_id: next_state}} (built on demand; can be large)."""
-        out = {}
-        for s in self._state_list():
-            tokens, nexts = self.state_transitions(s)
-            if tokens:
-                out[s] = dict(zip(tokens, nexts))
-        return out
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Index):
             return NotImplemented
@@ -478,9 +449,3 @@ class Index(IndexFiles):
         return all(self.state_transitions(s) == other.state_transitions(s) for s in self._states)
 
     __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"Index(states={self.num_states}, transitions={self.num_transitions}, "
-            f"finals={sorted(self._finals)[:8]}, vocab_size={self._vocab_size}, eos={self._eos})"
-        )
