@@ -81,7 +81,7 @@ def check_walks(guide: FastCFGGuide, rng: random.Random, walks: int, steps: int)
         state = guide.initial_state
         for _ in range(steps):
             fast = guide.allowed_token_ids(state)
-            assert fast == reference_allowed(guide, state, guide._candidates), state.text
+            assert fast == reference_allowed(guide, state, guide.candidate_ids), state.text
             compared += 1
             if not fast or fast == [guide.eos_token_id]:
                 break
@@ -185,7 +185,7 @@ def subset_generation(guide, tok, rng, *, steps, subset):
     state = guide.initial_state
     for _ in range(steps):
         fast = guide.allowed_token_ids(state)
-        candidates = set(rng.sample(guide._candidates, subset)) | set(structural) | {guide.eos_token_id}
+        candidates = set(rng.sample(guide.candidate_ids, subset)) | set(structural) | {guide.eos_token_id}
         candidates |= set(rng.sample(fast, min(len(fast), 200)))
         candidates = sorted(candidates)
         expected = reference_allowed(guide, state, candidates)
@@ -258,7 +258,7 @@ def test_after_tokens_ending_inside_utf8(which, request):
     assert lead not in guide.allowed_token_ids(guide.initial_state)  # the text must start with "["
     special = sorted(ids[0] for data, ids in vocab.tokens.items() if 0x80 <= data[0] <= 0xBF or split_utf8(data) is None)
     for token in [lead] + rng.sample(ends_inside, min(6, len(ends_inside))):
-        candidates = sorted(set(special) | set(rng.sample(guide._candidates, 500)) | {vocab.tokens[b'"'][0]})
+        candidates = sorted(set(special) | set(rng.sample(guide.candidate_ids, 500)) | {vocab.tokens[b'"'][0]})
         for state in (opening, guide.initial_state):
             if token not in guide.allowed_token_ids(state):
                 continue
@@ -281,7 +281,7 @@ def test_whole_vocabulary_at_a_few_steps(which, request):
     for step, token in enumerate(greedy_tokens(vocab, '{"a": [1, -0.5e3, true], "b c": "x\\"y", "d": null}')):
         if step in (0, 1, 2, 3, 5, 8, 13):
             fast = guide.allowed_token_ids(state)
-            assert fast == reference_allowed(guide, state, guide._candidates), state.text
+            assert fast == reference_allowed(guide, state, guide.candidate_ids), state.text
             checked += 1
         state = guide.get_next_state(state, token)
     assert guide.can_terminate_state(state) and checked == 7
@@ -290,7 +290,7 @@ def test_whole_vocabulary_at_a_few_steps(which, request):
     if held and inside is not None:
         token = next(t for t in held if t in guide.allowed_token_ids(inside))
         after = guide.get_next_state(inside, token)
-        assert guide.allowed_token_ids(after) == reference_allowed(guide, after, guide._candidates)
+        assert guide.allowed_token_ids(after) == reference_allowed(guide, after, guide.candidate_ids)
 
 
 def greedy_tokens(vocab: Vocabulary, text: str) -> list[int]:

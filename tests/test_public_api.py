@@ -217,6 +217,15 @@ def _tables() -> dict[str, list]:
         (lambda o: tokenguide.build_regex_from_schema({}, lenient="no"), ["lenient"]),
     ]
 
+    t["compile_json_schema"] = [
+        *[(lambda o, v=v: tokenguide.compile_json_schema(v), ["schema"]) for v in [None, 5, "{", [1]]],
+        *[(lambda o, v=v: tokenguide.compile_json_schema({}, v), ["whitespace_pattern"]) for v in [5, "(", b" "]],
+        *[(lambda o, v=v: tokenguide.compile_json_schema({}, None, v), ["max_recursion_depth"])
+          for v in [-1, "3", 1.5, None]],
+        *[(lambda o, v=v: tokenguide.compile_json_schema({}, path=v), ["path"]) for v in ["fast", 1, None]],
+        (lambda o: tokenguide.compile_json_schema({}, lenient="no"), ["lenient"]),
+    ]
+
     t["Vocabulary"] = [
         *[(lambda o, v=v: Vocabulary(v, {"a": 0}), ["eos_token_id"]) for v in ["1", 1.5, None, -1, 2**40]],
         *[(lambda o, v=v: Vocabulary(1, v), ["mapping"]) for v in [None, [("a", 0)], "a"]],

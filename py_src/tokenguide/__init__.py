@@ -40,6 +40,7 @@ _LAZY = {
     "CFGGuide": ("guides.cfg", "CFGGuide"),
     "ReferenceCFGGuide": ("guides.cfg", "ReferenceCFGGuide"),
     "build_regex_from_schema": ("json_schema", "build_regex_from_schema"),
+    "compile_json_schema": ("json_schema", "compile_json_schema"),
 }
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "Write",
     "__version__",
     "build_regex_from_schema",
+    "compile_json_schema",
 ]
 
 

@@ -380,7 +380,7 @@ class _GuideSession:
             # the reference CFGGuide tries every token: do it in chunks, yielding in between, so the
             # page sees progress and can stop a long step
             guide = self.guide
-            candidates = guide._candidates
+            candidates = guide.candidate_ids
             state = self.state
             found = []
             total = len(candidates)

@@ -294,11 +294,6 @@ class Index(IndexFiles, IndexQueries):
     def eos_token_id(self) -> int:
         return self._eos
 
-    def is_final_state(self, state: int) -> bool:
-        if type(state) is not int:
-            state = check_int("Index.is_final_state", "state", state)
-        return state in self._finals
-
     def states(self) -> list[int]:
         """Every state of the index, ascending."""
         return list(self._state_list())

@@ -34,6 +34,11 @@ class IndexQueries:
     def get_eos_token_id(self) -> int:
         return self.eos_token_id
 
+    def is_final_state(self, state: int) -> bool:
+        if type(state) is not int:
+            state = check_int("Index.is_final_state", "state", state)
+        return state in self.final_states
+
     def get_allowed_tokens(self, state: int) -> list[int] | None:
         """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""
         if type(state) is not int:

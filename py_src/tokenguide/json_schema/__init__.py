@@ -195,7 +195,9 @@ def compile_json_schema(
     """
     schema = load_schema(schema)
     if path not in ("auto", "regex", "grammar"):
-        raise ValueError(f"path must be 'auto', 'regex' or 'grammar', not {path!r}")
+        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex' or 'grammar', got {path!r}")
+    max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)
+    lenient = check_bool("compile_json_schema", "lenient", lenient)
     if path == "regex":
         return CompiledSchema("regex", "requested", regex=build_regex_from_schema(
             schema, whitespace_pattern, max_recursion_depth, lenient=lenient))

@@ -132,7 +132,6 @@ class ReferenceCFGGuide(BaseGuide):
         self.start_state = self.initial_state
         self._alone_text: dict[int, str] = {}
         self.candidate_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} | {self.eos_token_id})
-        self._candidates = self.candidate_ids  # older name, kept for callers
 
     # -- lexing a growing text ------------------------------------------------------------------
     def accepted_terminals(self, parser_state) -> frozenset:
