@@ -139,20 +139,7 @@ def build_regex_from_schema(
     schema = load_schema(schema)
     max_recursion_depth = check_int("build_regex_from_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("build_regex_from_schema", "lenient", lenient)
-    norm = Normalizer(schema, max_recursion_depth, lenient)
-    em = Emitter(norm, whitespace_regex(whitespace_pattern))
-    try:
-        out = em.value(schema, "#")
-    except RecursionError:
-        raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
-    if norm.ignored:
-        listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-        warnings.warn(f"build_regex_from_schema ignored keywords it cannot express: {listed}", stacklevel=2)
-    if out is None:
-        raise empty_schema_error(norm)
-    if len(out) > MAX_REGEX_CHARS:
-        raise UnsupportedSchemaError(f"the regex would be {len(out):,} characters long", None, "#")
-    return out
+    return _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "build_regex_from_schema")[0]
 
 
 def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
@@ -215,7 +202,7 @@ def compile_json_schema(
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient)
+            regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema")
     except UnsupportedSchemaError as exc:
         if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
             raise
@@ -229,10 +216,9 @@ def compile_json_schema(
     return CompiledSchema("regex", reason, regex=regex)
 
 
-def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool) -> tuple[str, bool]:
-    """The regex path, and whether the regex has depth-limited free-form values."""
-    if not isinstance(depth, int) or depth < 0:
-        raise ValueError("max_recursion_depth must be a non-negative integer")
+def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool, caller: str) -> tuple[str, bool]:
+    """The regex path (arguments already checked by `caller`), and whether the regex has
+    depth-limited free-form values."""
     norm = Normalizer(schema, depth, lenient)
     em = Emitter(norm, whitespace_regex(whitespace_pattern))
     try:
@@ -241,7 +227,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
         raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
+        warnings.warn(f"{caller} ignored keywords it cannot express: {listed}", stacklevel=3)
     if out is None:
         raise empty_schema_error(norm)
     if len(out) > MAX_REGEX_CHARS:
@@ -308,5 +294,5 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool) -> tupl
     root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient)
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
+        warnings.warn(f"{caller} ignored keywords it cannot express: {listed}", stacklevel=3)
     return grammar_from_placeholders(root, sink), sink
