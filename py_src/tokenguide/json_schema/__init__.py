@@ -294,5 +294,5 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool) -> tupl
     root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient)
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-        warnings.warn(f"{caller} ignored keywords it cannot express: {listed}", stacklevel=3)
+        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
     return grammar_from_placeholders(root, sink), sink

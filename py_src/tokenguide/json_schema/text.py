@@ -1,7 +1,8 @@
 """Regex text helpers for the JSON Schema compiler: regex algebra on strings, JSON lexemes.
 
 Every function here builds Python `re` text that tokenguide's automaton compiler reads (no
-lookaround, backreferences or anchors). `None` stands for the empty language throughout.
+backreferences; lookarounds only as `value_difference`/`value_intersection` spell them).
+`None` stands for the empty language throughout.
 """
 
 from __future__ import annotations
@@ -107,6 +108,28 @@ def _single_class(p: str) -> bool:
             return i == len(p) - 1
         i += 1
     return False
+
+
+#: What may follow a complete JSON value (or key) in the output format: JSON whitespace, a
+#: separator, a closer, or the end of the text. Complete values are prefix-free up to this
+#: set (only numbers extend numbers, by digits, '.', 'e', sign), so a lookahead "B then one
+#: of these" at a value's start holds exactly when the value about to be read is in B.
+VALUE_END = r"(?:[ \t\n\r,:\]}]|\Z)"
+
+
+def value_difference(a: str | None, b: str | None) -> str | None:
+    """Values of `a` that are not values of `b` (both regexes of complete JSON values, whose
+    whitespace only matches JSON whitespace): a negative lookahead of `b` before `a`."""
+    if a is None or b is None:
+        return a
+    return f"(?:(?!(?:{b}){VALUE_END})(?:{a}))"
+
+
+def value_intersection(a: str | None, b: str | None) -> str | None:
+    """Values of both `a` and `b` (regexes of complete JSON values): a lookahead of `b` before `a`."""
+    if a is None or b is None:
+        return None
+    return f"(?:(?=(?:{b}){VALUE_END})(?:{a}))"
 
 
 def opt(p: str | None) -> str:
