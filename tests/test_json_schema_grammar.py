@@ -217,3 +217,20 @@ def test_empty_containers_on_the_grammar_path():
                                    path="grammar").grammar)
     assert accepts(p, '{"a":{ },"b":[ ]}') and accepts(p, '{"a":{},"b":[]}')
     assert not accepts(p, '{"a":{  }}') and not accepts(p, '{"b":[  ]}')
+
+
+def test_grammar_path_lenient_names_what_it_ignored():
+    """path="grammar" with lenient=True warns with the keywords it dropped (it used to fail with
+    a NameError instead of warning)."""
+    import warnings as _w
+
+    schema = {"type": "object", "properties": {"a": {"type": "array", "unevaluatedItems": False}}}
+    with _w.catch_warnings(record=True) as caught:
+        _w.simplefilter("always")
+        out = compile_json_schema(schema, path="grammar", lenient=True)
+    assert out.path == "grammar"
+    messages = [str(w.message) for w in caught]
+    assert any("compile_json_schema ignored" in m and "unevaluatedItems at #/properties/a/unevaluatedItems" in m
+               for m in messages), messages
+    with pytest.raises(UnsupportedSchemaError, match="unevaluatedItems"):
+        compile_json_schema(schema, path="grammar")
