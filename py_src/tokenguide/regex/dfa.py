@@ -7,7 +7,8 @@ trimmed, minimized with Hopcroft's algorithm over byte classes and numbered
 canonically (breadth first, bytes in ascending order), so the result depends only on
 the language, never on hash order.
 
-The automaton accepts a byte string exactly when it is valid UTF-8 and its text is
+Lookaheads and `\\Z` are resolved exactly during subset construction (`threads`). The
+automaton accepts a byte string exactly when it is valid UTF-8 and its text is
 matched by `re.fullmatch(pattern, text)`. Prefixes that stop inside a character lead
 to live states, so partial UTF-8 tokens are handled by the same table.
 """
@@ -21,6 +22,8 @@ from typing import Callable
 from ..errors import StateLimitError
 from . import parser as regex_ast
 from .nfa import NFA, epsilon_closure, estimate_size
+from .partition import atoms, hopcroft
+from .threads import determinize_with_lookaheads
 
 DEFAULT_MAX_STATES = 100_000
 _NFA_LIMIT = 2_000_000
@@ -119,7 +122,13 @@ def compile_tree(
         )
     nfa = NFA()
     start, end = nfa.fragment(tree)
-    char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
+    if nfa.looks or nfa.end_edges:
+        moves, accept, atom_intervals = determinize_with_lookaheads(
+            nfa, start, end, max_states, checkpoint, pattern, MEMORY_BUDGET
+        )
+        char_edges, char_accept = _merge_char_states(moves, accept, atom_intervals, checkpoint)
+    else:
+        char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
     table, accept = _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint)
     return _minimize(table, accept, checkpoint)
 
@@ -137,43 +146,6 @@ def _memory_error(what: str, states: int, pattern: str | None) -> StateLimitErro
         "after an unbounded one multiplies states)",
         pattern,
     )
-
-
-def atoms(nfa: NFA) -> tuple[dict[tuple, list[int]], list[list[tuple[int, int]]]]:
-    """Split code points into atoms: maximal groups that every set of the NFA treats alike.
-
-    Returns, for each distinct set, the atoms it is made of, and each atom's intervals.
-    Subset construction then works on a handful of atoms instead of thousands of ranges.
-    """
-    sets = list({ranges for edges in nfa.edges for ranges, _ in edges})
-    events: list[tuple[int, int]] = []
-    for index, ranges in enumerate(sets):
-        for lo, hi in ranges:
-            events.append((lo, index))
-            events.append((hi + 1, index))
-    events.sort()
-    active: set[int] = set()
-    atom_of: dict[frozenset[int], int] = {}
-    atom_intervals: list[list[tuple[int, int]]] = []
-    members: list[list[int]] = [[] for _ in sets]
-    k = 0
-    while k < len(events):
-        point = events[k][0]
-        while k < len(events) and events[k][0] == point:
-            active ^= {events[k][1]}
-            k += 1
-        if not active or k >= len(events):
-            continue
-        nxt = events[k][0]
-        key = frozenset(active)
-        atom = atom_of.get(key)
-        if atom is None:
-            atom = atom_of[key] = len(atom_intervals)
-            atom_intervals.append([])
-            for index in key:
-                members[index].append(atom)
-        atom_intervals[atom].append((point, nxt - 1))
-    return {ranges: members[i] for i, ranges in enumerate(sets)}, atom_intervals
 
 
 def _determinize(nfa, start, end, max_states, checkpoint, pattern):
@@ -240,7 +212,7 @@ def _merge_char_states(atom_moves, accept, atom_intervals, checkpoint=None):
     sink = n
     trans = [[moves.get(a, sink) for a in range(k)] for moves in atom_moves]
     trans.append([sink] * k)
-    blocks = _hopcroft(trans, {s for s in range(n) if accept[s]}, k, checkpoint)
+    blocks = hopcroft(trans, {s for s in range(n) if accept[s]}, k, checkpoint)
     number: dict[int, int] = {}
     first_of: list[int] = []
     for s in range(n):  # number blocks by first member, so the start state stays 0
@@ -416,7 +388,7 @@ def _minimize(table: list[list[int]], accept: list[bool], checkpoint=None) -> By
     trans = [[new_id.get(t, sink) if t >= 0 else sink for t in rows[s]] for s in keep]
     trans.append([sink] * k)
     finals = {new_id[s] for s in keep if accept[s]}
-    blocks = _hopcroft(trans, finals, k, checkpoint)
+    blocks = hopcroft(trans, finals, k, checkpoint)
     # Canonical numbering: breadth first from the initial block, bytes in ascending order.
     block_of = blocks
     sink_block = block_of[sink]
@@ -450,65 +422,3 @@ def _minimize(table: list[list[int]], accept: list[bool], checkpoint=None) -> By
     new_classes, new_reps = _byte_classes(out_rows)
     table_out = [tuple(row[b] for b in new_reps) for row in out_rows]
     return ByteDFA(new_classes, table_out, final_ids)
-
-
-def _hopcroft(trans: list[list[int]], finals: set[int], k: int, checkpoint=None) -> list[int]:
-    """Partition refinement (Hopcroft); returns the block id of every state.
-
-    The last state is the sink. Every other state can reach acceptance, so the sink is
-    a block of its own from the start and never needs to serve as a splitter: only
-    real edges are ever scanned, which keeps the work proportional to them.
-    """
-    n = len(trans)
-    sink = n - 1
-    preds: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for s in range(sink):
-        row = trans[s]
-        for c in range(k):
-            t = row[c]
-            if t != sink:
-                preds[t].append((c, s))
-    initial = [
-        [s for s in range(sink) if s in finals],
-        [s for s in range(sink) if s not in finals],
-    ]
-    blocks: list[set[int]] = [set(b) for b in initial if b]
-    blocks.append({sink})
-    block_of = [0] * n
-    for i, b in enumerate(blocks):
-        for s in b:
-            block_of[s] = i
-    work = set(range(len(blocks) - 1))
-    work_list = sorted(work)
-    steps = 0
-    while work_list:
-        steps += 1
-        _tick(checkpoint, steps)
-        a = work_list.pop()
-        work.discard(a)
-        by_class: dict[int, list[int]] = {}
-        for t in blocks[a]:
-            for c, s in preds[t]:
-                by_class.setdefault(c, []).append(s)
-        for c in sorted(by_class):
-            x: dict[int, list[int]] = {}
-            for s in by_class[c]:
-                x.setdefault(block_of[s], []).append(s)
-            for y, members in x.items():
-                block = blocks[y]
-                moved = set(members)
-                if len(moved) == len(block):
-                    continue
-                block -= moved
-                new = len(blocks)
-                blocks.append(moved)
-                for s in moved:
-                    block_of[s] = new
-                if y in work:
-                    work.add(new)
-                    work_list.append(new)
-                else:
-                    smaller = y if len(block) <= len(moved) else new
-                    work.add(smaller)
-                    work_list.append(smaller)
-    return block_of

@@ -1,9 +1,16 @@
 """Thompson NFA over code-point sets, built from the parser's tree (one concept, shared by the
-eager minimal DFA in `dfa` and the lazy byte automaton in `lazy`)."""
+eager minimal DFA in `dfa` and the lazy byte automaton in `lazy`).
+
+Lookaheads and `\\Z` add two zero-width edge kinds (only `dfa` follows them, see `looks`): a
+look edge spawns an obligation that the lookahead's body must (not) match a prefix of the rest,
+and an end edge can only be taken at the end of the text.
+"""
 
 from __future__ import annotations
 
 from typing import Iterable
+
+from .ranges import ALL
 
 __all__ = ["NFA", "epsilon_closure", "estimate_size"]
 
@@ -11,8 +18,10 @@ __all__ = ["NFA", "epsilon_closure", "estimate_size"]
 def estimate_size(node: tuple) -> int:
     """Rough number of NFA states the tree expands to (repetitions unrolled), checked before building."""
     kind = node[0]
-    if kind == "chars":
+    if kind in ("chars", "end"):
         return 2
+    if kind == "look":  # the body runs as its own automaton, followed by any text
+        return 6 + estimate_size(node[2])
     if kind in ("seq", "alt"):
         return 2 + sum(estimate_size(n) for n in node[1])
     inner = estimate_size(node[1])
@@ -27,6 +36,11 @@ class NFA:
         self.eps: list[list[int]] = []
         self.edges: list[list[tuple[tuple, int]]] = []
         self.has_empty_set = False  # an empty character set makes some states dead ends
+        #: Lookahead k: (positive, start, end) of its body followed by any text, a fragment of its own;
+        #: a nested lookahead gets a smaller k than the one around it.
+        self.looks: list[tuple[bool, int, int]] = []
+        self.look_edges: dict[int, list[tuple[int, int]]] = {}  # state -> [(lookahead k, target)]
+        self.end_edges: dict[int, list[int]] = {}  # state -> targets reachable only at the end of the text
 
     def new(self) -> int:
         self.eps.append([])
@@ -49,6 +63,16 @@ class NFA:
                 self.eps[cur].append(cs)
                 cur = ce
             return s, cur
+        if kind == "look":
+            bs, be = self.fragment(("seq", [node[2], ("rep", ("chars", ALL), 0, None)]))
+            self.looks.append((bool(node[1]), bs, be))
+            s, e = self.new(), self.new()
+            self.look_edges.setdefault(s, []).append((len(self.looks) - 1, e))
+            return s, e
+        if kind == "end":
+            s, e = self.new(), self.new()
+            self.end_edges.setdefault(s, []).append(e)
+            return s, e
         if kind == "alt":
             s, e = self.new(), self.new()
             if not node[1]:

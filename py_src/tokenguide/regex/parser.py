@@ -4,9 +4,13 @@ The parser is the standard library's own (`re._parser`), so syntax and meaning a
 those of `re`: every class is resolved to code-point ranges with the flags in force
 (`(?i)`, `(?s)`, `(?a)`, scoped flags included). `\\d`, `\\w` and `\\s` come from the pinned
 tables in `unicode_tables` (Unicode 16.0, as Python 3.14's `re`), so every runtime builds the
-same automaton; case-insensitive classes and literals are folded by the running `re`. Constructs that are not regular
-(lookaround, backreferences, `\\b`, conditionals) or that change the language in ways
-an automaton cannot follow (possessive repeats, atomic groups, anchors in the middle)
+same automaton; case-insensitive classes and literals are folded by the running `re`.
+
+Lookaheads `(?=X)` / `(?!X)` are kept, exactly: X must (must not) match some prefix of the rest
+of the text, where `\\Z` inside means the end of the whole text. `\\Z` anywhere is the end of the
+text, and `$` is `(?=\\n?\\Z)` (`(?=\\n|\\Z)` under MULTILINE), as in `re`. Constructs that
+are not regular (lookbehind, backreferences, `\\b`, conditionals) or that change the language in
+ways an automaton cannot follow (possessive repeats, atomic groups, `^` and `\\A` in the middle)
 raise RegexError with their position.
 
 Tree nodes are tuples:
@@ -14,6 +18,8 @@ Tree nodes are tuples:
     ("seq", [node, ...])         concatenation ("seq", []) is the empty string
     ("alt", [node, ...])         alternation
     ("rep", node, lo, hi)        repetition, hi None for unbounded
+    ("look", positive, node)     lookahead: zero width, node (does not) match a prefix of the rest
+    ("end",)                     zero width, only at the end of the whole text
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ IGNORECASE = C.SRE_FLAG_IGNORECASE
 DOTALL = C.SRE_FLAG_DOTALL
 ASCII = C.SRE_FLAG_ASCII
 LOCALE = C.SRE_FLAG_LOCALE
+
+MULTILINE = C.SRE_FLAG_MULTILINE
 
 _START_ANCHORS = {C.AT_BEGINNING, C.AT_BEGINNING_STRING}
 _END_ANCHORS = {C.AT_END, C.AT_END_STRING}
@@ -128,23 +136,34 @@ class _Converter:
             start_here = at_start and i <= first
             end_here = at_end and i >= last
             if op is C.AT:
-                self.anchor(av, at_start and i < first, at_end and i > last)
+                node = self.anchor(av, flags, at_start and i < first, at_end and i > last)
+                if node is not None:
+                    out.append(node)
                 continue
             out.append(self.item(op, av, flags, start_here, end_here))
         if len(out) == 1:
             return out[0]
         return ("seq", out)
 
-    def anchor(self, av: Any, at_start: bool, at_end: bool) -> None:
+    def anchor(self, av: Any, flags: int, at_start: bool, at_end: bool) -> Node | None:
+        """None for an anchor that fullmatch makes redundant, else its zero-width node."""
         if av in _START_ANCHORS and at_start:
-            return
+            return None
         if av in _END_ANCHORS and at_end:
-            return
+            return None
         if av in (C.AT_BOUNDARY, C.AT_NON_BOUNDARY):
             self.fail("a word boundary (\\b or \\B)", ("\\b", "\\B"))
         if av in _START_ANCHORS:
             self.fail("an anchor in the middle of the pattern (^ or \\A)", ("^", "\\A"))
-        self.fail("an anchor in the middle of the pattern ($ or \\Z)", ("$", "\\Z"))
+        if av == C.AT_END_STRING:
+            return END
+        if av == C.AT_END:  # before a final newline, or before any newline under MULTILINE
+            newline = ("chars", ((10, 10),))
+            if flags & MULTILINE:
+                return ("look", True, ("alt", [newline, END]))
+            return ("look", True, ("seq", [("rep", newline, 0, 1), END]))
+        self.fail(f"the anchor {av}", ("$", "\\Z"))
+        raise AssertionError  # unreachable
 
     def item(self, op: Any, av: Any, flags: int, at_start: bool, at_end: bool) -> Node:
         if op is C.LITERAL:
@@ -175,7 +194,11 @@ class _Converter:
         if op is getattr(C, "ATOMIC_GROUP", object()):
             self.fail("an atomic group (?>...)", ("(?>",))
         if op in (C.ASSERT, C.ASSERT_NOT):
-            self.fail("a lookaround assertion", ("(?=", "(?!", "(?<=", "(?<!"))
+            direction, sub = av
+            if direction < 0:
+                self.fail("a lookbehind assertion (?<=...) or (?<!...)", ("(?<=", "(?<!"))
+            body = self.convert(list(sub), flags, at_start, False)
+            return ("look", op is C.ASSERT, body)
         if op is C.GROUPREF:
             self.fail("a backreference", ("(?P=", "\\"))
         if op is C.GROUPREF_EXISTS:
@@ -217,6 +240,22 @@ class _Converter:
 
 
 _NOT_NEWLINE = charset.complement(((10, 10),))
+END: Node = ("end",)
+
+
+def has_lookaround(node: Node) -> bool:
+    """Whether the tree holds a lookahead or an end-of-text node (the automata that need threads)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = n[0]
+        if kind in ("look", "end"):
+            return True
+        if kind in ("seq", "alt"):
+            stack.extend(n[1])
+        elif kind == "rep":
+            stack.append(n[1])
+    return False
 
 _ASCII_CATEGORIES = {
     "DIGIT": ((0x30, 0x39),),

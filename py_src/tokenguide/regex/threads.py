@@ -1,0 +1,347 @@
+"""Subset construction with lookahead obligations: exact `re.fullmatch` for `(?=X)`, `(?!X)`, `\\Z`.
+
+`(?=X)` holds at a position when X matches some prefix of the rest of the text, that is when
+the rest is in X·(any text). So every lookahead body, followed by any text, is determinized
+first (innermost first, over the same code-point atoms) into a minimal `LookDFA`. A state of
+the automaton being built is then a set of threads (NFA state, obligations), an obligation
+being the state a lookahead's DFA has reached on the text read since the thread spawned it:
+
+- a positive obligation is dropped once its DFA accepts every continuation, and kills its
+  thread when its DFA dies; a negative one kills its thread when its DFA accepts every
+  continuation, and is dropped when it dies;
+- at the end of the text a thread accepts when its NFA state reaches the end (through `\\Z`
+  edges and lookaheads that hold on the empty rest), every positive obligation's DFA state is
+  final and no negative one's is.
+
+Obligations only ever constrain, so of two threads on one NFA state whose obligation sets are
+nested, the one with more obligations is dropped (it accepts a subset). The result is an
+ordinary deterministic automaton over atoms, minimized and lowered to bytes by `dfa`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import StateLimitError
+from .nfa import NFA
+from .partition import atoms, hopcroft
+
+__all__ = ["LookDFA", "determinize_with_lookaheads"]
+
+_SHIFT = 32
+_LOW = (1 << _SHIFT) - 1
+_STATE_BYTES = 6_000  # as dfa's estimate per subset state, plus 16 bytes per thread
+_KILL = None
+_Groups = frozenset  # of (obligations frozenset[int], NFA states frozenset[int])
+
+
+class LookDFA:
+    """A lookahead body (followed by any text) as a trimmed, minimized DFA over atoms.
+
+    `table[d][atom]` is the next state, -1 when the body can no longer match; `universal[d]`
+    says that every continuation is accepted from d. `initial` is -1 for an empty language.
+    """
+
+    __slots__ = ("positive", "table", "finals", "universal", "initial")
+
+    def __init__(self, positive: bool, table: list[list[int]], finals: list[bool], initial: int):
+        self.positive = positive
+        self.table = table
+        self.finals = finals
+        self.initial = initial
+        self.universal = _universal(table, finals)
+
+
+def _universal(table: list[list[int]], finals: list[bool]) -> list[bool]:
+    """States from which every atom sequence is accepted (none reaches a dead or non-final state)."""
+    n = len(table)
+    back: list[list[int]] = [[] for _ in range(n)]
+    bad = [not finals[d] for d in range(n)]
+    for d, row in enumerate(table):
+        for t in row:
+            if t < 0:
+                bad[d] = True
+            else:
+                back[t].append(d)
+    stack = [d for d in range(n) if bad[d]]
+    while stack:
+        for p in back[stack.pop()]:
+            if not bad[p]:
+                bad[p] = True
+                stack.append(p)
+    return [not b for b in bad]
+
+
+def determinize_with_lookaheads(
+    nfa: NFA,
+    start: int,
+    end: int,
+    max_states: int,
+    checkpoint: Callable[[], None] | None,
+    pattern: str | None,
+    memory_budget: int,
+) -> tuple[list[dict[int, int]], list[bool], list[list[tuple[int, int]]]]:
+    """Atom moves and acceptance of the deterministic automaton of `nfa` (lookaheads resolved),
+    and the atoms' code-point intervals (as `dfa`'s subset construction returns them)."""
+    atoms_of, atom_intervals = atoms(nfa)
+    builder = _Builder(nfa, atoms_of, len(atom_intervals), max_states, checkpoint, pattern, memory_budget)
+    for positive, body_start, body_end in nfa.looks:
+        moves, accept = builder.run(body_start, body_end)
+        look = _look_dfa(positive, moves, accept, len(atom_intervals), checkpoint)
+        builder.looks.append(look)
+        builder.holds_at_end.append((look.initial >= 0 and look.finals[look.initial]) == positive)
+    moves, accept = builder.run(start, end)
+    return moves, accept, atom_intervals
+
+
+def _look_dfa(positive: bool, moves: list[dict[int, int]], accept: list[bool], n_atoms: int, checkpoint) -> LookDFA:
+    """Trim (states that cannot accept become -1) and minimize the body's automaton over atoms."""
+    n = len(moves)
+    back: list[list[int]] = [[] for _ in range(n)]
+    for s, m in enumerate(moves):
+        for t in m.values():
+            back[t].append(s)
+    alive = list(accept)
+    stack = [s for s in range(n) if accept[s]]
+    while stack:
+        for p in back[stack.pop()]:
+            if not alive[p]:
+                alive[p] = True
+                stack.append(p)
+    if not alive[0]:
+        return LookDFA(positive, [], [], -1)
+    sink = n
+    trans = []
+    for s, m in enumerate(moves):
+        row = [sink] * n_atoms
+        if alive[s]:
+            for a, t in m.items():
+                if alive[t]:
+                    row[a] = t
+        trans.append(row)
+    trans.append([sink] * n_atoms)
+    blocks = hopcroft(trans, {s for s in range(n) if accept[s] and alive[s]}, n_atoms, checkpoint)
+    number: dict[int, int] = {}
+    first_of: list[int] = []
+    for s in range(n):  # blocks numbered by first live member: the initial state stays 0
+        if alive[s] and blocks[s] not in number:
+            number[blocks[s]] = len(first_of)
+            first_of.append(s)
+    table = [[-1 if t == sink else number[blocks[t]] for t in trans[s]] for s in first_of]
+    return LookDFA(positive, table, [bool(accept[s]) for s in first_of], 0)
+
+
+class _Builder:
+    """Subset construction over threads for one fragment of the NFA at a time (bodies first)."""
+
+    def __init__(self, nfa, atoms_of, n_atoms, max_states, checkpoint, pattern, memory_budget):
+        self.nfa = nfa
+        self.atoms_of = atoms_of
+        self.n_atoms = n_atoms
+        self.max_states = max_states
+        self.checkpoint = checkpoint
+        self.pattern = pattern
+        self.memory_budget = memory_budget
+        self.cost = 0
+        self.looks: list[LookDFA] = []
+        self.holds_at_end: list[bool] = []  # lookahead k holds when nothing follows
+        self.step_cache: dict[tuple[frozenset, int], frozenset | None] = {}
+        self.atom_edges: dict[int, list[tuple[int, int]]] = {}
+
+    # -- obligations -------------------------------------------------------------------------
+    def spawn(self, k: int):
+        """Obligations a thread takes on at a look edge: frozenset() when it holds already, None when it fails."""
+        look = self.looks[k]
+        d = look.initial
+        if d < 0:
+            return _KILL if look.positive else frozenset()
+        if look.universal[d]:
+            return frozenset() if look.positive else _KILL
+        return frozenset(((k << _SHIFT) | d,))
+
+    def step(self, obligations: frozenset, atom: int):
+        """The obligations after one atom, None when one of them kills the thread."""
+        key = (obligations, atom)
+        found = self.step_cache.get(key, False)
+        if found is not False:
+            return found
+        out = []
+        result = None
+        for ob in obligations:
+            look = self.looks[ob >> _SHIFT]
+            d = look.table[ob & _LOW][atom]
+            if look.positive:
+                if d < 0:
+                    break
+                if look.universal[d]:
+                    continue
+            else:
+                if d < 0:
+                    continue
+                if look.universal[d]:
+                    break
+            out.append((ob & ~_LOW) | d)
+        else:
+            result = frozenset(out)
+        self.step_cache[key] = result
+        return result
+
+    def ok_at_end(self, obligations: frozenset) -> bool:
+        for ob in obligations:
+            look = self.looks[ob >> _SHIFT]
+            if look.finals[ob & _LOW] != look.positive:
+                return False
+        return True
+
+    # -- closures ----------------------------------------------------------------------------
+    def closure(self, states) -> dict[frozenset, set[int]]:
+        """Threads reached from `states` (no obligations yet) over epsilon and look edges:
+        obligations -> NFA states, each NFA state under its minimal obligation sets only."""
+        eps = self.nfa.eps
+        look_edges = self.nfa.look_edges
+        empty: frozenset = frozenset()
+        seen: dict[int, list[frozenset]] = {}
+        stack = [(q, empty) for q in states]
+        while stack:
+            q, obligations = stack.pop()
+            known = seen.get(q)
+            if known is None:
+                seen[q] = [obligations]
+            elif obligations in known or any(o <= obligations for o in known):
+                continue
+            else:
+                known[:] = [o for o in known if not obligations <= o]
+                known.append(obligations)
+            for t in eps[q]:
+                stack.append((t, obligations))
+            for k, t in look_edges.get(q, ()):
+                extra = self.spawn(k)
+                if extra is not _KILL:
+                    stack.append((t, obligations | extra))
+        groups: dict[frozenset, set[int]] = {}
+        for q, sets in seen.items():
+            for o in sets:
+                groups.setdefault(o, set()).add(q)
+        return groups
+
+    def reaches_end(self, states: frozenset[int], end: int) -> bool:
+        """Whether the end is reached from `states` with nothing left to read (end edges taken,
+        lookaheads checked on the empty rest)."""
+        if end in states:
+            return True
+        nfa = self.nfa
+        if not nfa.end_edges and not nfa.look_edges:
+            return False
+        seen = set(states)
+        stack = list(seen)
+        while stack:
+            q = stack.pop()
+            if q == end:
+                return True
+            targets = list(nfa.eps[q])
+            targets.extend(nfa.end_edges.get(q, ()))
+            targets.extend(t for k, t in nfa.look_edges.get(q, ()) if self.holds_at_end[k])
+            for t in targets:
+                if t not in seen:
+                    seen.add(t)
+                    stack.append(t)
+        return False
+
+    # -- subset construction -----------------------------------------------------------------
+    def run(self, start: int, end: int) -> tuple[list[dict[int, int]], list[bool]]:
+        first = _normalize(self.closure((start,)))
+        ids = {first: 0}
+        order = [first]
+        atom_moves: list[dict[int, int]] = []
+        accept: list[bool] = []
+        closures: dict[frozenset[int], dict[frozenset, set[int]]] = {}
+        end_memo: dict[frozenset[int], bool] = {}
+        edges_of = self.nfa.edges
+        atoms_of = self.atoms_of
+        i = 0
+        while i < len(order):
+            current = order[i]
+            i += 1
+            if self.checkpoint is not None and not i & 255:
+                self.checkpoint()
+            final = False
+            targets: dict[int, dict[frozenset, set[int]]] = {}
+            for obligations, states in current:
+                if not final and self.ok_at_end(obligations):
+                    reached = end_memo.get(states)
+                    if reached is None:
+                        reached = end_memo[states] = self.reaches_end(states, end)
+                    final = reached
+                buckets: dict[int, set[int]] = {}
+                for s in states:
+                    edges = self.atom_edges.get(s)
+                    if edges is None:
+                        edges = self.atom_edges[s] = [(a, t) for ranges, t in edges_of[s] for a in atoms_of[ranges]]
+                    for atom, t in edges:
+                        bucket = buckets.get(atom)
+                        if bucket is None:
+                            buckets[atom] = {t}
+                        else:
+                            bucket.add(t)
+                for atom, bucket in buckets.items():
+                    after = self.step(obligations, atom)
+                    if after is None:
+                        continue
+                    key = frozenset(bucket)
+                    reached_groups = closures.get(key)
+                    if reached_groups is None:
+                        reached_groups = closures[key] = self.closure(key)
+                    into = targets.setdefault(atom, {})
+                    for extra, qs in reached_groups.items():
+                        o = after | extra if extra else after
+                        have = into.get(o)
+                        if have is None:
+                            into[o] = set(qs)
+                        else:
+                            have |= qs
+            accept.append(final)
+            moves: dict[int, int] = {}
+            for atom, groups in targets.items():
+                state = _normalize(groups)
+                if not state:
+                    continue
+                target = ids.get(state)
+                if target is None:
+                    target = self.add(state, ids, order)
+                moves[atom] = target
+            atom_moves.append(moves)
+        return atom_moves, accept
+
+    def add(self, state: _Groups, ids: dict, order: list) -> int:
+        target = len(order)
+        if target >= self.max_states:
+            raise StateLimitError(
+                f"the automaton needs more than max_states={self.max_states:,} states "
+                "(lookaheads multiply the states of their bodies and of what follows); "
+                "simplify the regex or raise max_states",
+                self.pattern,
+            )
+        self.cost += _STATE_BYTES + sum(16 * len(qs) + 8 * len(o) for o, qs in state)
+        if self.cost > self.memory_budget:
+            raise StateLimitError(
+                f"the automaton would need more than {self.memory_budget >> 20:,} MiB of memory while "
+                f"determinizing lookaheads ({target:,} states so far); simplify the regex",
+                self.pattern,
+            )
+        ids[state] = target
+        order.append(state)
+        return target
+
+
+def _normalize(groups: dict[frozenset, set[int]]) -> _Groups:
+    """The canonical thread set: a thread is dropped when a smaller obligation set on its NFA state exists."""
+    if len(groups) > 1:
+        keys = sorted(groups, key=len)
+        for j, small in enumerate(keys):
+            qs = groups[small]
+            if not qs:
+                continue
+            for big in keys[j + 1 :]:
+                if len(big) > len(small) and small <= big:
+                    groups[big] -= qs
+    return frozenset((o, frozenset(qs)) for o, qs in groups.items() if qs)
