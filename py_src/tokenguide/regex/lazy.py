@@ -6,18 +6,24 @@ the UTF-8 bytes read so far still allow (inside a character). Its 256-entry row 
 first time it is asked for, and kept. It accepts exactly the language of `dfa.compile_regex`
 (valid UTF-8 whose text `re.fullmatch`es; dead prefixes lead nowhere), but is neither minimal
 nor canonically numbered, so it serves masks and walks, never files.
+
+Lookaheads and `\\Z` (`parser.has_lookaround`) are not built lazily: whether a state can still
+reach acceptance then depends on every pending lookahead, which only the whole automaton knows.
+`LazyByteDFA` refuses such trees with `LookaheadNeedsEagerError`, and `lazy_regex` gives them
+an `EagerRows`: the eager minimal `dfa.compile_tree` automaton behind the same interface.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..errors import StateLimitError
+from ..errors import RegexError, StateLimitError
 from . import parser as regex_ast
-from .dfa import DEFAULT_MAX_STATES, MEMORY_BUDGET, atoms
+from .dfa import DEFAULT_MAX_STATES, MEMORY_BUDGET, ByteDFA, compile_tree
+from .partition import atoms
 from .nfa import NFA, epsilon_closure, estimate_size
 
-__all__ = ["LazyByteDFA", "lazy_regex"]
+__all__ = ["EagerRows", "LazyByteDFA", "LookaheadNeedsEagerError", "lazy_regex"]
 
 _NFA_LIMIT = 2_000_000
 _MAX_CP = 0x10FFFF
@@ -32,9 +38,53 @@ for _b in range(0xC2, 0xF5):
         _LEADS[_b] = ((_b & 0x07) << 18, 3, 0x10000)
 
 
-def lazy_regex(pattern: str, *, ascii: bool = False, max_states: int = DEFAULT_MAX_STATES) -> "LazyByteDFA":
-    """The lazy byte automaton of a Python regex (fullmatch semantics)."""
-    return LazyByteDFA(regex_ast.parse(pattern, ascii=ascii), max_states=max_states, pattern=pattern)
+def lazy_regex(
+    pattern: str, *, ascii: bool = False, max_states: int = DEFAULT_MAX_STATES
+) -> "LazyByteDFA | EagerRows":
+    """The lazy byte automaton of a Python regex (fullmatch semantics); with lookaheads or `\\Z`,
+    the eager automaton behind the same interface (exact liveness needs all of it)."""
+    tree = regex_ast.parse(pattern, ascii=ascii)
+    if regex_ast.has_lookaround(tree):
+        return EagerRows(compile_tree(tree, max_states=max_states, pattern=pattern))
+    return LazyByteDFA(tree, max_states=max_states, pattern=pattern)
+
+
+class LookaheadNeedsEagerError(RegexError):
+    """A tree with lookaheads or `\\Z` was given to LazyByteDFA: build `dfa.compile_tree` (or call
+    `lazy_regex`, which does) instead."""
+
+
+class EagerRows:
+    """An eager `ByteDFA` with LazyByteDFA's interface (`row`, `is_final`, `walk`, `accepts`,
+    `num_states`); rows are expanded to 256 entries on first use."""
+
+    initial = 0
+
+    def __init__(self, dfa: ByteDFA):
+        self.dfa = dfa
+        self.finals = dfa.finals
+        self._rows: dict[int, list[int]] = {}
+
+    @property
+    def num_states(self) -> int:
+        return self.dfa.num_states
+
+    def row(self, state: int) -> list[int]:
+        """The 256 next states of `state` (-1: the text can no longer match)."""
+        found = self._rows.get(state)
+        if found is None:
+            found = self._rows[state] = list(map(self.dfa.table[state].__getitem__, self.dfa.classes))
+        return found
+
+    def is_final(self, state: int) -> bool:
+        return state in self.finals
+
+    def walk(self, data: bytes, state: int = 0) -> int:
+        """State after reading `data` from `state`, or -1 when it dies."""
+        return self.dfa.walk(data, state)
+
+    def accepts(self, data: bytes) -> bool:
+        return self.dfa.accepts(data)
 
 
 class LazyByteDFA:
@@ -47,6 +97,12 @@ class LazyByteDFA:
     initial = 0
 
     def __init__(self, tree: tuple, *, max_states: int = DEFAULT_MAX_STATES, pattern: str | None = None):
+        if regex_ast.has_lookaround(tree):
+            raise LookaheadNeedsEagerError(
+                "a lookahead or \\Z needs the whole automaton to know which states can still match; "
+                "use lazy_regex (it builds the eager automaton for such regexes) or dfa.compile_tree",
+                pattern,
+            )
         size = estimate_size(tree)
         if size > _NFA_LIMIT:
             raise StateLimitError(
