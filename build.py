@@ -505,7 +505,7 @@ def cmd_test(pytest_args: list[str]) -> int:
                TOKENGUIDE_CHROMIUM=chromium,
                TOKENGUIDE_WHEELS=str(WHEEL_DIR),
                TOKENGUIDE_DIST=str(DIST))
-    cmd = [str(py), "-m", "pytest", "tests", "-q", "-ra", *pytest_args]
+    cmd = [str(py), "-m", "pytest", "tests", "-q", "-ra", "--durations=30", *pytest_args]  # slowest 30 listed
     log("$ " + shlex.join(cmd), "test")
     code = subprocess.call(cmd, cwd=REPO, env=env)
     if code == 5:
