@@ -6,6 +6,8 @@ state is visited, then cached. So the first mask costs one trie walk over the st
 tokens' bytes reach, not the whole automaton: that is what a generation needs. It answers
 exactly like `Index` for the same regex and vocabulary, but its states are numbered in the
 order they are reached; use `Index` to save files, count transitions or compare indexes.
+A regex with lookaheads or `\\Z` gets the eager automaton (`regex.lazy.lazy_regex`): only the
+whole automaton knows which of its states can still match.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import StateLimitError
-from .nfa import NFA
+from .nfa import NFA, epsilon_closure
 from .partition import atoms, hopcroft
 
 __all__ = ["LookDFA", "determinize_with_lookaheads"]
@@ -32,6 +32,7 @@ _SHIFT = 32
 _LOW = (1 << _SHIFT) - 1
 _STATE_BYTES = 6_000  # as dfa's estimate per subset state, plus 16 bytes per thread
 _KILL = None
+_NONE: frozenset = frozenset()  # no obligations
 _Groups = frozenset  # of (obligations frozenset[int], NFA states frozenset[int])
 
 
@@ -85,13 +86,53 @@ def determinize_with_lookaheads(
     and the atoms' code-point intervals (as `dfa`'s subset construction returns them)."""
     atoms_of, atom_intervals = atoms(nfa)
     builder = _Builder(nfa, atoms_of, len(atom_intervals), max_states, checkpoint, pattern, memory_budget)
+    builder.can_end = _can_end(nfa, end)
     for positive, body_start, body_end in nfa.looks:
-        moves, accept = builder.run(body_start, body_end)
-        look = _look_dfa(positive, moves, accept, len(atom_intervals), checkpoint)
-        builder.looks.append(look)
-        builder.holds_at_end.append((look.initial >= 0 and look.finals[look.initial]) == positive)
-    moves, accept = builder.run(start, end)
+        moves, accept = builder.run(body_start)
+        builder.looks.append(_look_dfa(positive, moves, accept, len(atom_intervals), checkpoint))
+    moves, accept = builder.run(start)
     return moves, accept, atom_intervals
+
+
+def _can_end(nfa: NFA, end: int) -> list[bool]:
+    """NFA states that reach the end of their fragment with nothing left to read: over epsilon and
+    end edges, and look edges whose lookahead holds on the empty rest (innermost decided first)."""
+    n = len(nfa.eps)
+    back: list[list[int]] = [[] for _ in range(n)]
+    for q, targets in enumerate(nfa.eps):
+        for t in targets:
+            back[t].append(q)
+    for q, targets in nfa.end_edges.items():
+        for t in targets:
+            back[t].append(q)
+    pending: list[list[tuple[int, int]]] = [[] for _ in nfa.looks]
+    for q, edges in nfa.look_edges.items():
+        for k, t in edges:
+            pending[k].append((q, t))
+    alive = [False] * n
+
+    def spread(stack: list[int]) -> None:
+        while stack:
+            for p in back[stack.pop()]:
+                if not alive[p]:
+                    alive[p] = True
+                    stack.append(p)
+
+    ends = [end] + [body_end for _, _, body_end in nfa.looks]
+    for e in ends:
+        alive[e] = True
+    spread(list(ends))
+    for k, (positive, body_start, _) in enumerate(nfa.looks):
+        if alive[body_start] != positive:
+            continue  # lookahead k fails on the empty rest
+        stack = []
+        for q, t in pending[k]:
+            back[t].append(q)
+            if alive[t] and not alive[q]:
+                alive[q] = True
+                stack.append(q)
+        spread(stack)
+    return alive
 
 
 def _look_dfa(positive: bool, moves: list[dict[int, int]], accept: list[bool], n_atoms: int, checkpoint) -> LookDFA:
@@ -144,7 +185,8 @@ class _Builder:
         self.memory_budget = memory_budget
         self.cost = 0
         self.looks: list[LookDFA] = []
-        self.holds_at_end: list[bool] = []  # lookahead k holds when nothing follows
+        self.can_end: list[bool] = []  # NFA state -> reaches its fragment's end on the empty rest
+        self.look_sources = frozenset(nfa.look_edges)
         self.step_cache: dict[tuple[frozenset, int], frozenset | None] = {}
         self.atom_edges: dict[int, list[tuple[int, int]]] = {}
 
@@ -194,20 +236,22 @@ class _Builder:
         return True
 
     # -- closures ----------------------------------------------------------------------------
-    def closure(self, states) -> dict[frozenset, set[int]]:
-        """Threads reached from `states` (no obligations yet) over epsilon and look edges:
-        obligations -> NFA states, each NFA state under its minimal obligation sets only."""
+    def closure(self, states) -> tuple[tuple[frozenset, frozenset[int]], ...]:
+        """Threads reached from `states` (no obligations yet) over epsilon and look edges, as
+        (obligations, NFA states) groups, each NFA state under its minimal obligation sets only."""
+        plain = epsilon_closure(self.nfa, states)
+        if self.look_sources.isdisjoint(plain):
+            return ((_NONE, plain),)
         eps = self.nfa.eps
         look_edges = self.nfa.look_edges
-        empty: frozenset = frozenset()
         seen: dict[int, list[frozenset]] = {}
-        stack = [(q, empty) for q in states]
+        stack = [(q, _NONE) for q in states]
         while stack:
             q, obligations = stack.pop()
             known = seen.get(q)
             if known is None:
                 seen[q] = [obligations]
-            elif obligations in known or any(o <= obligations for o in known):
+            elif any(o <= obligations for o in known):
                 continue
             else:
                 known[:] = [o for o in known if not obligations <= o]
@@ -222,42 +266,21 @@ class _Builder:
         for q, sets in seen.items():
             for o in sets:
                 groups.setdefault(o, set()).add(q)
-        return groups
-
-    def reaches_end(self, states: frozenset[int], end: int) -> bool:
-        """Whether the end is reached from `states` with nothing left to read (end edges taken,
-        lookaheads checked on the empty rest)."""
-        if end in states:
-            return True
-        nfa = self.nfa
-        if not nfa.end_edges and not nfa.look_edges:
-            return False
-        seen = set(states)
-        stack = list(seen)
-        while stack:
-            q = stack.pop()
-            if q == end:
-                return True
-            targets = list(nfa.eps[q])
-            targets.extend(nfa.end_edges.get(q, ()))
-            targets.extend(t for k, t in nfa.look_edges.get(q, ()) if self.holds_at_end[k])
-            for t in targets:
-                if t not in seen:
-                    seen.add(t)
-                    stack.append(t)
-        return False
+        return tuple((o, frozenset(qs)) for o, qs in groups.items())
 
     # -- subset construction -----------------------------------------------------------------
-    def run(self, start: int, end: int) -> tuple[list[dict[int, int]], list[bool]]:
-        first = _normalize(self.closure((start,)))
+    def run(self, start: int) -> tuple[list[dict[int, int]], list[bool]]:
+        first = _normalize(list(self.closure((start,))))
         ids = {first: 0}
         order = [first]
         atom_moves: list[dict[int, int]] = []
         accept: list[bool] = []
-        closures: dict[frozenset[int], dict[frozenset, set[int]]] = {}
+        closures: dict[frozenset[int], tuple] = {}
         end_memo: dict[frozenset[int], bool] = {}
+        can_end = self.can_end
         edges_of = self.nfa.edges
         atoms_of = self.atoms_of
+        atom_edges = self.atom_edges
         i = 0
         while i < len(order):
             current = order[i]
@@ -265,18 +288,18 @@ class _Builder:
             if self.checkpoint is not None and not i & 255:
                 self.checkpoint()
             final = False
-            targets: dict[int, dict[frozenset, set[int]]] = {}
+            targets: dict[int, list[tuple[frozenset, frozenset[int]]]] = {}
             for obligations, states in current:
-                if not final and self.ok_at_end(obligations):
+                if not final and (not obligations or self.ok_at_end(obligations)):
                     reached = end_memo.get(states)
                     if reached is None:
-                        reached = end_memo[states] = self.reaches_end(states, end)
+                        reached = end_memo[states] = any(can_end[q] for q in states)
                     final = reached
                 buckets: dict[int, set[int]] = {}
                 for s in states:
-                    edges = self.atom_edges.get(s)
+                    edges = atom_edges.get(s)
                     if edges is None:
-                        edges = self.atom_edges[s] = [(a, t) for ranges, t in edges_of[s] for a in atoms_of[ranges]]
+                        edges = atom_edges[s] = [(a, t) for ranges, t in edges_of[s] for a in atoms_of[ranges]]
                     for atom, t in edges:
                         bucket = buckets.get(atom)
                         if bucket is None:
@@ -284,27 +307,24 @@ class _Builder:
                         else:
                             bucket.add(t)
                 for atom, bucket in buckets.items():
-                    after = self.step(obligations, atom)
+                    after = self.step(obligations, atom) if obligations else obligations
                     if after is None:
                         continue
                     key = frozenset(bucket)
                     reached_groups = closures.get(key)
                     if reached_groups is None:
                         reached_groups = closures[key] = self.closure(key)
-                    into = targets.setdefault(atom, {})
-                    for extra, qs in reached_groups.items():
-                        o = after | extra if extra else after
-                        have = into.get(o)
-                        if have is None:
-                            into[o] = set(qs)
-                        else:
-                            have |= qs
+                    pieces = targets.get(atom)
+                    if pieces is None:
+                        pieces = targets[atom] = []
+                    if after:
+                        pieces.extend((after | extra, qs) for extra, qs in reached_groups)
+                    else:
+                        pieces.extend(reached_groups)
             accept.append(final)
             moves: dict[int, int] = {}
-            for atom, groups in targets.items():
-                state = _normalize(groups)
-                if not state:
-                    continue
+            for atom, pieces in targets.items():
+                state = _normalize(pieces)
                 target = ids.get(state)
                 if target is None:
                     target = self.add(state, ids, order)
@@ -333,8 +353,18 @@ class _Builder:
         return target
 
 
-def _normalize(groups: dict[frozenset, set[int]]) -> _Groups:
-    """The canonical thread set: a thread is dropped when a smaller obligation set on its NFA state exists."""
+def _normalize(pieces: list[tuple[frozenset, frozenset[int]]]) -> _Groups:
+    """The canonical thread set of (obligations, NFA states) pieces: states merged per obligation
+    set, and a thread dropped when a smaller obligation set holds its NFA state too."""
+    if len(pieces) == 1:
+        return frozenset(pieces)
+    groups: dict[frozenset, set[int]] = {}
+    for o, qs in pieces:
+        have = groups.get(o)
+        if have is None:
+            groups[o] = set(qs)
+        else:
+            have |= qs
     if len(groups) > 1:
         keys = sorted(groups, key=len)
         for j, small in enumerate(keys):
