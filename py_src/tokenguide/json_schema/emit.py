@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from . import objects, one_of
+from . import arrays, objects, one_of
 from .formats import FORMAT_WIDTH, FORMATS, KNOWN_FORMATS
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
@@ -166,12 +166,8 @@ class Emitter:
             self.unsupported("unevaluatedProperties", s.kptr("unevaluatedProperties"),
                              "'unevaluatedProperties' is not supported")
         if "array" in types:
-            for kw in ("contains", "unevaluatedItems"):
-                if kw in s:
-                    self.unsupported(kw, s.kptr(kw), f"{kw!r} is not supported")
-            if s.get("uniqueItems") is True and not (isinstance(s.get("maxItems"), int) and s["maxItems"] <= 1):
-                self.unsupported("uniqueItems", s.kptr("uniqueItems"),
-                                 "uniqueItems cannot be expressed as a regular expression")
+            if "unevaluatedItems" in s:
+                self.unsupported("unevaluatedItems", s.kptr("unevaluatedItems"), "'unevaluatedItems' is not supported")
 
     # ---- enum / const ------------------------------------------------------------------------
     def enum_value(self, s: Node) -> str | None:
@@ -380,6 +376,9 @@ class Emitter:
             return None
         P = [self.value(p, f"{prefix_ptr}/{i}") for i, p in enumerate(prefix)]
         I = self.value(rest, rest_ptr) if rest is not True else self.any_value(self.free_depth)
+        if arrays.handles(self, s):  # contains, uniqueItems
+            return arrays.array_regex(self, arrays.ArrayParts(
+                s, [(p, f"{prefix_ptr}/{i}", r) for i, (p, r) in enumerate(zip(prefix, P))], rest, rest_ptr, I, m, M))
         k = len(P)
         sep = self.sep
         e_min = max(0, m - k)  # elements after the prefix

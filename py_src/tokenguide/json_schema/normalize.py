@@ -36,7 +36,7 @@ VALIDATION = frozenset({
     "$recursiveRef",
 })
 
-_MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames", "contains")
+_MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames")
 
 
 class Group(NamedTuple):
@@ -146,6 +146,13 @@ def is_old_draft(schema: Any) -> bool:
     """Drafts 3 to 7 ignore the siblings of `$ref`."""
     return (isinstance(schema, dict) and isinstance(schema.get("$schema"), str)
             and bool(_OLD_DRAFT.search(schema["$schema"])))
+
+
+def _without_stray_counts(n: Node) -> Node:
+    """`n` without minContains/maxContains when it has no contains (they have no effect then)."""
+    if "contains" in n or not ("minContains" in n or "maxContains" in n):
+        return n
+    return n.copy(drop=("minContains", "maxContains"), keep_groups=True)
 
 
 class Normalizer:
@@ -373,10 +380,25 @@ class Normalizer:
             return a
         if a is False or b is False:
             return False
+        a, b = _without_stray_counts(a), _without_stray_counts(b)
         out = a.copy()
         out.refs = a.refs + b.refs
         out.not_enum = a.not_enum + b.not_enum
+        if "contains" in a and "contains" in b:
+            if canon(a["contains"]) != canon(b["contains"]):
+                self.unsupported("contains", b.kptr("contains"), "allOf of two different contains schemas is not "
+                                 "supported (two items may be needed)")
+            for k, pick, default in (("minContains", max, 1), ("maxContains", min, None)):
+                va, vb = a.get(k, default), b.get(k, default)
+                if va is not None or vb is not None:
+                    out.kw[k] = pick(v for v in (va, vb) if v is not None)
+                    out.ptrs.setdefault(k, b.kptr(k) if k in b else a.kptr(k))
         for k, v in b.kw.items():
+            if k in ("minContains", "maxContains") and "contains" in a:
+                continue  # combined above
+            if k == "uniqueItems" and k in out.kw:
+                out.kw[k] = out.kw[k] is True or v is True
+                continue
             bk = b.kptr(k)
             if k not in out.kw:
                 out.kw[k] = v
