@@ -15,10 +15,9 @@ from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
 from . import arrays, objects, one_of
-from .formats import FORMAT_WIDTH, FORMATS, KNOWN_FORMATS
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
-from .patterns import PatternError, pattern_to_string_body
+from .strings import constrained_string, string_format
 from .text import (BOOLEAN, MAX_BRANCHES, MAX_REGEX_CHARS, NULL, NUMBER, STRING, STRING_CHAR, alt, canon, cat,
                    compact, group, json_literal, json_type_of, nesting, not_in_keys, opt, rep)
 
@@ -312,36 +311,14 @@ class Emitter:
             self.norm.note_empty("minLength", s.kptr("minLength"),
                                  f"minLength {min_len} is greater than maxLength {max_len}")
             return None
-        fmt = s.get("format")
-        if isinstance(fmt, str) and fmt in KNOWN_FORMATS:
-            if fmt not in FORMATS:
-                self.unsupported("format", s.kptr("format"), f"format {fmt!r} is not supported")
-                fmt = None
-        else:
-            fmt = None
+        fmt = string_format(self, s)
         pattern = s.get("pattern")
         if pattern is not None and not isinstance(pattern, str):
             raise UnsupportedSchemaError(f"pattern must be a string (at {s.kptr('pattern')})", "pattern", s.kptr("pattern"))
         if (fmt is not None or pattern is not None) and self.banned(s, "string"):
             self.unsupported("not", s.ptr + "/not", "not: {enum} with strings beside pattern/format is not supported")
-        if fmt is not None:
-            if pattern is not None:
-                self.unsupported("pattern", s.kptr("pattern"), "pattern together with format is not supported")
-            if min_len > 0 or max_len is not None:
-                w = FORMAT_WIDTH.get(fmt)
-                if w is None or not (w[0] >= min_len and (max_len is None or w[1] <= max_len)):
-                    if w is not None and (w[1] < min_len or (max_len is not None and w[0] > max_len)):
-                        return None
-                    self.unsupported("maxLength" if max_len is not None else "minLength", s.kptr("format"),
-                                     f"minLength/maxLength together with format {fmt!r} is not supported")
-            return '"' + group(FORMATS[fmt]) + '"'
-        if pattern is not None:
-            try:
-                body = pattern_to_string_body(pattern, min_len, max_len)
-            except PatternError as exc:
-                self.unsupported("pattern", s.kptr("pattern"), str(exc))
-            else:
-                return None if body is None else '"' + body + '"'
+        if fmt is not None or pattern is not None:
+            return constrained_string(self, s, fmt, pattern, min_len, max_len)
         banned = self.banned(s, "string")
         if banned:
             if min_len or max_len is not None:

@@ -93,7 +93,7 @@ class GrammarSink:
 
 _CATEGORY_TEXT = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",
                   C.CATEGORY_NOT_SPACE: r"\S", C.CATEGORY_WORD: r"\w", C.CATEGORY_NOT_WORD: r"\W"}
-_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \"'#%&,:;<=>@_`~!")
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \"'#%&,:;<=>@_`~!/")  # "/" is escaped once, for the /.../ terminal
 
 
 def _char(cp: int, in_class: bool = False) -> str:
@@ -326,7 +326,8 @@ def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
         number_rules.extend(_number_rules(name, regex, conv))
     lines.extend(number_rules)
     for regex, name in conv.terms.items():
-        lines.append(f"{name}: /" + regex.replace("/", "\\/") + "/")
+        # Lark's escape evaluation reads an escaped backslash before '"' as an escaped quote
+        lines.append(f"{name}: /" + regex.replace("/", "\\/").replace('\\\\"', '\\\\\\x22') + "/")
     text = "\n".join(lines) + "\n"
     check_grammar(text, conv.terms, conv.trailing_space)
     return text

@@ -139,13 +139,24 @@ def types_of(s: Node) -> list[str]:
     return [x for x in ALL_TYPES if x in out]
 
 
-_OLD_DRAFT = re.compile(r"draft-0[3-7]")
+_DRAFTS = ((re.compile(r"draft-0?3\b"), 3), (re.compile(r"draft-0?4\b"), 4), (re.compile(r"draft-0?6\b"), 6),
+           (re.compile(r"draft-0?7\b"), 7), (re.compile(r"2019-09"), 2019), (re.compile(r"2020-12"), 2020))
+
+
+def schema_draft(schema: Any) -> int:
+    """The JSON Schema draft `$schema` names (3, 4, 6, 7, 2019, 2020); 2020 when absent or unknown,
+    as validators default to the latest."""
+    uri = schema.get("$schema") if isinstance(schema, dict) else None
+    if isinstance(uri, str):
+        for rx, draft in _DRAFTS:
+            if rx.search(uri):
+                return draft
+    return 2020
 
 
 def is_old_draft(schema: Any) -> bool:
     """Drafts 3 to 7 ignore the siblings of `$ref`."""
-    return (isinstance(schema, dict) and isinstance(schema.get("$schema"), str)
-            and bool(_OLD_DRAFT.search(schema["$schema"])))
+    return schema_draft(schema) <= 7
 
 
 def _without_stray_counts(n: Node) -> Node:
@@ -164,7 +175,8 @@ class Normalizer:
         self.recursive: list[str] = []  # grammar mode: the recursive $ref targets met
         self.depth = depth
         self.lenient = lenient
-        self.old_draft = is_old_draft(root)
+        self.draft = schema_draft(root)
+        self.old_draft = self.draft <= 7
         self.ignored: list[tuple[str, str]] = []
         self.ref_stack: list[str] = []
         self.empty_reasons: list[tuple[str, str, str]] = []

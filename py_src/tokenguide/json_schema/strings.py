@@ -1,0 +1,105 @@
+"""Strings under `format`, `pattern` and minLength/maxLength together: their intersection, exactly.
+
+The first language (the format's, else the pattern's) is written out; the others are lookaheads
+(`value_intersection`), except where a lookahead-free form is exact: lengths a format's regex
+implies anyway (`FORMAT_WIDTH`), and an anchored pattern with one variable single-character
+repeat, whose repeat bounds absorb the lengths (`pattern_to_string_body`). On the grammar path
+(an emitter with a sink) a needed lookahead is refused (UnsupportedSchemaError naming the
+keyword), or dropped with a warning when lenient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
+from .patterns import PatternError, pattern_to_string_body
+from .text import STRING_CHAR, group, rep, value_intersection
+
+__all__ = ["string_format", "constrained_string"]
+
+
+def string_format(em: Any, s: Any) -> str | None:
+    """The node's `format` if it constrains strings and is supported (None for no format or an
+    unknown one, an annotation); a known but unsupported format is refused (or ignored)."""
+    fmt = s.get("format")
+    if not isinstance(fmt, str) or fmt not in KNOWN_FORMATS:
+        return None
+    if format_regex(fmt, em.norm.draft) is None:
+        em.unsupported("format", s.kptr("format"), f"format {fmt!r} is not supported (known formats "
+                       "tokenguide writes exactly are listed in tokenguide.json_schema.formats)")
+        return None
+    return fmt
+
+
+def _quoted(body: str) -> str:
+    return '"' + body + '"'
+
+
+def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
+                       min_len: int, max_len: int | None) -> str | None:
+    """Regex for the JSON strings (quotes included) in the format `fmt` (a supported name or
+    None) whose content matches `pattern` (ECMA, or None), with min_len..max_len characters;
+    None when no string qualifies."""
+    lo, hi = min_len, max_len
+    if fmt is not None and fmt in FORMAT_LIMIT:
+        flo, fhi = FORMAT_LIMIT[fmt]
+        lo, hi = max(lo, flo), fhi if hi is None else min(hi, fhi)
+        if hi < lo:
+            em.norm.note_empty("maxLength", s.kptr("maxLength"), f"format {fmt!r} strings have {flo} to {fhi} "
+                               f"characters, outside minLength/maxLength")
+            return None
+    checks: list[tuple[str, str]] = []  # (keyword, quoted-string regex) to intersect by lookahead
+    main: str | None = None
+    length_done = lo == 0 and hi is None
+    if fmt is not None:
+        main = _quoted(group(format_regex(fmt, em.norm.draft)))
+        wlo, whi = FORMAT_WIDTH.get(fmt, (0, None))
+        if (whi is not None and whi < lo) or (hi is not None and wlo > hi):
+            em.norm.note_empty("format", s.kptr("format"), f"no {fmt!r} string has minLength..maxLength characters")
+            return None
+        if wlo >= lo and (hi is None or (whi is not None and whi <= hi)):
+            length_done = True
+    if pattern is not None:
+        try:
+            body = pattern_to_string_body(pattern)
+        except PatternError as exc:
+            em.unsupported("pattern", s.kptr("pattern"), str(exc))
+            body = False
+        if body is None:
+            em.norm.note_empty("pattern", s.kptr("pattern"), f"pattern {pattern!r} matches no string")
+            return None
+        if body is not False:
+            if not length_done:
+                try:
+                    fitted = pattern_to_string_body(pattern, lo, hi)
+                except PatternError:
+                    pass  # not absorbed by the repeat bounds: a length lookahead below
+                else:
+                    if fitted is None:
+                        em.norm.note_empty("pattern", s.kptr("pattern"),
+                                           f"pattern {pattern!r} matches no string of minLength..maxLength characters")
+                        return None
+                    body, length_done = fitted, True
+            if main is None:
+                main = _quoted(body)
+            else:
+                checks.append(("pattern", _quoted(body)))
+    if main is None:
+        main = _quoted(rep(STRING_CHAR, lo, hi))
+        length_done = True
+    if not length_done:
+        kw = "maxLength" if "maxLength" in s or fmt in FORMAT_LIMIT else "minLength"
+        checks.append((kw, _quoted(rep(STRING_CHAR, lo, hi))))
+    out: str | None = main
+    for kw, check in checks:
+        if em.sink is not None:
+            if kw in s:
+                where, what = s.kptr(kw), f"{kw} together with format/pattern"
+            else:
+                kw, where, what = "format", s.kptr("format"), f"format {fmt!r} (at most {hi} characters)"
+            em.unsupported(kw, where, f"{what} needs a lookahead, which the grammar path cannot express "
+                           "(the regex path can: compile_json_schema(..., path='regex'))")
+            continue
+        out = value_intersection(out, check)
+    return out
