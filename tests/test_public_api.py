@@ -202,6 +202,8 @@ def _tables() -> dict[str, list]:
         *[(lambda o, v=v: RegexGuide.from_json_schema({}, o.tok, max_recursion_depth=v), ["max_recursion_depth"])
           for v in [-1, "3", 1.5]],
         (lambda o: RegexGuide.from_json_schema({}, o.tok, lenient="no"), ["lenient"]),
+        *[(lambda o, v=v: RegexGuide.from_json_schema({}, o.tok, property_order=v), ["property_order"])
+          for v in ["sorted", None]],
     ]
 
     t["StopAtEOSGuide"] = [(lambda o, v=v: StopAtEOSGuide(v), ["tokenizer"]) for v in [None, 5, "x" * 0]]
@@ -215,6 +217,8 @@ def _tables() -> dict[str, list]:
         *[(lambda o, v=v: tokenguide.build_regex_from_schema({}, None, v), ["max_recursion_depth"])
           for v in [-1, "3", 1.5, None]],
         (lambda o: tokenguide.build_regex_from_schema({}, lenient="no"), ["lenient"]),
+        *[(lambda o, v=v: tokenguide.build_regex_from_schema({}, property_order=v), ["property_order"])
+          for v in ["Any", 1, None]],
     ]
 
     t["compile_json_schema"] = [
@@ -224,6 +228,8 @@ def _tables() -> dict[str, list]:
           for v in [-1, "3", 1.5, None]],
         *[(lambda o, v=v: tokenguide.compile_json_schema({}, path=v), ["path"]) for v in ["fast", 1, None]],
         (lambda o: tokenguide.compile_json_schema({}, lenient="no"), ["lenient"]),
+        *[(lambda o, v=v: tokenguide.compile_json_schema({}, property_order=v), ["property_order"])
+          for v in ["Any", 1, None]],
     ]
 
     t["Vocabulary"] = [
@@ -297,6 +303,7 @@ def _tables() -> dict[str, list]:
         (lambda o: Index.from_json_schema({}, o.vocab, whitespace_pattern=5), ["whitespace_pattern"]),
         (lambda o: Index.from_json_schema({}, o.vocab, max_recursion_depth=-1), ["max_recursion_depth"]),
         (lambda o: Index.from_json_schema({}, o.vocab, lenient="no"), ["lenient"]),
+        (lambda o: Index.from_json_schema({}, o.vocab, property_order="any order"), ["property_order"]),
         (lambda o: Index.from_json_schema({}, o.vocab, max_states=0), ["max_states"]),
     ]
     ok = (array("I", [0]), array("I", [0]))
@@ -357,6 +364,7 @@ def _tables() -> dict[str, list]:
     t["Guide.from_json_schema"] = [
         (lambda o: Guide.from_json_schema(5, o.vocab), ["schema"]),
         (lambda o: Guide.from_json_schema({}, None), ["tokenizer"]),
+        (lambda o: Guide.from_json_schema({}, o.vocab, property_order="random"), ["property_order"]),
     ]
     t["Guide.from_grammar"] = [
         (lambda o: Guide.from_grammar(5, o.vocab), ["grammar"]),

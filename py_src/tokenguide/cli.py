@@ -116,12 +116,14 @@ def _check_vocabulary_matches(vocabulary, vocab_size: int, eos_token_id: int, vo
 def _regex_from_args(args: argparse.Namespace) -> str:
     """The regex to build: given directly, or made from a JSON Schema file."""
     if args.regex is not None:
+        if args.property_order != "schema":
+            raise ArgumentError("--property-order applies to --json-schema only; drop it with --regex")
         return args.regex
     from . import json_schema
 
     with open(args.json_schema, encoding="utf-8") as handle:
         schema_text = handle.read()
-    return json_schema.build_regex_from_schema(schema_text)
+    return json_schema.build_regex_from_schema(schema_text, property_order=args.property_order)
 
 
 def _size(n: int) -> str:
@@ -340,6 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--regex", metavar="R", help="regular expression (Python re syntax; full match)")
     source.add_argument(
         "--json-schema", metavar="FILE", help="JSON Schema file to turn into a regex (needs tokenguide.json_schema)"
+    )
+    build.add_argument(
+        "--property-order", choices=("schema", "any"), default="schema",
+        help="with --json-schema: object keys in the schema's order (default) or in any order",
     )
     build.add_argument("--vocab", required=True, metavar="FILE", help="vocab.json or tokenizer.json (or a directory)")
     build.add_argument("--eos", metavar="ID_OR_TOKEN", help="EOS token id or text (default: from the tokenizer files)")

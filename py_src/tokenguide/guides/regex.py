@@ -89,13 +89,16 @@ class RegexGuide(BaseGuide):
         whitespace_pattern: str | None = None,
         max_recursion_depth: int = 3,
         lenient: bool = False,
+        property_order: str = "schema",
         **kwargs: Any,
     ) -> "RegexGuide":
-        """A guide for JSON matching `schema` (a dict or JSON text), via build_regex_from_schema."""
+        """A guide for JSON matching `schema` (a dict or JSON text), via build_regex_from_schema
+        (`property_order`: "schema" or "any", as there)."""
         from ..json_schema import build_regex_from_schema
 
         regex = build_regex_from_schema(
-            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient
+            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient,
+            property_order=property_order,
         )
         return cls.from_regex(regex, tokenizer, **kwargs)
 

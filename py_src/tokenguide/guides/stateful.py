@@ -143,11 +143,13 @@ class Guide:
         max_recursion_depth: int = 3,
         lenient: bool = False,
         path: str = "auto",
+        property_order: str = "schema",
         **kwargs: Any,
     ) -> "Guide":
         """A guide for JSON documents valid against `schema` (a dict or JSON text).
 
-        `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`)
+        `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`,
+        `property_order`: "schema" for keys in the schema's order, "any" for every order)
         picks the regex path or, for recursive schemas and regexes too large, the grammar path,
         run by CFGGuide; an eager regex automaton over the state limit also falls back to the
         grammar path. `lazy` and the other keywords as in `from_regex`.
@@ -156,7 +158,7 @@ class Guide:
         from ..json_schema import compile_json_schema
 
         options = dict(whitespace_pattern=whitespace_pattern, max_recursion_depth=max_recursion_depth,
-                       lenient=lenient)
+                       lenient=lenient, property_order=property_order)
         compiled = compile_json_schema(schema, path=path, **options)
         if compiled.path == "regex":
             try:

@@ -101,13 +101,15 @@ class Index(IndexFiles, IndexQueries):
         whitespace_pattern: str | None = None,
         max_recursion_depth: int = 3,
         lenient: bool = False,
+        property_order: str = "schema",
         **kwargs,
     ) -> "Index":
         """The index of the regex that `build_regex_from_schema` makes of `schema` (dict or JSON text)."""
         from ..json_schema import build_regex_from_schema
 
         regex = build_regex_from_schema(
-            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient
+            schema, whitespace_pattern, max_recursion_depth=max_recursion_depth, lenient=lenient,
+            property_order=property_order,
         )
         return cls(regex, vocabulary, **kwargs)
 

@@ -83,6 +83,7 @@ from typing import Any, Literal
 
 from ..arguments import check_bool, check_int, check_str
 from ..errors import ArgumentError, UnsupportedSchemaError
+from .any_order import PROPERTY_ORDERS
 from .emit import Emitter
 from .normalize import Normalizer
 from .numbers import int_range_regex
@@ -127,6 +128,7 @@ def build_regex_from_schema(
     max_recursion_depth: int = 3,
     *,
     lenient: bool = False,
+    property_order: Literal["schema", "any"] = "schema",
 ) -> str:
     """Regex (Python `re` syntax, fullmatch) for the JSON texts of the instances `schema` accepts.
 
@@ -134,12 +136,23 @@ def build_regex_from_schema(
     ``[ ]?`` at the places listed in the module docstring. `max_recursion_depth` bounds how often
     a recursive ``$ref`` is unrolled and how deep free-form values nest. With `lenient`, keywords
     that cannot be expressed are ignored (listed in a warning) instead of raising
-    UnsupportedSchemaError. Strings use canonical json.dumps escaping only.
+    UnsupportedSchemaError. Strings use canonical json.dumps escaping only. `property_order`:
+    "schema" (declared properties in the schema's order) or "any" (every order, each key at
+    most once; up to 12 declared properties per object).
     """
     schema = load_schema(schema)
     max_recursion_depth = check_int("build_regex_from_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("build_regex_from_schema", "lenient", lenient)
-    return _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "build_regex_from_schema")[0]
+    order = check_property_order("build_regex_from_schema", property_order)
+    return _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "build_regex_from_schema", order)[0]
+
+
+def check_property_order(where: str, value: Any) -> str:
+    """`value` if it is a property order ("schema" or "any"); ArgumentError otherwise."""
+    if not isinstance(value, str) or value not in PROPERTY_ORDERS:
+        raise ArgumentError(f"{where}: property_order must be 'schema' (keys in the schema's order) or 'any' "
+                            f"(keys in any order), got {value!r:.60}")
+    return value
 
 
 def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
@@ -169,6 +182,7 @@ def compile_json_schema(
     *,
     path: Literal["auto", "regex", "grammar"] = "auto",
     lenient: bool = False,
+    property_order: Literal["schema", "any"] = "schema",
 ) -> CompiledSchema:
     """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar.
 
@@ -178,23 +192,25 @@ def compile_json_schema(
     deep, as `reason` says). The grammar path accepts exactly the same documents as the regex
     path where both apply, with free-form values and recursion nesting without limit; it
     supports the default whitespace pattern or "" only. Raises UnsupportedSchemaError (keyword,
-    JSON pointer) for what neither path can express exactly.
+    JSON pointer) for what neither path can express exactly. `property_order` as in
+    `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
     schema = load_schema(schema)
     if path not in ("auto", "regex", "grammar"):
         raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex' or 'grammar', got {path!r}")
     max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("compile_json_schema", "lenient", lenient)
+    order = check_property_order("compile_json_schema", property_order)
     if path == "regex":
         return CompiledSchema("regex", "requested", regex=build_regex_from_schema(
-            schema, whitespace_pattern, max_recursion_depth, lenient=lenient))
+            schema, whitespace_pattern, max_recursion_depth, lenient=lenient, property_order=order))
     if path == "grammar":
-        return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient)[0])
+        return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient, order)[0])
     recursion = _recursion(schema, lenient)
     refused = ""
     if recursion is not None:
         try:
-            text, _ = _grammar(schema, whitespace_pattern, lenient)
+            text, _ = _grammar(schema, whitespace_pattern, lenient, order)
         except UnsupportedSchemaError as exc:
             refused = f"recursive $ref to {recursion} unrolled {max_recursion_depth} times (grammar path: {exc})"
         else:
@@ -202,11 +218,12 @@ def compile_json_schema(
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema")
+            regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema",
+                                 order)
     except UnsupportedSchemaError as exc:
         if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
             raise
-        text, _ = _grammar(schema, whitespace_pattern, lenient)
+        text, _ = _grammar(schema, whitespace_pattern, lenient, order)
         return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
     for w in caught:
         warnings.warn(w.message, stacklevel=2)
@@ -216,11 +233,12 @@ def compile_json_schema(
     return CompiledSchema("regex", reason, regex=regex)
 
 
-def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool, caller: str) -> tuple[str, bool]:
+def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool, caller: str,
+           order: str = "schema") -> tuple[str, bool]:
     """The regex path (arguments already checked by `caller`), and whether the regex has
     depth-limited free-form values."""
     norm = Normalizer(schema, depth, lenient)
-    em = Emitter(norm, whitespace_regex(whitespace_pattern))
+    em = Emitter(norm, whitespace_regex(whitespace_pattern), property_order=order)
     try:
         out = em.value(schema, "#")
     except RecursionError:
@@ -235,7 +253,8 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
     return out, em.used_free_form
 
 
-def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None):
+def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
+                      order: str = "schema"):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -249,7 +268,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
     sink = GrammarSink(ws)
-    em = Emitter(norm, ws, sink)
+    em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
         while sink.pending:
@@ -287,11 +306,11 @@ def _has_ref(node: Any) -> bool:
     return False
 
 
-def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool) -> tuple[str, Any]:
+def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema") -> tuple[str, Any]:
     """The grammar path: Lark grammar text, checked to mean exactly what it says."""
     from .grammar import grammar_from_placeholders
 
-    root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient)
+    root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order)
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
         warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)

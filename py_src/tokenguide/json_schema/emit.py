@@ -30,10 +30,11 @@ class Emitter:
     With a `sink` (grammar mode, see grammar.py), recursive references, free-form values and
     numbers are written as placeholders for grammar rules that the sink hands out."""
 
-    def __init__(self, norm: Normalizer, ws: str, sink: Any = None) -> None:
+    def __init__(self, norm: Normalizer, ws: str, sink: Any = None, property_order: str = "schema") -> None:
         self.norm = norm
         self.ws = ws
         self.sink = sink
+        self.property_order = property_order  # "schema" or "any" (objects.py)
         cut = "" if sink is None else sink.cut  # grammar mode: separators and closers are terminals
         self.sep = f"{cut}{ws},{ws}{cut}"
         self.close_array = cut + ws + r"\]"
@@ -66,7 +67,7 @@ class Emitter:
         norm.ignored = []
         norm.empty_reasons = []
         norm.ref_stack = list(self.norm.ref_stack)
-        return Emitter(norm, "")
+        return Emitter(norm, "", property_order=self.property_order)
 
     # ---- entry -------------------------------------------------------------------------------
     def value(self, schema: Any, ptr: str) -> str | None:

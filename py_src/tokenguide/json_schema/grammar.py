@@ -50,6 +50,8 @@ class GrammarSink:
         self.pending: list[tuple[str, Any]] = []  # (placeholder, RuleRef) whose body is still to write
         self.bodies: dict[str, str] = {}  # placeholder -> regex with placeholders
         self.numbers: dict[str, str] = {}  # number regex -> placeholder
+        self.marks: list[str] = []  # see `mark`
+        self.shared: dict[str, str] = {}  # body regex -> placeholder of a shared rule (see `rule`)
         self._any: str | None = None
         self.cut = self._new("")  # a boundary between terminals, no rule
 
@@ -66,6 +68,22 @@ class GrammarSink:
         if ch is None:
             ch = self.ref_rules[ref.ptr] = self._new(f"r{len(self.ref_rules)}")
             self.pending.append((ch, ref))
+        return ch
+
+    def mark(self, i: int) -> str:
+        """Boundary placeholder number `i` (no rule, like `cut`): distinct marks at the start of
+        alternatives keep Python's parser from factoring their common prefix (such as the
+        opening quote of keys) into a terminal of its own."""
+        while len(self.marks) <= i:
+            self.marks.append(self._new(""))
+        return self.marks[i]
+
+    def rule(self, body: str) -> str:
+        """The placeholder of a rule with regex `body` (one rule per distinct body)."""
+        ch = self.shared.get(body)
+        if ch is None:
+            ch = self.shared[body] = self._new(f"s{len(self.shared)}")
+            self.bodies[ch] = body
         return ch
 
     def number(self, regex: str) -> str:

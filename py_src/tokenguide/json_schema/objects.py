@@ -1,7 +1,9 @@
 """Object emission: properties, required, additional/pattern properties, property counts.
 
-Declared properties come in the schema's order, then undeclared required names, then (when
-allowed) any number of other properties. Functions take the `Emitter` (`em`) for sub-values.
+With property_order="schema" (the default), declared properties come in the schema's order,
+then undeclared required names, then (when allowed) any number of other properties; with "any"
+(`any_order`), all of them in any order. Other members' keys and values come from `keys`.
+Functions take the `Emitter` (`em`) for sub-values.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ import json
 import re
 from typing import Any
 
-from .normalize import Node
-from .patterns import PatternError, ecma_search, pattern_complement, pattern_to_string_body
-from .text import MAX_REGEX_CHARS, alt, canon, cat, compact, lit, not_in_keys, opt, ptr_escape, rep
 from ..errors import UnsupportedSchemaError
+from .any_order import any_order_body
+from .keys import extra_member
+from .normalize import Node
+from .patterns import PatternError, ecma_search
+from .text import MAX_REGEX_CHARS, alt, cat, compact, lit, opt, ptr_escape, rep
 
 __all__ = ["object_regex"]
 
@@ -77,11 +81,13 @@ def object_regex(em: Any, s: Node) -> str | None:
         key = lit(json.dumps(n, ensure_ascii=False))
         members.append(None if v is None else f"{key}{ws}:{ws}{v}")
         req.append(n in required)
-    extra = _extra_member(em, s, names, addl, pprops)
+    extra = extra_member(em, s, names, addl, pprops)
     min_p = int(s.get("minProperties", 0))
     max_p = s.get("maxProperties")
     max_p = None if max_p is None else int(max_p)
-    if min_p or max_p is not None:
+    if em.property_order == "any" and len(members) + (extra is not None) > 1:
+        body = any_order_body(em, names, members, req, extra, min_p, max_p, s.ptr)
+    elif min_p or max_p is not None:
         body = _members_counted(em, members, req, extra, min_p, max_p,
                                 s.kptr("minProperties" if min_p else "maxProperties"))
     else:
@@ -91,82 +97,6 @@ def object_regex(em: Any, s: Node) -> str | None:
     if body == "":
         return r"\{" + em.close_object  # one optional space, as between any two tokens
     return rf"\{{{ws}" + body + em.close_object
-
-
-def _extra_member(em: Any, s: Node, names: list[str], addl: Any, pprops: dict) -> str | None:
-    """Regex for one property not among `names`, or None if none is allowed."""
-    ws = em.ws
-    aptr = s.kptr("additionalProperties")
-    pp_ptr = s.kptr("patternProperties")
-    if "propertyNames" in s and s["propertyNames"] not in (True, {}) and addl is not False:
-        if pprops or names:
-            em.unsupported("propertyNames", s.kptr("propertyNames"), "propertyNames together with declared or "
-                           "pattern properties and other properties is not supported")
-        else:
-            key_re = em.value({"allOf": [s["propertyNames"], {"type": "string"}]}, s.kptr("propertyNames"))
-            if key_re is None:
-                return None
-            v = em.value(addl, aptr)
-            return None if v is None else f"{key_re}{ws}:{ws}{v}"
-    trivial = all(p in (True, {}) for p in pprops.values())
-    if len(pprops) == 1 and not trivial:
-        (pat, psch), = pprops.items()
-        ppt = f"{pp_ptr}/{ptr_escape(pat)}"
-        try:
-            comp = pattern_complement(pat)
-        except PatternError:
-            comp = False
-        if comp is None:
-            # the pattern matches every key: every other property takes the pattern's schema
-            # (declared ones were already combined with it)
-            v = em.value(psch, ppt)
-            return None if v is None else '"' + not_in_keys(names) + '"' + f"{ws}:{ws}" + v
-        if comp is not False and addl is not False and not names:
-            body = pattern_to_string_body(pat)
-            v = em.value(psch, ppt)
-            other = em.value(addl, aptr) if addl is not True else em.any_value(em.free_depth)
-            return alt([None if body is None or v is None else f'"{body}"{ws}:{ws}{v}',
-                        None if other is None else f'"{comp}"{ws}:{ws}{other}'])
-    if pprops and addl is not False and not trivial:
-        em.unsupported("patternProperties", pp_ptr,
-                       "patternProperties together with additionalProperties other than false is not supported")
-        return None
-    if pprops and addl is False:
-        return _pattern_members(em, names, pprops, pp_ptr)
-    if addl is False:
-        return None
-    v = em.value(addl, aptr) if addl is not True else em.any_value(em.free_depth)
-    if v is None:
-        return None
-    return '"' + not_in_keys(names) + '"' + f"{ws}:{ws}" + v
-
-
-def _pattern_members(em: Any, names: list[str], pprops: dict, pp_ptr: str) -> str | None:
-    """Other members when only patternProperties admit them (additionalProperties false)."""
-    ws = em.ws
-    if len({canon(v) for v in pprops.values()}) > 1 and len(pprops) > 1:
-        em.unsupported("patternProperties", pp_ptr, "several patternProperties with different schemas are not supported")
-        return None
-    alts: list[str | None] = []
-    for pat, psch in pprops.items():
-        ppt = f"{pp_ptr}/{ptr_escape(pat)}"
-        for n in names:
-            try:
-                clash = ecma_search(pat, n)
-            except PatternError:
-                clash = False
-            if clash:
-                em.unsupported("patternProperties", ppt, f"pattern {pat!r} also matches the declared property {n!r}")
-                return None
-        try:
-            body = pattern_to_string_body(pat)
-        except PatternError as exc:
-            em.unsupported("patternProperties", ppt, str(exc))
-            return None
-        v = em.value(psch, ppt)
-        if body is not None and v is not None:
-            alts.append(f'"{body}"{ws}:{ws}{v}')
-    return alt(alts)
 
 
 def members_chain(sep: str, members: list[str | None], req: list[bool], extra: str | None) -> str | None:

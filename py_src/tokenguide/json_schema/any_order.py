@@ -1,0 +1,141 @@
+"""Object bodies with property_order="any": the declared members in every order, each at most
+once, the required ones present, other members anywhere among them, property counts exact.
+
+The language needs one automaton state per set of declared keys already seen (2^n for n
+declared keys). Three spellings, smallest first:
+
+* regex path, small objects: the continuation after each key set written out (lookahead-free;
+  its text grows like n! because a regex cannot share sub-expressions, so it is used only
+  while it stays under `INLINE_CHARS`);
+* grammar path: one Lark rule per (key set, count), shared, so the size stays 2^n rules;
+* regex path, larger objects: one loop over all members with lookaheads at the object's start,
+  "key k does not occur twice" and "required key r occurs" (exact: members are JSON texts with
+  a unique parse, so the lookaheads see the same member boundaries as the loop).
+
+More than `MAX_ANY_ORDER_KEYS` declared keys are refused (UnsupportedSchemaError).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import UnsupportedSchemaError
+from .text import alt, cat, lit, rep
+
+__all__ = ["any_order_body", "MAX_ANY_ORDER_KEYS", "INLINE_CHARS", "PROPERTY_ORDERS"]
+
+PROPERTY_ORDERS = ("schema", "any")
+MAX_ANY_ORDER_KEYS = 12  # 2^12 key sets
+INLINE_CHARS = 60_000  # lookahead-free regex text written out at most (then lookaheads)
+_MAX_RULE_STATES = 50_000
+
+
+class _TooBig(Exception):
+    """The written-out regex passed INLINE_CHARS."""
+
+
+def any_order_body(em: Any, names: list[str], members: list[str | None], req: list[bool], extra: str | None,
+                   min_p: int, max_p: int | None, ptr: str) -> str | None:
+    """Object body (between ``{`` + whitespace and the closer; "" = only the empty object) for
+    the members in any order; None when no object qualifies. `ptr`: the object's pointer."""
+    if any(m is None and r for m, r in zip(members, req)):
+        return None
+    keep = [i for i, m in enumerate(members) if m is not None]
+    if len(keep) > MAX_ANY_ORDER_KEYS:
+        raise UnsupportedSchemaError(
+            f"property_order='any' with {len(keep)} declared properties needs 2^{len(keep)} key-set states "
+            f"(at most {MAX_ANY_ORDER_KEYS} declared properties are supported; at {ptr}); use "
+            "property_order='schema' (keys in the schema's order) or split the object", "properties", ptr)
+    mem = [members[i] for i in keep]  # type: ignore[misc]
+    rq = [req[i] for i in keep]
+    keys = [lit(json.dumps(names[i], ensure_ascii=False)) for i in keep]
+    if max_p is not None and max_p < min_p:
+        return None
+    if em.sink is not None:
+        return _Writer(em, mem, rq, extra, min_p, max_p, rules=True).body()
+    try:
+        return _Writer(em, mem, rq, extra, min_p, max_p, rules=False).body()
+    except _TooBig:
+        return _lookahead_body(em.sep, mem, keys, rq, extra, min_p, max_p)
+
+
+class _Writer:
+    """The continuation regex after each (key set, member count), memoized; with `rules`, each
+    continuation is a grammar rule (placeholder) instead of inline text."""
+
+    def __init__(self, em: Any, members: list[str], req: list[bool], extra: str | None,
+                 min_p: int, max_p: int | None, rules: bool) -> None:
+        self.em = em
+        self.members = members
+        self.req_mask = sum(1 << i for i, r in enumerate(req) if r)
+        self.extra = extra
+        self.min_p = min_p
+        self.max_p = max_p
+        self.rules = rules
+        self.memo: dict[tuple[int, int], str | None] = {}
+        self.size = 0
+
+    def body(self) -> str | None:
+        return self.cont(0, 0)
+
+    def cont(self, used: int, c: int) -> str | None:
+        """Members after `c` members with declared key set `used` (bit i: member i seen)."""
+        key = (used, c if self.max_p is not None else min(c, max(self.min_p, 1)))
+        if key in self.memo:
+            return self.memo[key]
+        if len(self.memo) > _MAX_RULE_STATES:
+            raise UnsupportedSchemaError(
+                f"property_order='any': the object needs over {_MAX_RULE_STATES:,} (key set, property count) "
+                "states; lower minProperties/maxProperties or use property_order='schema'", "properties", "#")
+        res = self.write(used, c)
+        if self.rules and res:
+            res = self.em.sink.rule(res)
+        elif not self.rules and res is not None:
+            self.size += len(res)
+            if len(res) > INLINE_CHARS or self.size > 20 * INLINE_CHARS:
+                raise _TooBig()
+        self.memo[key] = res
+        return res
+
+    def write(self, used: int, c: int) -> str | None:
+        sep = self.em.sep
+        lead = sep if c else ""
+        done = (used & self.req_mask) == self.req_mask and c >= self.min_p
+        more = self.max_p is None or c < self.max_p
+        opts: list[str | None] = []
+        if more:
+            for i, m in enumerate(self.members):
+                if not used >> i & 1:
+                    opts.append(cat(lead, self.mark(i), m, self.cont(used | 1 << i, c + 1)))
+        if done:
+            opts.append("")
+        rest = alt(opts)
+        e = self.extra
+        if e is None or not more:
+            return rest
+        if self.max_p is None and c >= self.min_p and c >= 1:
+            loop = rep(sep + self.mark(len(self.members)) + e, 0, None)  # any number of other members here, the count stays >= min
+            return None if rest is None else loop + rest
+        return alt([rest, cat(lead, self.mark(len(self.members)), e, self.cont(used, c + 1))])
+
+    def mark(self, i: int) -> str:
+        """Grammar mode: a distinct boundary before member `i` (see GrammarSink.mark)."""
+        return self.em.sink.mark(i) if self.rules else ""
+
+
+def _lookahead_body(sep: str, members: list[str], keys: list[str], req: list[bool], extra: str | None,
+                    min_p: int, max_p: int | None) -> str | None:
+    """One loop over every member, with lookaheads at its start for "no key twice" and
+    "every required key present"."""
+    any_m = alt(members + ([extra] if extra is not None else []))
+    assert any_m is not None
+    skip = f"(?:{any_m}{sep})*"
+    checks = [f"(?!{skip}{m}(?:{sep}{any_m})*{sep}{k})" for m, k in zip(members, keys)]
+    checks += [f"(?={skip}{k})" for k, r in zip(keys, req) if r]
+    lo = max(min_p, sum(req), 1)
+    if max_p is not None and max_p < lo:
+        return None if min_p > 0 or any(req) else ""
+    loop = any_m + rep(sep + any_m, lo - 1, None if max_p is None else max_p - 1)
+    body = "".join(checks) + loop
+    return body if min_p > 0 or any(req) else f"(?:{body})?"
