@@ -171,6 +171,14 @@ def test_unique_lenient_ignores_it_with_a_warning():
     assert re.fullmatch(regex, '["a","a"]')
 
 
+def test_unique_follows_json_equality_where_jsonschema_sorting_slips():
+    """jsonschema's uniq sorts items and compares neighbours, so [[1],[true],[1]] passes there
+    (sorting keeps [true] between the two [1]); pairwise JSON equality, which we follow, rejects it."""
+    schema = {"type": "array", "items": {"enum": [[1], [True]]}, "uniqueItems": True}
+    rx = re.compile(build_regex_from_schema(schema))
+    assert rx.fullmatch("[[1],[true],[1]]") is None and rx.fullmatch("[[1],[true]]") and rx.fullmatch("[[1],[1.0]]") is None
+
+
 VALUE_POOL = [0, 1, 1.0, 2, 2.5, True, False, None, "a", "b", "1", [1], [1.0], ["a"], [], {"a": 1}, {"a": 1.0}]
 
 
@@ -178,7 +186,7 @@ VALUE_POOL = [0, 1, 1.0, 2, 2.5, True, False, None, "a", "b", "1", [1], [1.0], [
 @given(st.lists(st.sampled_from(VALUE_POOL), max_size=6))
 def test_unique_generated_arrays(items):
     schema = {"type": "array", "uniqueItems": True,
-              "items": {"enum": [0, 1, 2.5, True, False, None, "a", "1", [1], [], {"a": 1}]}}
+              "items": {"enum": [0, 1, 2.5, True, None, "a", "1", [1], [], {"a": 1}]}}
     regex = build_regex_from_schema(schema)
     want = valid(schema, items)
     agrees(re.compile(regex), schema, items)
@@ -343,3 +351,46 @@ CONTAINS_SCHEMAS = [
 def test_contains_generated_arrays(items, which):
     schema = CONTAINS_SCHEMAS[which]
     agrees(re.compile(build_regex_from_schema(schema)), schema, items)
+
+
+# -- through the token automaton ------------------------------------------------------------
+
+GUIDE_TOKENS = ['[', ']', ',', ' ', '"', 'a', 'b', 'c', '1', '3', '.', '0', 'x', '"a"', '"b"', ',"', '1.0', '3]']
+
+
+def guide_accepts(guide, ids, text: str) -> bool:
+    """Feed `text` to the guide from its start, longest tokens first."""
+    from tokenguide.errors import InvalidTokenError
+
+    guide.reset()
+    i = 0
+    while i < len(text):
+        tok = next(t for t in sorted(GUIDE_TOKENS, key=len, reverse=True) if text.startswith(t, i))
+        try:
+            guide.advance(ids[tok])
+        except InvalidTokenError:
+            return False
+        i += len(tok)
+    return guide.is_finished()
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": True, "minItems": 1},
+    {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}, "uniqueItems": True},
+    {"type": "array", "items": {"type": ["integer", "string"]}, "contains": {"const": 3}, "maxContains": 1},
+    {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 3}, "minContains": 2},
+])
+def test_guides_follow_the_regex(schema):
+    from tokenguide import Guide, Vocabulary
+
+    ids = {t: i for i, t in enumerate(GUIDE_TOKENS)}
+    guide = Guide.from_json_schema(schema, Vocabulary(len(GUIDE_TOKENS), dict(ids)), max_rollback=0)
+    pool = ["a", "b", "x", 1, 3, 3.0, 0, 10, 13]
+    regex = re.compile(build_regex_from_schema(schema))
+    seen = 0
+    for v in arrays_of(pool, 3):
+        text = dumps(v)
+        want = regex.fullmatch(text) is not None
+        assert guide_accepts(guide, ids, text) == want, (schema, text)
+        seen += want
+    assert seen > 3

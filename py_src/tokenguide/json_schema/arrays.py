@@ -9,9 +9,9 @@ to `value_intersection` / `value_difference` lookaheads when they are provably e
 spellings involved (strings, booleans, null, integers), and refuses otherwise.
 
 `uniqueItems`: exact when every item's values form a small finite set (enum/const, booleans,
-null, bounded integer ranges, arrays and objects of those): short arrays are enumerated
-(no lookaround), longer ones put after each item a negative lookahead forbidding a later equal
-item (regex path only). Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
+null, bounded integer ranges, arrays of those): short arrays are enumerated (no
+lookaround), longer ones start with one negative lookahead per value forbidding two equal
+items (regex path only). Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
 are equal whatever their key order. Unbounded item languages are refused: distinctness over
 them is not regular. Drafts: `contains` from draft 6, `minContains`/`maxContains` from 2019-09.
 """
@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
 from .normalize import Node, RuleRef, enum_values, types_of
-from .text import (BOOLEAN, NULL, NUMBER, STRING, VALUE_END, alt, cat, compact, group, json_literal, json_type_of,
+from .text import (VALUE_END, alt, cat, compact, group, json_literal, json_type_of,
                    lit, rep, value_difference, value_intersection)
 
 __all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "value_key", "MAX_COUNT_CHARS",
@@ -35,9 +35,8 @@ __all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "value_key", 
 
 MAX_COUNT_CHARS = 200_000  # regex text of a counted (contains) or unique item sequence
 MAX_UNIQUE_VALUES = 256  # distinct values an item of a uniqueItems array may take
-MAX_UNIQUE_SETS = 50_000  # sets of distinct values an automaton must tell apart (its state count)
+MAX_UNIQUE_SETS = 1024  # sets of distinct values the automaton tells apart (~ its states; 1024: ~3 s)
 MAX_ENUMERATED = 256  # unique sequences written out one by one (no lookaround) at most
-SCALAR = f"(?:{STRING}|{NUMBER}|{BOOLEAN}|{NULL})"
 
 
 def schema_draft(root: Any) -> int:
@@ -460,24 +459,28 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
         em.unsupported("uniqueItems", uptr, f"uniqueItems with more than {MAX_ENUMERATED} possible arrays needs "
                        "lookaheads, which the grammar path cannot write; use the regex path or lower maxItems")
         return NotImplemented
-    skip = SCALAR if all(k[0] in ("null", "bool", "num", "str") for k in every) else alt(list(every.values()))
+    # at the array's start, for each value v: "no two items equal v" (independent trackers: the
+    # automaton has about one state per set of values seen)
+    skip = group(alt(list(every.values())) or "")
     sep = em.sep
+    looks = "".join(f"(?!(?:{skip}{sep})*{group(eq)}(?:{sep}{skip})*{sep}{group(eq)}{VALUE_END})"
+                    for eq in every.values())
 
-    def decorated(table: dict, keys: Any) -> str | None:
-        return alt([f"{group(spell)}(?!(?:{sep}{skip})*{sep}{group(every[key])}{VALUE_END})"
-                    for key, spell in table.items() if key in keys])
+    def spelled(table: dict, keys: Any) -> str | None:
+        return alt([spell for key, spell in table.items() if key in keys])
 
     slots = []
     for i, t in enumerate(tables):
         if hits is None:
-            slots.append(Slot(None, None, decorated(t, t)))
+            slots.append(Slot(None, None, spelled(t, t)))
         else:
-            h = decorated(t, hits[i])
-            miss = decorated(t, set(t) - hits[i])
+            h, miss = spelled(t, hits[i]), spelled(t, set(t) - hits[i])
             slots.append(Slot(h, miss, alt([h, miss])))
     tail = slots.pop() if len(slots) > k else Slot(None, None, None)
     body = count_items(em, slots, tail, m, top, lo, hi, uptr if bounds is None else s.kptr("contains"))
-    return _wrap(em, body)
+    if body is None or body == "":
+        return _wrap(em, body)
+    return _wrap(em, looks + body)
 
 
 def _classify(em: Any, s: Node, positions: list, tables: list[dict]) -> list[set] | None:
