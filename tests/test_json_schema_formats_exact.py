@@ -599,3 +599,39 @@ def test_grammar_path_terminals_with_slash_and_escaped_quote(schema, text):
     assert parser.parse(json.dumps(text))
     with pytest.raises(LarkError):
         parser.parse(json.dumps(text + "\\"))
+
+
+GUIDE_TOKENS = ['"', "a", "b", ".", "-", "@", "ab", "a.", '"a', 'b"', "1", ":"]
+
+
+@pytest.mark.parametrize("schema,alphabet,max_len", [
+    ({"type": "string", "format": "hostname", "maxLength": 4}, 'ab.-"', 7),
+    ({"type": "string", "format": "email", "maxLength": 5}, 'ab@."', 8),
+    ({"type": "string", "format": "uri", "pattern": "^a:", "maxLength": 4}, 'ab:"', 7),
+])
+def test_lookahead_schemas_through_guides(schema, alphabet, max_len):
+    """Guide.from_json_schema (tokenguide's own lookahead compiler) against re.fullmatch, for every
+    text over `alphabet` up to `max_len` characters, spelled one character per token."""
+    from itertools import product
+
+    from tokenguide import Guide, Vocabulary
+
+    mapping = {t: i for i, t in enumerate(GUIDE_TOKENS)}
+    mapping["<eos>"] = len(GUIDE_TOKENS)
+    vocab = Vocabulary(len(GUIDE_TOKENS), mapping)
+    rx = re.compile(build_regex_from_schema(schema))
+    guide = Guide.from_json_schema(schema, vocab)
+    accepted = 0
+    for n in range(max_len + 1):
+        for chars in product(alphabet, repeat=n):
+            text = "".join(chars)
+            want = rx.fullmatch(text) is not None
+            ids = [mapping[c] for c in text]
+            guide.reset()
+            taken = guide.accepts_tokens(ids)
+            if taken:
+                for t in ids:
+                    guide.advance(t)
+            assert (taken and guide.is_finished()) == want, text
+            accepted += want
+    assert accepted > 3
