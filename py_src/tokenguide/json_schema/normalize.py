@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterator, NamedTuple
-from urllib.parse import unquote
 
 from ..errors import UnsupportedSchemaError
 from .patterns import PatternError, ecma_search
+from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 
 __all__ = ["Group", "Node", "Normalizer", "RuleRef", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
@@ -167,7 +167,7 @@ def _without_stray_counts(n: Node) -> Node:
 
 
 class Normalizer:
-    """Resolves `$ref` (local pointers, `$id`/`id`, `$anchor`) and merges `allOf` into Nodes."""
+    """Resolves `$ref` (through refs.RefResolver) and merges `allOf` into Nodes."""
 
     def __init__(self, root: Any, depth: int, lenient: bool, grammar: bool = False) -> None:
         self.root = root
@@ -180,7 +180,7 @@ class Normalizer:
         self.ignored: list[tuple[str, str]] = []
         self.ref_stack: list[str] = []
         self.empty_reasons: list[tuple[str, str, str]] = []
-        self._ids = self._collect_ids(root)
+        self.resolver = RefResolver(root, self.draft)
 
     def unsupported(self, keyword: str, pointer: str, why: str) -> None:
         """Raise, or in lenient mode record the ignored keyword and return."""
@@ -194,58 +194,10 @@ class Normalizer:
         self.empty_reasons.append((keyword, pointer, why))
 
     # ---- $ref ---------------------------------------------------------------------------------
-    @staticmethod
-    def _collect_ids(root: Any) -> dict[str, tuple[Any, str]]:
-        ids: dict[str, tuple[Any, str]] = {}
-
-        def walk(node: Any, ptr: str) -> None:
-            if isinstance(node, dict):
-                for key in ("$id", "id", "$anchor"):
-                    v = node.get(key)
-                    if isinstance(v, str) and v:
-                        name = v if key != "$anchor" else "#" + v
-                        ids.setdefault(name, (node, ptr))
-                        ids.setdefault(name.rstrip("#"), (node, ptr))
-                for k, v in node.items():
-                    if k in ("enum", "const", "default", "examples", "example"):
-                        continue
-                    walk(v, f"{ptr}/{ptr_escape(k)}")
-            elif isinstance(node, list):
-                for i, v in enumerate(node):
-                    walk(v, f"{ptr}/{i}")
-
-        walk(root, "#")
-        return ids
-
     def resolve_ref(self, ref: Any, pointer: str) -> tuple[Any, str] | None:
-        """The schema `ref` points to and its pointer; None when ignored (lenient mode)."""
-        if not isinstance(ref, str):
-            raise UnsupportedSchemaError(f"$ref must be a string (at {pointer})", "$ref", pointer)
-        base, _, frag = ref.partition("#")
-        target = self.root
-        tptr = "#"
-        if base:
-            hit = self._ids.get(base) or self._ids.get(base + "#")
-            if hit is None:
-                self.unsupported("$ref", pointer, f"remote reference {ref!r} is not supported")
-                return None
-            target, tptr = hit
-        if frag and not frag.startswith("/"):
-            hit = self._ids.get("#" + frag)
-            if hit is None:
-                raise UnsupportedSchemaError(f"$ref {ref!r} names an unknown anchor (at {pointer})", "$ref", pointer)
-            return hit
-        for part in frag.split("/")[1:] if frag else []:
-            part = unquote(part).replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and part in target:
-                target = target[part]
-            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                target = target[int(part)]
-            else:
-                raise UnsupportedSchemaError(
-                    f"$ref {ref!r} does not resolve inside the schema (at {pointer})", "$ref", pointer)
-            tptr += "/" + ptr_escape(part)
-        return target, tptr
+        """The schema `ref` (in the schema object at `pointer`) points to and its pointer; None
+        when ignored (lenient mode). See refs.py for base URIs, anchors and pointers."""
+        return self.resolver.resolve(ref, pointer, self.unsupported)
 
     # ---- flatten -------------------------------------------------------------------------------
     def flatten(self, schema: Any, ptr: str) -> Node | RuleRef | bool:
