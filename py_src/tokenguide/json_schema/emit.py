@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from . import arrays, objects, one_of
+from . import arrays, logic, objects, one_of
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
 from .strings import constrained_string, string_format
@@ -29,6 +29,8 @@ class Emitter:
 
     With a `sink` (grammar mode, see grammar.py), recursive references, free-form values and
     numbers are written as placeholders for grammar rules that the sink hands out."""
+
+    number_lexeme = NUMBER  # of free-form numbers (logic.canonical's twin spells them canonically)
 
     def __init__(self, norm: Normalizer, ws: str, sink: Any = None, property_order: str = "schema") -> None:
         self.norm = norm
@@ -99,6 +101,8 @@ class Emitter:
     def _flat_value(self, s: Node) -> str | None:
         if not s.constrains():
             return self.any_value(self.free_depth)
+        if logic.handles(s):
+            return logic.logic_value(self, s)
         if s.groups:
             return self._distribute(s)
         if "enum" in s or "const" in s:
@@ -117,11 +121,7 @@ class Emitter:
             flats = [f for f in (self.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)) if f is not False]
             if kind == "oneOf" and len(flats) > 1 and not one_of.pairwise_disjoint(self, flats, base):
                 exclusive = one_of.exclusive_branches(self, flats, base)
-                if exclusive is None:
-                    self.unsupported("oneOf", gptr, "oneOf branches that may overlap cannot be expressed "
-                                     "(exactly one must match)")
-                else:
-                    flats = exclusive
+                flats = exclusive if exclusive is not None else one_of.overlapping(self, flats, gptr)
             branch_lists.append(flats)
         total = 1
         for bl in branch_lists:
@@ -133,7 +133,9 @@ class Emitter:
         for combo in itertools.product(*branch_lists):
             m: Node | bool = base
             inserts: dict[int, list[str]] = {}
+            excl = [f for f in combo if isinstance(f, one_of.Exclusive)]
             for g, f in zip(s.groups, combo):
+                f = f.branch if isinstance(f, one_of.Exclusive) else f
                 m = self.norm.merge(m, f)
                 if m is False:
                     break
@@ -150,7 +152,9 @@ class Emitter:
                 order.extend(n for n in m["properties"] if n not in order)
                 m = m.copy()
                 m.kw["properties"] = {n: m["properties"][n] for n in order if n in m["properties"]}
-            if m is True:
+            if excl and m is not False:
+                outs.append(one_of.exclusive_value(self, m, excl))
+            elif m is True:
                 outs.append(self.any_value(self.free_depth))
             elif m is not False:
                 outs.append(self.flat_value(m))
@@ -159,8 +163,8 @@ class Emitter:
     def check_generic(self, s: Node) -> None:
         """Refuse the keywords no type handler expresses."""
         types = types_of(s)
-        for kw in ("not", "if", "then", "else", "$dynamicRef", "$recursiveRef"):
-            if kw in s and (kw not in ("then", "else") or "if" in s):
+        for kw in ("$dynamicRef", "$recursiveRef"):
+            if kw in s:
                 self.unsupported(kw, s.kptr(kw), f"{kw!r} cannot be expressed as a regular expression")
         if "object" in types and "unevaluatedProperties" in s and s["unevaluatedProperties"] not in ({}, True):
             self.unsupported("unevaluatedProperties", s.kptr("unevaluatedProperties"),
@@ -215,7 +219,7 @@ class Emitter:
         if depth in self._any_cache:
             return self._any_cache[depth]
         ws = self.ws
-        scalars = [NULL, BOOLEAN, NUMBER, STRING]
+        scalars = [NULL, BOOLEAN, self.number_lexeme, STRING]
         if depth > 0:
             inner = self.any_value(depth - 1)
             scalars.append(rf"\[{ws}(?:{inner}(?:{ws},{ws}{inner})*{ws})?\]")

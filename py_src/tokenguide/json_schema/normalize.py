@@ -39,6 +39,10 @@ VALIDATION = frozenset({
 _MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames")
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 class Group(NamedTuple):
     """An anyOf/oneOf (or rewritten dependency/not) still to distribute over its branches.
     `pos`: how many of the node's own declared properties come before the branches' ones."""
@@ -390,8 +394,17 @@ class Normalizer:
             elif k == "enum":
                 vb = {canon(x) for x in v}
                 out.kw[k] = [x for x in av if canon(x) in vb]
+            elif k == "not":
+                out.kw[k] = {"anyOf": [av, v]}  # neither: not (either)
+            elif k == "const" and not (_is_number(av) and _is_number(v) and av == v):
+                return False  # two different values
             elif k in _MERGE_SCHEMA_KEYWORDS and not isinstance(av, list) and not isinstance(v, list):
                 out.kw[k] = {"allOf": [av, v]}
+            elif k in ("pattern", "format", "multipleOf") and not self.grammar:
+                # both: also "not (not {k: v})", which the regex path writes with lookaheads
+                both = {"not": {k: v}}
+                out.kw["not"] = {"anyOf": [out.kw["not"], both]} if "not" in out.kw else both
+                out.ptrs.setdefault("not", bk)
             elif k not in ANNOTATIONS:
                 self.unsupported("allOf", a.ptr, f"cannot merge two different {k!r} values")
         if b.groups:

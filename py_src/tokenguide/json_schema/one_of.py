@@ -1,9 +1,10 @@
 """oneOf support: deciding that branches are disjoint, or rewriting them into disjoint ones.
 
-A regex can only express "exactly one of these" when no two branches accept the same value.
+Without lookaheads, "exactly one of these" needs branches no two of which accept one value.
 `pairwise_disjoint` proves that for common shapes (different types, disjoint enums, a required
 property with disjoint values); `exclusive_branches` rewrites the branches type by type (and
-"exactly one of these required sets") into branches that are disjoint by construction.
+"exactly one of these required sets") into branches that are disjoint by construction. Other
+branches become `Exclusive`s: each branch minus the others (`logic.subtract`, a lookahead).
 Functions take the `Emitter` (`em`) whose normaliser and membership checks they use.
 """
 
@@ -11,13 +12,49 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import UnsupportedSchemaError
+from . import logic
 from .normalize import Node, RuleRef, enum_values, types_of
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
-__all__ = ["pairwise_disjoint", "exclusive_branches"]
+__all__ = ["pairwise_disjoint", "exclusive_branches", "overlapping", "exclusive_value", "Exclusive",
+           "MAX_OVERLAPPING"]
+
+MAX_OVERLAPPING = 8  # oneOf branches that may overlap: each is checked against all the others
+
+
+class Exclusive(NamedTuple):
+    """A oneOf branch that must hold while none of `others` (the other branches) does."""
+    branch: Any
+    others: list
+    ptr: str
+
+
+def overlapping(em: Any, flats: list, gptr: str) -> list:
+    """oneOf branches that may overlap, as Exclusives ("this one and no other"); the branches
+    unchanged when that is refused in lenient mode (then they act as anyOf)."""
+    if len(flats) > MAX_OVERLAPPING:
+        em.unsupported("oneOf", gptr, f"oneOf with {len(flats)} branches that may overlap: at most "
+                       f"{MAX_OVERLAPPING} are supported (each is checked against all the others)")
+        return flats
+    if not logic.lookahead_allowed(em, "oneOf", gptr):
+        return flats
+    # every branch declares the names of all (in branch order), so each branch's objects are
+    # written in the order the others' lookaheads expect
+    skel = em.norm.flatten({"allOf": [logic.skeleton(em.norm, f, gptr) for f in flats]}, gptr)
+    out = []
+    for i, f in enumerate(flats):
+        declared = f if isinstance(f, bool) else logic.strict_merge(em.norm, skel, f)
+        out.append(Exclusive(f if declared is None else declared, [g for j, g in enumerate(flats) if j != i], gptr))
+    return out
+
+
+def exclusive_value(em: Any, m: Any, excl: list) -> str | None:
+    """Regex for the values of merged combination `m` that no other branch of its oneOfs accepts."""
+    negs = [(o, "oneOf", o.ptr if isinstance(o, Node) else e.ptr) for e in excl for o in e.others]
+    return logic.subtract(em, m, negs)
 
 _TYPE_KEYWORDS = {
     "string": {"minLength", "maxLength", "pattern", "format"},

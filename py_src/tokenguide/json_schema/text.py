@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from typing import Any
 
 from ..errors import UnsupportedSchemaError
@@ -367,8 +368,10 @@ def json_literal(v: Any, ws: str) -> str | None:
         if not math.isfinite(v):
             return None  # not JSON
         text = json.dumps(v)
-        if "e" in text or "E" in text:
-            return lit(text)
+        if "e" in text or "E" in text:  # json.dumps' spelling, and every plain one
+            plain = format(Decimal(text), "f")
+            zeros = r"(?:\.0+)?" if v.is_integer() else "0*"
+            return f"(?:{lit(text)}|{lit(plain)}{zeros})"
         if v.is_integer():
             return lit(str(int(v))) + r"(?:\.0+)?"
         return lit(text) + "0*"

@@ -1,0 +1,432 @@
+"""Exact `not`, `if`/`then`/`else` and "all but these" (overlapping oneOf) on the regex path.
+
+`subtract(em, a, negs)` is the regex of the values of Node `a` that no schema of `negs` accepts:
+`value_difference(A, B1|B2|...)`, a negative lookahead of Bi = a merged with negs[i] (so the
+depth limits of free-form values are the same on both sides) before A. That is exact on texts
+only when every text A writes for a value of Bi is a text of Bi too, so A is written by a
+*canonical* twin of the emitter (numbers spelled `CANONICAL_NUMBER`: integers without fraction
+or exponent, other numbers plain or as json.dumps writes the smallest) and `order_compatible`
+checks that merging negs[i] into `a` leaves every object's key order as A writes it.
+Lookaheads exist on the regex path only: in grammar mode (and with a whitespace pattern that may
+match more than JSON whitespace) these keywords are refused (UnsupportedSchemaError).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ..errors import UnsupportedSchemaError
+from .normalize import Node, RuleRef, enum_values, types_of
+from .text import alt, group, json_literal, json_type_of, lit, ptr_escape, value_difference, value_intersection
+
+__all__ = ["CANONICAL_NUMBER", "logic_value", "subtract", "canonical", "order_compatible", "skeleton",
+           "json_whitespace_only", "lookahead_allowed", "strict_merge"]
+
+#: The number spellings written where a value is tested against a lookahead: plain decimals
+#: (but not negative zero) and the exponent form json.dumps writes below 1e-4 ("1.5e-05"), not
+#: "1e2" or "1E+16". The lookahead side reads integers with zero fractions too ("5.0" is an
+#: integer), so each of its number regexes accepts exactly the spellings of this set that denote
+#: its values.
+CANONICAL_NUMBER = (r"(?:0(?:\.[0-9]+)?|-0\.[0-9]*[1-9][0-9]*|-?[1-9][0-9]*(?:\.[0-9]+)?"
+                    r"|-?[1-9](?:\.[0-9]*[1-9])?e-(?:0[5-9]|[1-9][0-9]+))")
+
+_SCALARS = {"null", "boolean", "number", "integer", "string"}
+_LOCAL = ("pattern", "format", "multipleOf")  # keywords whose meaning does not depend on siblings
+_MAX_LEVEL = 8  # order_compatible gives up (refuses) deeper than this
+
+
+def json_whitespace_only(ws: str) -> bool:
+    """Is it certain that the whitespace regex `ws` matches only JSON whitespace (space, tab,
+    LF, CR)? A conservative syntactic check: literal whitespace, classes of it, groups and
+    quantifiers only."""
+    i, in_class, in_brace = 0, False, False
+    while i < len(ws):
+        c = ws[i]
+        if c == "\\":
+            if ws[i + 1:i + 2] in ("t", "n", "r", " "):
+                i += 2
+                continue
+            if ws[i + 1:i + 4].lower() in ("x20", "x09", "x0a", "x0d"):
+                i += 4
+                continue
+            return False
+        if in_brace:
+            if not (c.isdigit() or c in ",}"):
+                return False
+            in_brace = c != "}"
+        elif in_class:
+            if c == "]":
+                in_class = False
+            elif c not in " \t\n\r":
+                return False
+        elif c == "(" and ws.startswith("(?:", i):
+            i += 3
+            continue
+        elif c == "[":
+            if ws[i + 1:i + 2] in ("^", "]"):
+                return False
+            in_class = True
+        elif c == "{":
+            in_brace = True
+        elif c not in " \t\n\r()|?*+":
+            return False
+        i += 1
+    return not in_class and not in_brace
+
+
+def canonical_literal(v: Any, ws: str) -> str | None:
+    """Regex for the JSON text of enum value `v` with its numbers spelled canonically."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return json_literal(v, ws)
+    if isinstance(v, int):
+        return lit(str(v))
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return None
+        return lit(str(int(v))) if v.is_integer() else lit(repr(v))
+    if isinstance(v, list):
+        items = [canonical_literal(x, ws) for x in v]
+        return rf"\[{ws}" + f"{ws},{ws}".join(items) + rf"{ws}\]" if v else rf"\[{ws}\]"
+    if isinstance(v, dict):
+        if not v:
+            return rf"\{{{ws}\}}"
+        items = [json_literal(k, ws) + f"{ws}:{ws}" + canonical_literal(x, ws) for k, x in v.items()]
+        return rf"\{{{ws}" + f"{ws},{ws}".join(items) + rf"{ws}\}}"
+    return json_literal(v, ws)
+
+
+@lru_cache(maxsize=None)
+def _canonical_class(base: type) -> type:
+    class CanonicalEmitter(base):  # type: ignore[misc, valid-type]
+        """The emitter writing numbers in CANONICAL_NUMBER spellings only."""
+
+        number_lexeme = CANONICAL_NUMBER
+        canonical_numbers = True
+
+        def literal(self, v: Any) -> str | None:
+            return canonical_literal(v, self.ws)
+
+        def t_number(self, s: Node) -> str | None:
+            out = super().t_number(s)
+            if out is None or out == CANONICAL_NUMBER:
+                return out
+            return value_intersection(out, CANONICAL_NUMBER)
+
+        def any_value(self, depth: int) -> str:
+            self.plain.used_free_form = True
+            return super().any_value(depth)
+
+    return CanonicalEmitter
+
+
+@lru_cache(maxsize=None)
+def _lookahead_class(base: type) -> type:
+    class LookaheadEmitter(base):  # type: ignore[misc, valid-type]
+        """The emitter of lookahead sides: integers also with zero fractions ("5.0")."""
+
+        lookahead_side = True
+
+        def t_integer(self, s: Node) -> str | None:
+            out = super().t_integer(s)
+            return None if out is None else group(out) + r"(?:\.0+)?"
+
+    return LookaheadEmitter
+
+
+def lookahead_side(em: Any) -> Any:
+    """The twin of emitter `em` that writes the regexes of lookaheads."""
+    if getattr(em, "canonical_numbers", False):
+        em = em.plain
+    if getattr(em, "lookahead_side", False):
+        return em
+    twin = getattr(em, "lookahead_twin", None)
+    if twin is None:
+        twin = _lookahead_class(type(em))(em.norm, em.ws, em.sink, property_order=em.property_order)
+        em.lookahead_twin = twin
+    return twin
+
+
+def canonical(em: Any) -> Any:
+    """The twin of emitter `em` that spells numbers canonically (`em` itself if it does)."""
+    if getattr(em, "canonical_numbers", False):
+        return em
+    twin = getattr(em, "canonical_twin", None)
+    if twin is None:
+        twin = _canonical_class(type(em))(em.norm, em.ws, em.sink, property_order=em.property_order)
+        twin.plain = em
+        em.canonical_twin = twin
+    return twin
+
+
+def lookahead_allowed(em: Any, keyword: str, ptr: str) -> bool:
+    """Can this emitter write a lookahead? Reports (raises, or records in lenient mode) if not."""
+    if em.sink is not None:
+        em.unsupported(keyword, ptr, f"{keyword!r} needs a lookahead, which the grammar path cannot express "
+                       "(use compile_json_schema(..., path='regex') for a non-recursive schema)")
+        return False
+    if not json_whitespace_only(em.ws):
+        em.unsupported(keyword, ptr, f"{keyword!r} needs a whitespace pattern that matches only JSON "
+                       f"whitespace (space, tab, LF, CR), not {em.ws!r}")
+        return False
+    return True
+
+
+def strict_merge(norm: Any, a: Any, b: Any) -> Any:
+    """`norm.merge(a, b)`, or None when it cannot merge them (whatever the lenient setting)."""
+    saved = norm.lenient
+    norm.lenient = False
+    try:
+        return norm.merge(a, b)
+    except UnsupportedSchemaError:
+        return None
+    finally:
+        norm.lenient = saved
+
+
+def _scalar_types(s: Any) -> list[str] | None:
+    """The types of the values node `s` may accept when they are scalars only (so key order and
+    depth limits cannot matter), else None."""
+    if not isinstance(s, Node):
+        return None
+    vals = enum_values(s)
+    if vals is not None:
+        if any(isinstance(v, (list, dict)) for v in vals):
+            return None
+        return sorted({json_type_of(v) for v in vals})
+    types = types_of(s)
+    return types if set(types) <= _SCALARS else None
+
+
+def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
+    """Regex of the values of `a` (a Node or True) that no schema of `negs` accepts; each neg is
+    (schema or Node, keyword, JSON pointer), the keyword and pointer named when it is refused."""
+    norm = em.norm
+    if a is True:
+        a = Node({}, negs[0][2] if negs else "#")
+    if a is False:
+        return None
+    scalar = _scalar_types(a)
+    if scalar is None:
+        skel = {"allOf": [skeleton(norm, schema, ptr) for schema, _, ptr in negs]}
+        declared = strict_merge(norm, a, norm.flatten(skel, a.ptr))
+        a = a if declared is None else declared
+    if a is False:
+        return None
+    subtracted: list[str | None] = []
+    for schema, kw, ptr in negs:
+        n = norm.flatten(schema, ptr)
+        if n is False:
+            continue
+        if n is True:
+            return None
+        if not lookahead_allowed(em, kw, ptr):
+            continue
+        if isinstance(n, RuleRef):
+            em.unsupported(kw, ptr, f"{kw!r} of a recursive $ref is not supported")
+            continue
+        if scalar is not None:  # scalars: no key order or depth limit to agree on; n alone will do
+            b = strict_merge(norm, Node({"type": scalar}, ptr), n)
+            b = n if b is None else b
+        else:
+            # a keyword both use: the lookahead side needs only n's (a's holds already), and
+            # merging both would spell their conjunction with one more lookahead
+            both = tuple(k for k in _LOCAL if isinstance(n, Node) and k in n and k in a)
+            b = strict_merge(norm, a.copy(drop=both) if both else a, n)
+            if b is None:
+                em.unsupported(kw, ptr, f"{kw!r}: its schema cannot be merged with the rest of the schema "
+                               "(two different values of a keyword both sides use), so it cannot be checked exactly")
+                continue
+            if not order_compatible(norm, a, n, ptr):
+                em.unsupported(kw, ptr, f"{kw!r}: its schema declares or requires properties the rest of the "
+                               "schema does not declare, so the keys would not be in the order they are written")
+                continue
+        if b is False:
+            continue
+        try:
+            subtracted.append(lookahead_side(em).flat_value(b))
+        except UnsupportedSchemaError as exc:
+            raise UnsupportedSchemaError(f"{exc} (needed for {kw!r} at {ptr})", exc.keyword, exc.pointer) from None
+    if not subtracted:
+        return em.flat_value(a)
+    return value_difference(canonical(em).flat_value(a), alt(subtracted) if len(subtracted) > 1 else subtracted[0])
+
+
+def _is_hard(v: Any, strings: bool) -> bool:
+    return (isinstance(v, (int, float, list, dict)) and not isinstance(v, bool)) or (strings and isinstance(v, str))
+
+
+def _hard_not_enum(s: Node) -> list:
+    """The values of `s.not_enum` the type handlers cannot exclude themselves."""
+    strings = any(k in s for k in ("pattern", "format", "minLength", "maxLength"))
+    return [v for v in s.not_enum if _is_hard(v, strings)]
+
+
+def handles(s: Node) -> bool:
+    """Does node `s` need `logic_value` (a `not`, `if`, or values to exclude by lookahead)?"""
+    return "not" in s or "if" in s or bool(s.not_enum and _hard_not_enum(s))
+
+
+def logic_value(em: Any, s: Node) -> str | None:
+    """Regex for node `s` with the `not` or `if`/`then`/`else` the normaliser left in it."""
+    norm = em.norm
+    hard = _hard_not_enum(s) if s.not_enum else []
+    if hard:
+        base = s.copy()
+        base.refs = []  # already on the reference stack
+        strings = any(k in s for k in ("pattern", "format", "minLength", "maxLength"))
+        base.not_enum = [v for v in s.not_enum if not _is_hard(v, strings)]
+        return subtract(em, base, [({"enum": hard}, "not", f"{s.ptr}/not")])
+    if "not" in s:
+        base = s.copy(drop=("not",))
+        base.refs = []  # already on the reference stack
+        return subtract(em, base, [(s["not"], "not", s.kptr("not"))])
+    base = s.copy(drop=("if", "then", "else"))
+    base.refs = []
+    if "then" not in s and "else" not in s:
+        return em.flat_value(base)  # `if` alone is an annotation
+    ip = s.kptr("if")
+    cond = norm.flatten(s["if"], ip)
+    then = norm.flatten(s.get("then", True), s.kptr("then"))
+    other = norm.flatten(s.get("else", True), s.kptr("else"))
+    parts: list[str | None] = []
+    for kw, branch, negated in (("then", then, False), ("else", other, True)):
+        m = strict_merge(norm, base, branch)
+        if m is not None and not negated:
+            m = strict_merge(norm, m, cond)
+        if m is None:
+            em.unsupported(kw, s.kptr(kw), f"{kw!r} cannot be merged with 'if' and the rest of the schema "
+                           "(two different values of one keyword)")
+            continue
+        if m is False:
+            continue
+        if negated:
+            parts.append(subtract(em, m, [(cond, "if", ip)]))
+        else:
+            parts.append(em.any_value(em.free_depth) if m is True else em.flat_value(m))
+    return alt(parts)
+
+
+# ---- key order -------------------------------------------------------------------------------
+
+def _parts(norm: Any, n: Any, ptr: str, level: int) -> list | None:
+    """`n` flattened, with its anyOf/oneOf branches and if/then/else schemas (each of which may
+    end up merged into the node); None when that cannot be decided."""
+    if level > _MAX_LEVEL:
+        return None
+    n = norm.flatten(n, ptr)
+    if isinstance(n, RuleRef):
+        return None
+    if not isinstance(n, Node):
+        return []
+    out = [n]
+    for g in n.groups:
+        if not isinstance(g.subs, list):
+            return None
+        for i, sub in enumerate(g.subs):
+            more = _parts(norm, sub, f"{g.ptr}/{i}", level + 1)
+            if more is None:
+                return None
+            out.extend(more)
+    for k in ("if", "then", "else"):
+        if k in n:
+            more = _parts(norm, n[k], n.kptr(k), level + 1)
+            if more is None:
+                return None
+            out.extend(more)
+    return out
+
+
+def skeleton(norm: Any, n: Any, ptr: str, level: int = 0) -> dict:
+    """A schema accepting every value that declares, at every depth, the properties `n` (or a
+    branch of it) declares or requires: merged into the positive side of a subtraction, it puts
+    those names where the merged lookahead side expects them."""
+    parts = _parts(norm, n, ptr, level)
+    props: dict[str, list] = {}
+    items: list = []
+    for p in parts or []:
+        pp = p.get("properties")
+        for k, sub in (pp.items() if isinstance(pp, dict) else ()):
+            props.setdefault(k, []).append((sub, f"{p.kptr('properties')}/{ptr_escape(k)}"))
+        req = p.get("required")
+        for r in req if isinstance(req, list) else ():
+            if isinstance(r, str):
+                props.setdefault(r, [])
+        if isinstance(p.get("items"), (dict, Node)):
+            items.append((p["items"], p.kptr("items")))
+    out: dict = {}
+    if props:
+        out["properties"] = {k: {"allOf": [skeleton(norm, sub, sp, level + 1) for sub, sp in subs]}
+                             for k, subs in props.items()}
+    if items:
+        out["items"] = {"allOf": [skeleton(norm, sub, sp, level + 1) for sub, sp in items]}
+    return out
+
+
+def _sub_schemas(p: Node) -> list[tuple[str, Any]]:
+    """(where, schema) of the sub-schemas of `p` whose values nest inside its own."""
+    out: list[tuple[str, Any]] = []
+    for k in ("additionalProperties", "propertyNames", "additionalItems", "contains", "items", "not"):
+        v = p.get(k)
+        if isinstance(v, list):
+            out.extend((f"{k}/{i}", x) for i, x in enumerate(v))
+        elif v is not None:
+            out.append((k, v))
+    for k in ("patternProperties", "properties"):
+        if isinstance(p.get(k), dict):
+            out.extend((f"{k}/{name}", x) for name, x in p[k].items())
+    if isinstance(p.get("prefixItems"), list):
+        out.extend((f"prefixItems/{i}", x) for i, x in enumerate(p["prefixItems"]))
+    return out
+
+
+def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0) -> bool:
+    """Does merging schema `n` into node `a` leave the key order of every object as `a`'s regex
+    writes it? True when every property `n` (or a branch of it) declares or requires, at any
+    depth, is already declared by `a` at that place (or required there, for required names)."""
+    parts = _parts(norm, n, ptr, level)
+    if parts is None:
+        return False
+    if isinstance(a, dict):
+        a = norm.flatten(a, ptr)
+    if a is False:
+        return True
+    a_node = a if isinstance(a, Node) else None
+    a_props = a_node.get("properties", {}) if a_node is not None else {}
+    a_props = a_props if isinstance(a_props, dict) else {}
+    a_req = a_node.get("required", []) if a_node is not None else []
+    a_req = a_req if isinstance(a_req, list) else []
+    for p in parts:
+        props = p.get("properties", {})
+        req = p.get("required", [])
+        if not isinstance(props, dict) or not isinstance(req, list):
+            return False
+        if any(k not in a_props for k in props):
+            return False
+        if any(isinstance(r, str) and r not in a_props and r not in a_req for r in req):
+            return False
+        vals = enum_values(p)
+        if vals is not None and any(_has_object(v) for v in vals):
+            return False  # an enum object is written in its own key order
+        for where, sub in _sub_schemas(p):
+            sp = f"{p.ptr}/{where}"
+            if where.startswith("properties/"):
+                ok = order_compatible(norm, a_props[where[len("properties/"):]], sub, sp, level + 1)
+            elif where == "items" and a_node is not None and isinstance(a_node.get("items"), (dict, bool)):
+                ok = order_compatible(norm, a_node["items"], sub, sp, level + 1)
+            elif where == "not":
+                ok = True  # a `not` inside n is its own lookahead: it does not reorder n's keys
+            else:
+                ok = order_compatible(norm, True, sub, sp, level + 1)
+            if not ok:
+                return False
+    return True
+
+
+def _has_object(v: Any) -> bool:
+    """Does JSON value `v` contain an object with two or more keys?"""
+    if isinstance(v, dict):
+        return len(v) > 1 or any(_has_object(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_has_object(x) for x in v)
+    return False

@@ -1,0 +1,259 @@
+"""not, overlapping oneOf, if/then/else and dependentSchemas on the regex path: the regex's
+verdict on the compact JSON text of an instance equals the `jsonschema` validator's, on chosen
+and on generated instances; the refusals name their keyword and JSON pointer."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import warnings
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tokenguide.errors import UnsupportedSchemaError
+from tokenguide.json_schema import build_regex_from_schema, compile_json_schema
+from tokenguide.json_schema.logic import CANONICAL_NUMBER, json_whitespace_only
+
+
+def compact(x) -> str:
+    return json.dumps(x, ensure_ascii=False, separators=(",", ":"))
+
+
+def spellings(x) -> list[str]:
+    """Compact JSON texts of `x` with its objects' keys in every order (the regexes write
+    declared properties first, in schema order: the instance's own order may not be that one)."""
+    if isinstance(x, dict):
+        out = []
+        for keys in itertools.islice(itertools.permutations(x), 24):
+            for values in itertools.islice(itertools.product(*(spellings(x[k]) for k in keys)), 8):
+                out.append("{" + ",".join(f"{compact(k)}:{v}" for k, v in zip(keys, values)) + "}")
+        return out
+    if isinstance(x, list):
+        return ["[" + ",".join(vs) + "]" for vs in itertools.islice(itertools.product(*map(spellings, x)), 8)]
+    return [compact(x)]
+
+
+def disagreements(schema, instances, regex=None) -> list:
+    """The instances on which the regex and jsonschema disagree: a valid instance must match in
+    some key order, an invalid one in none."""
+    regex = build_regex_from_schema(schema) if regex is None else regex
+    rx = re.compile(regex)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    return [(x, validator.is_valid(x)) for x in instances
+            if validator.is_valid(x) != any(rx.fullmatch(t) for t in spellings(x))]
+
+
+NUMBERS = [0, 1, 2, 3, 4, 5, 7, 9, 10, 11, 12, 100, -1, -5, 0.5, 2.5, 9.75, 10.5, -0.25, 1e-05, 3.5e-07, 10 ** 16]
+INTEGRAL_FLOATS = [0.0, 3.0, 5.0, 7.0, 10.0, 12.0, -5.0, 1e16]
+SCALARS = NUMBERS + [None, True, False, "", "a", "b", "ab", "a99", "99", "abcd", "9"]
+
+CASES = {
+    # not: by complement
+    "not range": ({"type": "integer", "not": {"minimum": 5, "maximum": 10}}, NUMBERS),
+    "not range of numbers": ({"type": "number", "not": {"exclusiveMinimum": 2, "maximum": 10}}, NUMBERS),
+    "not pattern, any type": ({"not": {"type": "string", "pattern": "99"}}, SCALARS + [[], [1], {}, {"a": 1}]),
+    "not pattern beside pattern": ({"type": "string", "pattern": "^a", "not": {"pattern": "9$"}}, SCALARS),
+    "not length": ({"type": "string", "not": {"maxLength": 2}}, SCALARS),
+    "not multipleOf 1": ({"type": "number", "not": {"multipleOf": 1}}, NUMBERS),
+    "not enum of numbers": ({"type": ["integer", "string"], "not": {"enum": [1, "a", 1e16]}}, SCALARS),
+    "not const small float": ({"type": "number", "not": {"const": 1e-05}}, NUMBERS),
+    "not const object": ({"type": "object", "properties": {"a": {"type": "integer"}},
+                          "not": {"const": {"a": 1}}}, [{}, {"a": 1}, {"a": 2}, {"b": 1}]),
+    "not nested object": ({"type": "object", "properties": {"c": {"type": ["string", "integer"]}},
+                           "not": {"properties": {"c": {"not": {"type": "string", "pattern": "99"}}}}},
+                          [{}, {"c": "99"}, {"c": "a"}, {"c": 99}, {"d": 1}, {"c": "199", "d": 2}]),
+    "not required and value": ({"type": "object", "not": {"required": ["k"], "properties": {"k": {"const": 1}}}},
+                               [{}, {"k": 1}, {"k": 2}, {"x": 1, "k": 1}, {"x": 1}, {"k": 1, "x": 1}]),
+    "two nots merged": ({"allOf": [{"not": {"const": 1}}, {"not": {"const": 2}}], "type": "integer"}, NUMBERS),
+    "not anyOf": ({"type": "string", "not": {"anyOf": [{"pattern": "^....$"}, {"pattern": "ab"}]}}, SCALARS),
+    "not allOf": ({"type": "string", "not": {"allOf": [{"pattern": "a"}, {"pattern": "b"}]}}, SCALARS),
+    "not array items": ({"type": "array", "items": {"type": "integer"}, "not": {"items": {"maximum": 3}}},
+                        [[], [1], [5], [1, 5], [5, 1], [1, 2, 3], ["a"]]),
+    "not in items": ({"type": "array", "items": {"type": "integer", "not": {"multipleOf": 5}}},
+                     [[], [1], [5], [1, 10], [3, 4], [0]]),
+    # oneOf with overlapping branches
+    "oneOf integer / minimum": ({"oneOf": [{"type": "integer"}, {"minimum": 3}]}, SCALARS),
+    "oneOf number ranges": ({"oneOf": [{"type": "number", "maximum": 10}, {"type": "integer", "minimum": 5}]},
+                            NUMBERS),
+    "oneOf prefix numbers": ({"oneOf": [{"type": "integer", "maximum": 1}, {"type": "integer", "minimum": 1,
+                                                                          "maximum": 12}]}, NUMBERS),
+    "oneOf strings": ({"oneOf": [{"type": "string", "maxLength": 2}, {"type": "string", "pattern": "^a"}]}, SCALARS),
+    "oneOf of optional properties": (
+        {"type": "object", "oneOf": [{"properties": {"a": {"type": "integer"}}},
+                                     {"properties": {"b": {"type": "integer"}}}]},
+        [{}, {"a": 1}, {"b": 2}, {"a": "x"}, {"b": "y"}, {"a": 1, "b": "y"}, {"a": "x", "b": 2}, {"a": 1, "b": 2},
+         {"c": 1}]),
+    "oneOf closed objects": (
+        {"oneOf": [{"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+                   {"type": "object", "properties": {"b": {}}, "additionalProperties": False}]},
+        [{}, {"a": 1}, {"b": 1}, {"a": 1, "b": 1}, {"c": 1}, 3]),
+    "oneOf in items": ({"type": "array", "items": {"oneOf": [{"type": "string", "maxLength": 3},
+                                                             {"type": "string", "pattern": "^a"}]}},
+                       [[], ["abcd"], ["a"], ["b"], ["abc", "bcde"], ["bcde"]]),
+    "not inside oneOf": ({"oneOf": [{"not": {"type": "integer", "minimum": 3}}, {"type": "integer"}]}, SCALARS),
+    "oneOf beside anyOf": ({"anyOf": [{"type": "integer"}, {"type": "string"}],
+                            "oneOf": [{"minimum": 2}, {"maximum": 5}, {"maxLength": 1}]}, SCALARS),
+    "oneOf three overlapping": ({"type": "integer", "oneOf": [{"multipleOf": 2}, {"multipleOf": 5},
+                                                             {"enum": [1, 2, 3, 10]}]}, NUMBERS),
+    # if / then / else
+    "if then else objects": (
+        {"type": "object", "properties": {"k": {"type": "string"}, "x": {}, "y": {}},
+         "if": {"properties": {"k": {"const": "a"}}}, "then": {"required": ["x"]}, "else": {"required": ["y"]}},
+        [{"k": "a", "x": 1}, {"k": "a"}, {"k": "b", "y": 1}, {"k": "b", "x": 1}, {}, {"y": 2}, {"x": 1}]),
+    "if inside properties": (
+        {"type": "object", "properties": {"p": {"if": {"type": "integer"}, "then": {"minimum": 3},
+                                                "else": {"type": "string"}}}},
+        [{"p": 1}, {"p": 3}, {"p": "s"}, {"p": None}, {"p": 2.5}, {}]),
+    "if then only": ({"type": "integer", "if": {"minimum": 10}, "then": {"maximum": 11}}, NUMBERS),
+    "if else only": ({"type": "integer", "if": {"minimum": 10}, "else": {"maximum": 3}}, NUMBERS),
+    "if alone": ({"type": "integer", "if": {"minimum": 10}}, NUMBERS),
+    "then without if": ({"type": "integer", "then": {"minimum": 10}, "else": {"maximum": 1}}, NUMBERS),
+    "if on strings": ({"type": "string", "if": {"pattern": "^a"}, "then": {"pattern": "b$"},
+                       "else": {"maxLength": 1}}, SCALARS),
+    "patterns of allOf": ({"allOf": [{"pattern": "^a"}, {"pattern": "b"}, {"not": {"pattern": "9"}}]}, SCALARS),
+    "patterns of nested allOf": ({"type": "object", "properties": {"a": {"pattern": "^a"}},
+                                  "if": {"required": ["a"]}, "then": {"properties": {"a": {"pattern": "b"}}}},
+                                 [{}, {"a": "ab"}, {"a": "a"}, {"a": "b"}, {"a": 1}, {"b": "a"}]),
+    # dependentSchemas / dependencies with schema values
+    "dependentSchemas": (
+        {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+         "dependentSchemas": {"a": {"required": ["b"], "properties": {"b": {"minimum": 2}}}}},
+        [{}, {"a": 1}, {"a": 1, "b": 1}, {"a": 1, "b": 2}, {"b": 1}, {"a": "x", "b": 5}]),
+    "dependencies schema": (
+        {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+         "properties": {"a": {}, "b": {"type": "string"}},
+         "dependencies": {"a": {"not": {"required": ["b"]}}, "b": ["a"]}},
+        [{}, {"a": 1}, {"a": 1, "b": "x"}, {"b": "x"}, {"c": 1}]),
+    "dependentSchemas with not": (
+        {"type": "object", "properties": {"a": {}, "n": {"type": "integer"}},
+         "dependentSchemas": {"a": {"properties": {"n": {"not": {"multipleOf": 2}}}}}},
+        [{}, {"a": 1}, {"a": 1, "n": 2}, {"a": 1, "n": 3}, {"n": 2}]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_agrees_with_jsonschema(name):
+    schema, instances = CASES[name]
+    assert disagreements(schema, instances) == []
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "number", "not": {"exclusiveMinimum": 2, "maximum": 10}},
+    {"type": "number", "not": {"type": "integer", "minimum": 5}},
+    {"oneOf": [{"type": "number", "maximum": 10}, {"type": "number", "minimum": 5}]},
+    {"type": "number", "if": {"minimum": 5}, "then": {"maximum": 10}, "else": {"not": {"const": 3}}},
+])
+def test_integral_floats(schema):
+    """json.dumps writes 5.0 as "5.0": accepted where a number may be 5, also under a lookahead,
+    and read as the integer it is by the lookahead side (except 1e16, refused by the spelling)."""
+    assert [x for x, _ in disagreements(schema, INTEGRAL_FLOATS + NUMBERS) if x != 1e16] == []
+
+
+# ---- generated instances -------------------------------------------------------------------
+
+_numbers = st.one_of(st.integers(-3, 15), st.integers(-12, 60).map(lambda n: n / 4).filter(lambda x: x != int(x)))
+_scalars = st.one_of(st.none(), st.booleans(), _numbers, st.text("ab9", max_size=5))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "k", "n", "x"]), inner, max_size=3)),
+    max_leaves=6)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_generated_instances_agree(data):
+    name = data.draw(st.sampled_from(sorted(CASES)))
+    schema, _ = CASES[name]
+    values = data.draw(st.lists(_values, min_size=1, max_size=8))
+    assert disagreements(schema, values, _REGEXES.setdefault(name, build_regex_from_schema(schema))) == []
+
+
+_REGEXES: dict[str, str] = {}
+
+
+# ---- spellings and whitespace ----------------------------------------------------------------
+
+def test_numbers_under_a_lookahead_are_canonical():
+    """Where a value is tested against a lookahead, numbers are plain decimals (or json.dumps'
+    small exponent form): "1e2" for 100 would escape the exact range regexes of the other side."""
+    rx = re.compile(build_regex_from_schema({"type": "number", "not": {"type": "integer", "minimum": 5}}))
+    assert rx.fullmatch("1") and rx.fullmatch("1.0") and rx.fullmatch("7.5") and rx.fullmatch("1.5e-05")
+    assert not rx.fullmatch("7") and not rx.fullmatch("7.0") and not rx.fullmatch("7.00") and not rx.fullmatch("1e2")
+    assert re.fullmatch(CANONICAL_NUMBER, "1.50") and not re.fullmatch(CANONICAL_NUMBER, "-0")
+    assert not re.fullmatch(CANONICAL_NUMBER, "-0.0") and not re.fullmatch(CANONICAL_NUMBER, "1E-05")
+
+
+def test_whitespace_between_tokens_still_works():
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "not": {"properties": {"a": {"const": 1}}}}
+    rx = re.compile(build_regex_from_schema(schema, whitespace_pattern=r"[ \t\n]*"))
+    assert rx.fullmatch('{ "a" :\n2 }') and not rx.fullmatch('{ "a" :\n1 }') and not rx.fullmatch('{"a":1\t}')
+
+
+@pytest.mark.parametrize("ws,ok", [("", True), (r"[ ]?", True), (r"[ \t\n\r]*", True), (r"(?:\r?\n)?[ ]{0,4}", True),
+                                   (r"\s*", False), (r".?", False), (r"[^x]", False), ("x", False), (r"[ -~]", False)])
+def test_json_whitespace_only(ws, ok):
+    assert json_whitespace_only(ws) is ok
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def refusal(schema, **kw) -> UnsupportedSchemaError:
+    with pytest.raises(UnsupportedSchemaError) as info:
+        build_regex_from_schema(schema, **kw)
+    return info.value
+
+
+def test_refuses_whitespace_that_may_match_more():
+    err = refusal({"type": "integer", "not": {"minimum": 3}}, whitespace_pattern=r"\s?")
+    assert (err.keyword, err.pointer) == ("not", "#/not") and "JSON whitespace" in str(err)
+
+
+def test_grammar_path_refuses_lookaheads():
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema({"type": "integer", "not": {"minimum": 3}}, path="grammar")
+    assert (info.value.keyword, info.value.pointer) == ("not", "#/not") and "path='regex'" in str(info.value)
+    auto = compile_json_schema({"type": "integer", "not": {"minimum": 3}})
+    assert auto.path == "regex" and re.fullmatch(auto.regex, "2") and not re.fullmatch(auto.regex, "3")
+
+
+def test_refuses_too_many_overlapping_branches():
+    err = refusal({"type": "integer", "oneOf": [{"minimum": i} for i in range(9)]})
+    assert (err.keyword, err.pointer) == ("oneOf", "#/oneOf") and "at most 8" in str(err)
+
+
+def test_refuses_unmergeable_not_of_arrays():
+    err = refusal({"type": "array", "items": [{"type": "integer"}], "not": {"items": {"type": "string"}}})
+    assert (err.keyword, err.pointer) == ("not", "#/not") and "cannot be merged" in str(err)
+
+
+def test_refuses_order_it_cannot_keep():
+    err = refusal({"type": "object", "not": {"enum": [{"a": 1, "b": 2}]}})
+    assert (err.keyword, err.pointer) == ("not", "#/not") and "order" in str(err)
+
+
+def test_refuses_if_it_cannot_merge():
+    err = refusal({"type": "array", "items": [{"type": "integer"}], "if": {"minItems": 1},
+                   "then": {"items": {"type": "string"}}})
+    assert (err.keyword, err.pointer) == ("then", "#/then") and "cannot be merged" in str(err)
+
+
+def test_refuses_not_of_unsupported_keyword_with_its_pointer():
+    err = refusal({"type": "integer", "not": {"multipleOf": 7}})
+    assert (err.keyword, err.pointer) == ("multipleOf", "#/not/multipleOf") and "'not' at #/not" in str(err)
+
+
+def test_lenient_mode_ignores_and_warns():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        regex = build_regex_from_schema({"type": "integer", "not": {"minimum": 3}}, whitespace_pattern=r"\s?",
+                                        lenient=True)
+    assert re.fullmatch(regex, "5") and any("not at #/not" in str(w.message) for w in caught)
+
+
+def test_not_everything_accepts_nothing():
+    err = refusal({"type": "integer", "not": {}})
+    assert "accepts no value" in str(err)
