@@ -292,3 +292,14 @@ def test_index_accepts_what_the_regex_does(name):
             state = index.get_next_state(state, tokens[c]) if state is not None else None
         got = state is not None and index.is_final_state(state)
         assert got == (re.fullmatch(regex, t) is not None), t
+
+
+@pytest.mark.parametrize("name", ["oneOf of optional properties", "not required and value", "if then else objects",
+                                  "dependentSchemas", "not nested object"])
+def test_any_property_order(name):
+    """property_order="any": every key order of a valid instance matches, none of an invalid one."""
+    schema, instances = CASES[name]
+    rx = re.compile(build_regex_from_schema(schema, property_order="any"))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    for x in instances:
+        assert all((rx.fullmatch(t) is not None) == validator.is_valid(x) for t in spellings(x)), x

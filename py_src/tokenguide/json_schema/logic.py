@@ -237,7 +237,7 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
                 em.unsupported(kw, ptr, f"{kw!r}: its schema cannot be merged with the rest of the schema "
                                "(two different values of a keyword both sides use), so it cannot be checked exactly")
                 continue
-            if not order_compatible(norm, a, n, ptr):
+            if not order_compatible(norm, a, n, ptr, any_order=em.property_order == "any"):
                 em.unsupported(kw, ptr, f"{kw!r}: its schema declares or requires properties the rest of the "
                                "schema does not declare, so the keys would not be in the order they are written")
                 continue
@@ -380,10 +380,12 @@ def _sub_schemas(p: Node) -> list[tuple[str, Any]]:
     return out
 
 
-def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0) -> bool:
+def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0, any_order: bool = False) -> bool:
     """Does merging schema `n` into node `a` leave the key order of every object as `a`'s regex
     writes it? True when every property `n` (or a branch of it) declares or requires, at any
-    depth, is already declared by `a` at that place (or required there, for required names)."""
+    depth, is already declared by `a` at that place (or required there, for required names).
+    With `any_order` (property_order="any": both sides take every order) only enum objects,
+    written in their own order, are a concern."""
     parts = _parts(norm, n, ptr, level)
     if parts is None:
         return False
@@ -401,23 +403,24 @@ def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0) -> boo
         req = p.get("required", [])
         if not isinstance(props, dict) or not isinstance(req, list):
             return False
-        if any(k not in a_props for k in props):
+        if not any_order and any(k not in a_props for k in props):
             return False
-        if any(isinstance(r, str) and r not in a_props and r not in a_req for r in req):
+        if not any_order and any(isinstance(r, str) and r not in a_props and r not in a_req for r in req):
             return False
         vals = enum_values(p)
         if vals is not None and any(_has_object(v) for v in vals):
             return False  # an enum object is written in its own key order
         for where, sub in _sub_schemas(p):
             sp = f"{p.ptr}/{where}"
-            if where.startswith("properties/"):
-                ok = order_compatible(norm, a_props[where[len("properties/"):]], sub, sp, level + 1)
+            name = where[len("properties/"):]
+            if where.startswith("properties/") and name in a_props:
+                ok = order_compatible(norm, a_props[name], sub, sp, level + 1, any_order)
             elif where == "items" and a_node is not None and isinstance(a_node.get("items"), (dict, bool)):
-                ok = order_compatible(norm, a_node["items"], sub, sp, level + 1)
+                ok = order_compatible(norm, a_node["items"], sub, sp, level + 1, any_order)
             elif where == "not":
                 ok = True  # a `not` inside n is its own lookahead: it does not reorder n's keys
             else:
-                ok = order_compatible(norm, True, sub, sp, level + 1)
+                ok = order_compatible(norm, True, sub, sp, level + 1, any_order)
             if not ok:
                 return False
     return True
