@@ -409,3 +409,54 @@ def test_constructs_still_refused_name_construct_and_position(pattern, construct
         compile_regex(pattern)
     assert construct in str(info.value)
     assert info.value.pos == pos
+
+
+# -- grammar paths: no lookaround inside a terminal ------------------------------------------
+
+
+@pytest.mark.parametrize("use_placeholder", [False, True])
+def test_json_schema_grammar_path_refuses_lookarounds_in_terminals(use_placeholder):
+    from tokenguide.errors import UnsupportedSchemaError
+    from tokenguide.json_schema.grammar import GrammarSink, grammar_from_placeholders
+
+    sink = GrammarSink("[ ]?")
+    number = sink.number(NUMBER) if use_placeholder else NUMBER
+    root = "\\[" + value_difference(number, "(?:1|12)") + "\\]"
+    with pytest.raises(UnsupportedSchemaError, match="lookaround") as info:
+        grammar_from_placeholders(root, sink)
+    assert info.value.keyword is None and info.value.pointer == "#"
+    plain = GrammarSink("[ ]?")
+    assert "start" in grammar_from_placeholders("\\[" + plain.number(NUMBER) + "\\]", plain)
+
+
+@pytest.mark.parametrize(
+    "grammar, pos",
+    [
+        ('start: (A | "b")+\nA: /a(?=b)/', 1),
+        ("start: A\nA: /(?:x|(?!y)z)+/", 5),
+        ('start: A "c"\nA: /a(?<=a)(?=c)/', 7),
+    ],
+)
+def test_cfg_guides_refuse_terminals_with_lookaheads(grammar, pos):
+    from tokenguide.errors import GrammarError
+    from tokenguide.guides.cfg.grammar import LarkGrammar
+
+    with pytest.raises(GrammarError, match=f"uses a lookahead at position {pos}") as info:
+        LarkGrammar(grammar)
+    assert "grammar rules" in str(info.value)
+
+
+def test_cfg_guide_from_grammar_refuses_a_lookahead_terminal():
+    from tokenguide import Guide
+    from tokenguide.errors import GrammarError
+
+    vocab, _ = small_vocabulary()
+    with pytest.raises(GrammarError, match="terminal A"):
+        Guide.from_grammar('start: (A | "b")+\nA: /a(?!b)/', vocab)
+
+
+def test_cfg_guides_keep_lookbehinds():
+    """Lookbehinds only read text already generated (common.ESCAPED_STRING has one)."""
+    from tokenguide.guides.cfg.grammar import LarkGrammar
+
+    assert LarkGrammar("%import common.ESCAPED_STRING\nstart: ESCAPED_STRING").terminals

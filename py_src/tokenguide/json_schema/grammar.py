@@ -161,6 +161,12 @@ def _unparse_item(op, av) -> str:
         if len(items) == 1 and items[0][0] in (C.LITERAL, C.IN, C.CATEGORY, C.NOT_LITERAL):
             return _unparse(items) + _quantifier(lo, hi)
         return "(?:" + _unparse(items) + ")" + _quantifier(lo, hi)
+    if op in (C.ASSERT, C.ASSERT_NOT, C.AT):
+        raise _refuse(
+            "a lookaround (what exact not, overlapping oneOf, if/then/else and pattern with format compile to) "
+            "would be part of a grammar terminal, and a terminal's automaton cannot see the text after it; "
+            "such keywords need the regex path (a schema without recursive $ref)"
+        )
     raise _refuse(f"regex item {op} in a terminal")
 
 

@@ -4,6 +4,8 @@ Everything that touches Lark's internals lives here, so the guides ask plain que
 terminals may the parser take next, what does Lark's lexer match at a position, what is the
 parser state after a terminal. Each terminal's regex is also compiled for `scanner.PrefixScanner`
 (the regex VM that knows whether a match could still grow), so unsupported regexes fail early.
+Terminals with lookaheads are refused (GrammarError): a lookahead reads the text of the terminals
+after it, and a negative one true now can be falsified by text not generated yet.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ except ImportError:  # pragma: no cover - lark 1.2
 
 from ...errors import ArgumentError, GrammarError, TokenguideError
 from ...grammars import GRAMMAR_PATH
+from ...regex.sre import constants as sre_constants
+from ...regex.sre import parse as sre_parse
 from .scanner import PrefixScanner
 
 __all__ = ["LarkGrammar", "lexer_text"]
@@ -43,6 +47,38 @@ def _bundled() -> list[str]:
     import os
 
     return sorted(f[:-5] for f in os.listdir(GRAMMAR_PATH) if f.endswith(".lark"))
+
+
+def _check_no_lookahead(name: str, regex: str) -> None:
+    """GrammarError when terminal `name`'s regex holds a lookahead (?=...) or (?!...)."""
+    try:
+        stack = [list(sre_parse(regex))]
+    except Exception:  # syntax errors are reported by the scanner, with their position
+        return
+    while stack:
+        for op, av in stack.pop():
+            if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and av[0] > 0:
+                found = [i for i in (regex.find("(?="), regex.find("(?!")) if i >= 0]
+                where = f" at position {min(found)}" if found else ""
+                raise GrammarError(
+                    f"CFGGuide: terminal {name} (/{regex}/) uses a lookahead{where}: it may read the text of "
+                    "the terminals after it, which the guides cannot follow exactly; write the condition "
+                    "with grammar rules (or a lookbehind) instead"
+                )
+            if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+                stack.append(list(av[1]))
+            elif op is sre_constants.BRANCH:
+                stack.extend(list(b) for b in av[1])
+            elif op is sre_constants.SUBPATTERN:
+                stack.append(list(av[-1]))
+            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) or op is getattr(
+                sre_constants, "POSSESSIVE_REPEAT", None
+            ):
+                stack.append(list(av[2]))
+            elif op is getattr(sre_constants, "ATOMIC_GROUP", None):
+                stack.append(list(av))
+            elif op is sre_constants.GROUPREF_EXISTS:
+                stack.extend(list(b) for b in av[1:] if b is not None)
 
 
 class LarkGrammar:
@@ -84,6 +120,9 @@ class LarkGrammar:
         self.ignore = frozenset(self.parser.lexer_conf.ignore)
         self.terminals = {t.name: t for t in self.parser.terminals}
         self._check_not_empty()
+        for terminal in self.parser.terminals:
+            if terminal.pattern is not None:
+                _check_no_lookahead(terminal.name, terminal.pattern.to_regexp())
         self.regex_flags = self.parser.lexer_conf.g_regex_flags
         self._scanners: dict[str, PrefixScanner] = {}
         for terminal in self.parser.terminals:  # compile now so unsupported regexes fail early
