@@ -635,3 +635,13 @@ def test_lookahead_schemas_through_guides(schema, alphabet, max_len):
             assert (taken and guide.is_finished()) == want, text
             accepted += want
     assert accepted > 3
+
+
+@SETTINGS
+@given(st.one_of(st.uuids().map(str), texts("0123456789abcdef-", 40)))
+@example("0123456789abcdef")
+def test_anchored_alternatives_with_a_common_prefix(text):
+    """re's parser reads "^A$|^B$" as "^(?:A$|B$)"; both alternatives stay anchored."""
+    schema = {"type": "string", "maxLength": 36, "pattern": "^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$|^[0-9a-f]{16}$"}
+    rx = re.compile(build_regex_from_schema(schema))
+    assert (rx.fullmatch(json.dumps(text)) is not None) == validator(schema).is_valid(text), text

@@ -146,6 +146,14 @@ def _top_branches(items: list) -> list[list]:
         for b in items[0][1][1]:
             out.extend(_top_branches(list(b.data)))
         return out
+    if len(items) > 1 and items[-1][0] == C.BRANCH and any(
+            op == C.AT for b in items[-1][1][1] for op, _ in b.data[-1:]):
+        # re's parser hoists a common prefix out of the alternatives ("^a$|^b$" is "^(?:a$|b$)"):
+        # put it back so every alternative's anchors are at its ends again
+        out = []
+        for b in items[-1][1][1]:
+            out.extend(_top_branches(items[:-1] + list(b.data)))
+        return out
     return [items]
 
 
