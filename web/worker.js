@@ -1,12 +1,15 @@
 // tokenguide web app: the Pyodide worker (a dedicated module Web Worker).
 //
 // Runs Python off the page's thread so the page never freezes. Protocol (page -> worker):
-//   {type: 'init', cancelBuffer?: SharedArrayBuffer, prefetch?: [url]}  start Pyodide, load tokenguide (fetch urls meanwhile)
+//   {type: 'init', cancelBuffer?: SharedArrayBuffer, prefetch?: [url], snapshot?: false}
+//                                                             start Pyodide (from the start-up snapshot unless
+//                                                             snapshot is false), load tokenguide (fetch urls meanwhile)
 //   {id, type: 'call', name, args}                            call tokenguide._web_bridge.<name>(...args)
 //   {id, type: 'vocab', source: {url | file, siblings?}, eos, key}  read a vocabulary (URL or File) and prepare it
 //   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
 //   {type: 'cancel'}                                          stop the running build / guide step / code
-// Worker -> page: {type: 'status', text}, {type: 'ready', seconds} or {type: 'fatal', message},
+// Worker -> page: {type: 'status', text, phase, phases: [[id, label]]},
+//   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote} or {type: 'fatal', message},
 //   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
 //
 // Cancel: with cross-origin isolation the page shares a SharedArrayBuffer; the worker makes it
@@ -14,6 +17,7 @@
 // Without it, the 'cancel' message sets a flag that the build polls between its yields.
 
 import { loadPyodide } from './pyodide/pyodide.mjs';
+import { writeSiteImage } from './js/site_image.js';
 
 let pyodide = null;
 let bridge = null;
@@ -37,34 +41,142 @@ function resetCancel() {
 
 const prefetched = new Map(); // url -> Promise<text>: the bundled vocabulary is fetched while Pyodide starts
 
+// Start-up files (made by build.py): the wheels' files as one image written into site-packages
+// before Python starts, and the memory snapshot of a Python that already imported tokenguide and
+// prepared the bundled vocabulary (tools/make_snapshot.mjs), described by its manifest.
+const PYODIDE_DIR = new URL('./pyodide/', import.meta.url).href;
+const SITE_IMAGE = 'site-packages.bin';
+const SNAPSHOT_MANIFEST = 'startup-snapshot.json';
+const ENV = { PYTHONHASHSEED: '0' }; // the snapshot's hash seed (kept in its memory); the same without it
+
+/** A file of dist/pyodide/ as bytes; with gunzip, a gzip file inflated while it downloads (left as
+ *  it is when the server already took the gzip off, as some do for .gz files). */
+async function fetchBytes(name, { gunzip = false } = {}) {
+  const resp = await fetch(PYODIDE_DIR + name);
+  if (!resp.ok) throw new Error(`${name}: HTTP ${resp.status}`);
+  if (!gunzip) return new Uint8Array(await resp.arrayBuffer());
+  const reader = resp.body.getReader();
+  const first = await reader.read();
+  const head = first.done ? new Uint8Array(0) : first.value;
+  const body = new ReadableStream({
+    start(controller) { if (head.length) controller.enqueue(head); },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close(); else controller.enqueue(value);
+    },
+    cancel(reason) { return reader.cancel(reason); },
+  });
+  const gzipped = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  return new Uint8Array(await new Response(gzipped ? body.pipeThrough(new DecompressionStream('gzip')) : body).arrayBuffer());
+}
+
+async function sha256(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The snapshot's bytes, checked against its manifest and the site-packages image it was made with;
+ *  rejects with a sentence saying why it cannot be used. */
+async function checkedSnapshot(manifest, imagePromise, bytesPromise) {
+  const [image, bytes] = await Promise.all([imagePromise, bytesPromise]);
+  if ((await sha256(image)) !== manifest.site_image.sha256) throw new Error('it was made with other tokenguide files than this bundle serves');
+  if (bytes.length !== manifest.snapshot.size) throw new Error(`it has ${bytes.length} bytes, its manifest says ${manifest.snapshot.size}`);
+  return bytes;
+}
+
+/** Start Pyodide from the memory snapshot when the bundle has a usable one, else normally.
+ *  Posts the phases it will go through, then each phase as it starts; calls prefetch() when the
+ *  bundled vocabulary will have to be read. */
+async function startPython(t0, marks, withSnapshot, prefetch) {
+  const image = fetchBytes(SITE_IMAGE);
+  image.catch(() => {});
+  let manifest = null;
+  let note = null;
+  let snapshot = null;
+  if (withSnapshot) {
+    const manifestP = fetch(PYODIDE_DIR + SNAPSHOT_MANIFEST).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    manifest = await manifestP;
+    if (manifest && manifest.format === 1) {
+      snapshot = checkedSnapshot(manifest, image, fetchBytes(manifest.snapshot.file, { gunzip: true }).then((b) => { marks.snapshotFetched = performance.now() - t0; return b; }));
+      snapshot.catch(() => {});
+    } else {
+      note = manifest ? `its manifest has an unknown format (${JSON.stringify(manifest.format)})` : 'the bundle has none';
+    }
+  }
+  if (!snapshot) prefetch(); // a snapshot holds the bundled vocabulary already prepared: no need to read it
+  const phases = snapshot
+    ? [['runtime', 'Python runtime'], ['snapshot', 'tokenguide (start-up snapshot)'], ['vocabulary', 'GPT-2 vocabulary']]
+    : [['runtime', 'Python runtime'], ['python', 'Python start'], ['import', 'import tokenguide'], ['vocabulary', 'GPT-2 vocabulary']];
+  post({ type: 'status', text: 'Loading the Python runtime…', phase: 0, phases });
+  let imageError = null; // a site-packages image that cannot be written: fatal, said after loadPyodide
+  const options = {
+    indexURL: PYODIDE_DIR,
+    env: { ...ENV },
+    fsInit: async (FS, { sitePackages }) => {
+      // called once the WebAssembly module is compiled and instantiated, before Python runs
+      marks.runtime = performance.now() - t0;
+      try {
+        writeSiteImage(FS, sitePackages, await image);
+      } catch (err) {
+        imageError = err;
+      }
+      post({ type: 'status', text: snapshot ? 'Restoring the start-up snapshot…' : 'Starting Python…', phase: 1, phases });
+    },
+  };
+  if (snapshot) {
+    options._loadSnapshot = snapshot;
+    // Pyodide 314 restores a snapshot into the memory the module starts with (its INITIAL_MEMORY
+    // setting is not read by this build): grow the memory to the snapshot's size first.
+    options.createPyodideModule = async (settings) => {
+      const [{ default: create }, bytes] = await Promise.all([import(PYODIDE_DIR + 'pyodide.asm.mjs'), snapshot]);
+      const heap = bytes.length - new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true);
+      settings.preRun.push((Module) => {
+        if (Module.HEAP8.length < heap) Module.growMemory(heap);
+        if (Module.HEAP8.length < heap) throw new Error(`could not grow the memory to ${heap} bytes`);
+      });
+      return create(settings);
+    };
+  }
+  try {
+    const py = await loadPyodide(options);
+    if (imageError) throw Object.assign(new Error(`could not install tokenguide: ${imageError.message}`), { fatal: true });
+    marks[snapshot ? 'snapshot' : 'python'] = performance.now() - t0;
+    return { py, phases, fromSnapshot: Boolean(snapshot), note };
+  } catch (err) {
+    if (!snapshot || err.fatal) throw err;
+    // a snapshot that cannot be used: say why, and start normally (nothing of the failed start is kept)
+    const why = String(err && err.message ? err.message : err).split('\n')[0];
+    const again = await startPython(t0, marks, false, prefetch);
+    return { ...again, note: why };
+  }
+}
+
 async function init(msg) {
   const t0 = performance.now();
   const marks = {};
   try {
-    for (const url of msg.prefetch || []) {
-      const p = fetch(new URL(url, self.location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null);
-      prefetched.set(url, p);
-    }
-    post({ type: 'status', text: 'Loading the Python runtime…', phase: 0 });
-    const indexURL = new URL('./pyodide/', import.meta.url).href;
-    pyodide = await loadPyodide({ indexURL });
-    marks.pyodide = performance.now() - t0;
+    const prefetch = () => {
+      for (const url of msg.prefetch || []) {
+        const p = fetch(new URL(url, self.location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null);
+        prefetched.set(url, p);
+      }
+    };
+    const { py, phases, fromSnapshot, note } = await startPython(t0, marks, msg.snapshot !== false, prefetch);
+    pyodide = py;
     if (msg.cancelBuffer) {
       interrupt = new Int32Array(msg.cancelBuffer);
       pyodide.setInterruptBuffer(interrupt);
     }
-    post({ type: 'status', text: 'Loading tokenguide…', phase: 1 });
-    const errors = [];
-    await pyodide.loadPackage(['tokenguide'], {
-      messageCallback: () => {},
-      errorCallback: (m) => errors.push(String(m)),
-    });
-    if (errors.length) throw new Error(`could not load the tokenguide package: ${errors.join('; ')}`);
-    marks.packages = performance.now() - t0;
-    post({ type: 'status', text: 'Importing tokenguide…', phase: 2 });
+    if (fromSnapshot) {
+      // the snapshot's random generator state is the same for everyone: draw a fresh seed
+      pyodide.runPython("import sys\nif 'random' in sys.modules: sys.modules['random'].seed()");
+    } else {
+      post({ type: 'status', text: 'Importing tokenguide…', phase: 2, phases });
+    }
     bridge = pyodide.pyimport('tokenguide._web_bridge');
     marks.imported = performance.now() - t0;
-    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks });
+    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks, phases,
+           snapshot: fromSnapshot, snapshotNote: note });
   } catch (err) {
     post({ type: 'fatal', message: String(err && err.message ? err.message : err) });
   }

@@ -42,6 +42,7 @@ __all__ = [
     "run_code",
     "error_info",
     "check_vocabulary_file",
+    "mark_snapshot",
     "for_the_page",
     "token_display",
     "call",
@@ -52,6 +53,7 @@ _vocabularies: dict[str, Vocabulary] = {}  # fingerprint -> Vocabulary (most rec
 _source_keys: dict[str, str] = {}  # worker's key for a file + EOS choice -> fingerprint
 _last_index: dict[str, Any] = {}  # {"index": Index, "regex": str, "ascii": bool, "fingerprint": str}
 _session: "_GuideSession | None" = None
+_from_snapshot: set[str] = set()  # fingerprints of vocabularies prepared when the app was built (memory snapshot)
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,7 +160,15 @@ def _vocab_info(vocabulary: Vocabulary, fingerprint: str, seconds: float, reused
         "source": vocabulary.source,
         "seconds": seconds,
         "reused": reused,
+        "snapshot": fingerprint in _from_snapshot,
     }
+
+
+def mark_snapshot(fingerprint: str) -> None:
+    """Record that a prepared vocabulary is part of the web app's memory snapshot (made by build.py:
+    tools/make_snapshot.mjs), so the page can say it was prepared when the app was built."""
+    _vocabulary(fingerprint)
+    _from_snapshot.add(fingerprint)
 
 
 _MAGIC = {b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image", b"%PDF": "a PDF document",

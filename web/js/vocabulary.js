@@ -59,7 +59,7 @@ export class VocabularyChoice {
   show(info) {
     const how = info.decoding ? `, ${info.decoding} tokens` : '';
     ui.vocabInfo.textContent = `${this.source.label}: ${fmt(info.num_tokens)} ordinary tokens, vocab size ${fmt(info.vocab_size)}${how}` +
-      (info.reused ? ' (already prepared)' : `, read and prepared in ${secs(info.seconds)}`) +
+      (info.snapshot ? ', prepared when the app was built (start-up snapshot)' : info.reused ? ' (already prepared)' : `, read and prepared in ${secs(info.seconds)}`) +
       (ui.vocabInfo.dataset.wanted && !this.source.file ? `. This link was made with ${ui.vocabInfo.dataset.wanted}: pick that file to build the same index.` : '');
     const eosText = info.eos_token ?? String(info.eos_token_id);
     if (this.eosChoice() === null) {

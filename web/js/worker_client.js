@@ -28,9 +28,10 @@ export class WorkerClient {
     else entry.reject(Object.assign(new Error(msg.error.message), { info: msg.error }));
   }
 
-  /** Start Pyodide in the worker; `prefetch` URLs are fetched meanwhile. */
-  init(prefetch) {
-    this.worker.postMessage({ type: 'init', cancelBuffer: this.cancelView ? this.cancelView.buffer : null, prefetch });
+  /** Start Pyodide in the worker; `prefetch` URLs are fetched meanwhile (unless the start-up
+   *  snapshot holds them prepared); `snapshot: false` starts without the snapshot. */
+  init(prefetch, { snapshot = true } = {}) {
+    this.worker.postMessage({ type: 'init', cancelBuffer: this.cancelView ? this.cancelView.buffer : null, prefetch, snapshot });
   }
 
   /** Send a message expecting one answer; progress messages go to onProgress(stage, done, total). */
