@@ -81,25 +81,3 @@ def test_player_from_file_in_dark_mode(browser):
     page.goto(PLAYER.as_uri())
     assert page.evaluate(LUMINANCE) < 0.3
     context.close()
-
-
-def test_start_up_shows_its_phases(browser, served):
-    """The start-up bar walks through its phases (runtime, package, import, vocabulary) and goes away."""
-    context, attempted = guarded_context(browser)
-    page = context.new_page()
-    page.goto(served + "index.html")
-    seen = set()
-    for _ in range(2400):
-        value = page.evaluate("() => { const b = document.getElementById('startup-progress'); return document.getElementById('startup').hidden ? 4 : Number(b.value); }")
-        seen.add(value)
-        if value >= 4 or page.get_attribute("body", "data-state") == "error":
-            break
-        page.wait_for_timeout(50)
-    assert page.get_attribute("body", "data-state") == "ready", page.get_by_test_id("error").text_content()
-    assert page.locator("#startup").is_hidden()
-    assert len(seen) >= 3, f"phases seen: {sorted(seen)}"
-    marks = page.evaluate("JSON.parse(document.body.dataset.startupMarks)")
-    times = [marks[str(p)] for p in range(4)]
-    assert times == sorted(times) and times[0] > 0
-    context.close()
-    check_offline(attempted)
