@@ -94,6 +94,9 @@ CASES = {
     "oneOf in items": ({"type": "array", "items": {"oneOf": [{"type": "string", "maxLength": 3},
                                                              {"type": "string", "pattern": "^a"}]}},
                        [[], ["abcd"], ["a"], ["b"], ["abc", "bcde"], ["bcde"]]),
+    "oneOf array / objects": ({"oneOf": [{"type": "array", "items": {"type": "integer"}},
+                                         {"maxItems": 1, "required": ["x"], "properties": {"y": {"const": 2}}}]},
+                              [[], [1], [1, 2], ["a"], ["a", "b"], {"x": 1}, {}, "s", {"x": 1, "y": 2}, {"y": 2}]),
     "not inside oneOf": ({"oneOf": [{"not": {"type": "integer", "minimum": 3}}, {"type": "integer"}]}, SCALARS),
     "oneOf beside anyOf": ({"anyOf": [{"type": "integer"}, {"type": "string"}],
                             "oneOf": [{"minimum": 2}, {"maximum": 5}, {"maxLength": 1}]}, SCALARS),
@@ -303,3 +306,32 @@ def test_any_property_order(name):
     validator = jsonschema.validators.validator_for(schema)(schema)
     for x in instances:
         assert all((rx.fullmatch(t) is not None) == validator.is_valid(x) for t in spellings(x)), x
+
+
+@pytest.mark.parametrize("schema,alphabet,max_len", [
+    ({"type": "integer", "not": {"minimum": 3, "maximum": 12}}, "-0123", 3),
+    ({"oneOf": [{"type": "integer", "maximum": 1}, {"type": "integer", "minimum": 1, "maximum": 12}]}, "-012", 3),
+    ({"type": "string", "if": {"pattern": "^a"}, "then": {"pattern": "b$"}, "else": {"maxLength": 1}}, 'ab"', 5),
+])
+def test_guide_from_json_schema(schema, alphabet, max_len):
+    """Guide.from_json_schema against re.fullmatch on every text over `alphabet` up to `max_len`
+    characters, one character per token."""
+    from tokenguide import Guide, Vocabulary
+
+    mapping = {c: i for i, c in enumerate(alphabet)}
+    vocab = Vocabulary(len(alphabet), mapping)
+    rx = re.compile(build_regex_from_schema(schema))
+    guide = Guide.from_json_schema(schema, vocab)
+    accepted = 0
+    for n in range(1, max_len + 1):
+        for chars in itertools.product(alphabet, repeat=n):
+            text = "".join(chars)
+            ids = [mapping[c] for c in text]
+            guide.reset()
+            taken = guide.accepts_tokens(ids)
+            if taken:
+                for t in ids:
+                    guide.advance(t)
+            assert (taken and guide.is_finished()) == (rx.fullmatch(text) is not None), text
+            accepted += rx.fullmatch(text) is not None
+    assert accepted > 3

@@ -207,7 +207,8 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
     if a is False:
         return None
     scalar = _scalar_types(a)
-    if scalar is None:
+    ordered = scalar is None and writes_objects(norm, a, a.ptr)
+    if ordered:
         skel = {"allOf": [skeleton(norm, schema, ptr) for schema, _, ptr in negs]}
         declared = strict_merge(norm, a, norm.flatten(skel, a.ptr))
         a = a if declared is None else declared
@@ -237,7 +238,7 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
                 em.unsupported(kw, ptr, f"{kw!r}: its schema cannot be merged with the rest of the schema "
                                "(two different values of a keyword both sides use), so it cannot be checked exactly")
                 continue
-            if not order_compatible(norm, a, n, ptr, any_order=em.property_order == "any"):
+            if ordered and not order_compatible(norm, a, n, ptr, any_order=em.property_order == "any"):
                 em.unsupported(kw, ptr, f"{kw!r}: its schema declares or requires properties the rest of the "
                                "schema does not declare, so the keys would not be in the order they are written")
                 continue
@@ -424,6 +425,44 @@ def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0, any_or
             if not ok:
                 return False
     return True
+
+
+def writes_objects(norm: Any, a: Any, ptr: str, level: int = 0) -> bool:
+    """May the regex of `a` write an object anywhere in a value? (If not, key order cannot
+    matter.) Conservative: True when unsure."""
+    if level > _MAX_LEVEL:
+        return True
+    a = norm.flatten(a, ptr)
+    if a is True or isinstance(a, RuleRef):
+        return True
+    if a is False:
+        return False
+    vals = enum_values(a)
+    if vals is not None:
+        return any(isinstance(v, dict) or (isinstance(v, list) and _has_any_object(v)) for v in vals)
+    types = set(types_of(a))
+    for g in a.groups:  # every branch (within a's types) object-free: so is a
+        if isinstance(g.subs, list) and all(
+                (m := strict_merge(norm, Node({"type": sorted(types)}, g.ptr), norm.flatten(sub, f"{g.ptr}/{i}")))
+                is not None and not writes_objects(norm, m, f"{g.ptr}/{i}", level + 1)
+                for i, sub in enumerate(g.subs)):
+            return False
+    if "object" in types or ("array" in types and a.groups):
+        return True
+    if "array" in types:
+        subs = [(a.get("items", True), a.kptr("items"))]
+        if isinstance(subs[0][0], list):
+            subs = [(x, f"{subs[0][1]}/{i}") for i, x in enumerate(subs[0][0])] + [
+                (a.get("additionalItems", True), a.kptr("additionalItems"))]
+        subs += [(x, f"{a.kptr('prefixItems')}/{i}") for i, x in enumerate(a.get("prefixItems") or [])]
+        return any(writes_objects(norm, x, xp, level + 1) for x, xp in subs)
+    return False
+
+
+def _has_any_object(v: Any) -> bool:
+    if isinstance(v, dict):
+        return True
+    return isinstance(v, list) and any(_has_any_object(x) for x in v)
 
 
 def _has_object(v: Any) -> bool:
