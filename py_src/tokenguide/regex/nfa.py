@@ -41,6 +41,7 @@ class NFA:
         self.looks: list[tuple[bool, int, int]] = []
         self.look_edges: dict[int, list[tuple[int, int]]] = {}  # state -> [(lookahead k, target)]
         self.end_edges: dict[int, list[int]] = {}  # state -> targets reachable only at the end of the text
+        self.look_ids: dict[tuple, int] = {}
 
     def new(self) -> int:
         self.eps.append([])
@@ -63,11 +64,15 @@ class NFA:
                 self.eps[cur].append(cs)
                 cur = ce
             return s, cur
-        if kind == "look":
-            bs, be = self.fragment(("seq", [node[2], ("rep", ("chars", ALL), 0, None)]))
-            self.looks.append((bool(node[1]), bs, be))
+        if kind == "look":  # equal lookaheads (JSON Schema repeats them) share one body
+            key = (bool(node[1]), _frozen(node[2]))
+            k = self.look_ids.get(key)
+            if k is None:
+                bs, be = self.fragment(("seq", [node[2], ("rep", ("chars", ALL), 0, None)]))
+                k = self.look_ids[key] = len(self.looks)
+                self.looks.append((bool(node[1]), bs, be))
             s, e = self.new(), self.new()
-            self.look_edges.setdefault(s, []).append((len(self.looks) - 1, e))
+            self.look_edges.setdefault(s, []).append((k, e))
             return s, e
         if kind == "end":
             s, e = self.new(), self.new()
@@ -104,6 +109,18 @@ class NFA:
             cur = ce
         self.eps[cur].append(e)
         return s, e
+
+
+def _frozen(node: tuple) -> tuple:
+    """A hashable copy of a tree (lists become tuples)."""
+    kind = node[0]
+    if kind in ("seq", "alt"):
+        return (kind, tuple(_frozen(n) for n in node[1]))
+    if kind == "rep":
+        return (kind, _frozen(node[1]), node[2], node[3])
+    if kind == "look":
+        return (kind, node[1], _frozen(node[2]))
+    return node
 
 
 def epsilon_closure(nfa: NFA, states: Iterable[int]) -> frozenset[int]:

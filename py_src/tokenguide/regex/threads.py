@@ -33,6 +33,7 @@ _LOW = (1 << _SHIFT) - 1
 _STATE_BYTES = 6_000  # as dfa's estimate per subset state, plus 16 bytes per thread
 _KILL = None
 _NONE: frozenset = frozenset()  # no obligations
+_AT_END = -1  # in a thread set's NFA states: some state there reaches the end on the empty rest
 _Groups = frozenset  # of (obligations frozenset[int], NFA states frozenset[int])
 
 
@@ -187,8 +188,11 @@ class _Builder:
         self.looks: list[LookDFA] = []
         self.can_end: list[bool] = []  # NFA state -> reaches its fragment's end on the empty rest
         self.look_sources = frozenset(nfa.look_edges)
+        self.has_char = [bool(edges) for edges in nfa.edges]
         self.step_cache: dict[tuple[frozenset, int], frozenset | None] = {}
-        self.atom_edges: dict[int, list[tuple[int, int]]] = {}
+        self.closures: dict[frozenset[int], tuple] = {}  # atom targets -> closure groups
+        self.moves_cache: dict[tuple[frozenset, frozenset[int]], tuple[bool, dict[int, tuple]]] = {}
+        self.atom_edges: dict[int, list[tuple[int, int]]] = {_AT_END: []}
 
     # -- obligations -------------------------------------------------------------------------
     def spawn(self, k: int):
@@ -241,7 +245,8 @@ class _Builder:
         (obligations, NFA states) groups, each NFA state under its minimal obligation sets only."""
         plain = epsilon_closure(self.nfa, states)
         if self.look_sources.isdisjoint(plain):
-            return ((_NONE, plain),)
+            kernel = self.kernel(plain)
+            return ((_NONE, kernel),) if kernel else ()
         eps = self.nfa.eps
         look_edges = self.nfa.look_edges
         seen: dict[int, list[frozenset]] = {}
@@ -263,24 +268,71 @@ class _Builder:
                 if extra is not _KILL:
                     stack.append((t, obligations | extra))
         groups: dict[frozenset, set[int]] = {}
+        has_char, can_end = self.has_char, self.can_end
         for q, sets in seen.items():
-            for o in sets:
-                groups.setdefault(o, set()).add(q)
+            if has_char[q] or can_end[q]:
+                for o in sets:
+                    group = groups.setdefault(o, set())
+                    if has_char[q]:
+                        group.add(q)
+                    if can_end[q]:
+                        group.add(_AT_END)
         return tuple((o, frozenset(qs)) for o, qs in groups.items())
 
+    def kernel(self, states: frozenset[int]) -> frozenset[int]:
+        """What of a closed set decides its future: the states with character edges, and
+        _AT_END when one of them reaches the end on the empty rest."""
+        has_char, can_end = self.has_char, self.can_end
+        kernel = [q for q in states if has_char[q]]
+        if any(can_end[q] for q in states):
+            kernel.append(_AT_END)
+        return frozenset(kernel)
+
     # -- subset construction -----------------------------------------------------------------
+    def group_moves(self, obligations: frozenset, states: frozenset[int]) -> tuple[bool, dict[int, tuple]]:
+        """Whether the threads (obligations, states) accept at the end of the text, and the
+        (obligations, states) pieces each atom leads them to; cached, as groups recur across states."""
+        key = (obligations, states)
+        found = self.moves_cache.get(key)
+        if found is not None:
+            return found
+        final = _AT_END in states and (not obligations or self.ok_at_end(obligations))
+        atom_edges = self.atom_edges
+        buckets: dict[int, set[int]] = {}
+        for s in states:
+            edges = atom_edges.get(s)
+            if edges is None:
+                edges = atom_edges[s] = [(a, t) for ranges, t in self.nfa.edges[s] for a in self.atoms_of[ranges]]
+            for atom, t in edges:
+                bucket = buckets.get(atom)
+                if bucket is None:
+                    buckets[atom] = {t}
+                else:
+                    bucket.add(t)
+        closures = self.closures
+        moves: dict[int, tuple] = {}
+        for atom, bucket in buckets.items():
+            after = self.step(obligations, atom) if obligations else obligations
+            if after is None:
+                continue
+            target = frozenset(bucket)
+            reached = closures.get(target)
+            if reached is None:
+                reached = closures[target] = self.closure(target)
+            if not reached:
+                continue
+            moves[atom] = tuple((after | extra if extra else after, qs) for extra, qs in reached) if after else reached
+        found = self.moves_cache[key] = (final, moves)
+        self.cost += 64 * len(moves)
+        return found
+
     def run(self, start: int) -> tuple[list[dict[int, int]], list[bool]]:
-        first = _normalize(list(self.closure((start,))))
+        first = _normalize(self.closure((start,)))
         ids = {first: 0}
         order = [first]
         atom_moves: list[dict[int, int]] = []
         accept: list[bool] = []
-        closures: dict[frozenset[int], tuple] = {}
-        end_memo: dict[frozenset[int], bool] = {}
-        can_end = self.can_end
-        edges_of = self.nfa.edges
-        atoms_of = self.atoms_of
-        atom_edges = self.atom_edges
+        group_moves = self.group_moves
         i = 0
         while i < len(order):
             current = order[i]
@@ -288,48 +340,33 @@ class _Builder:
             if self.checkpoint is not None and not i & 255:
                 self.checkpoint()
             final = False
-            targets: dict[int, list[tuple[frozenset, frozenset[int]]]] = {}
-            for obligations, states in current:
-                if not final and (not obligations or self.ok_at_end(obligations)):
-                    reached = end_memo.get(states)
-                    if reached is None:
-                        reached = end_memo[states] = any(can_end[q] for q in states)
-                    final = reached
-                buckets: dict[int, set[int]] = {}
-                for s in states:
-                    edges = atom_edges.get(s)
-                    if edges is None:
-                        edges = atom_edges[s] = [(a, t) for ranges, t in edges_of[s] for a in atoms_of[ranges]]
-                    for atom, t in edges:
-                        bucket = buckets.get(atom)
-                        if bucket is None:
-                            buckets[atom] = {t}
+            targets: dict[int, tuple | list] = {}
+            if len(current) == 1:
+                (group,) = current
+                final, targets = group_moves(*group)
+            else:
+                for group in current:
+                    final_here, moves = group_moves(*group)
+                    final = final or final_here
+                    for atom, pieces in moves.items():
+                        have = targets.get(atom)
+                        if have is None:
+                            targets[atom] = pieces
+                        elif type(have) is list:
+                            have.extend(pieces)
                         else:
-                            bucket.add(t)
-                for atom, bucket in buckets.items():
-                    after = self.step(obligations, atom) if obligations else obligations
-                    if after is None:
-                        continue
-                    key = frozenset(bucket)
-                    reached_groups = closures.get(key)
-                    if reached_groups is None:
-                        reached_groups = closures[key] = self.closure(key)
-                    pieces = targets.get(atom)
-                    if pieces is None:
-                        pieces = targets[atom] = []
-                    if after:
-                        pieces.extend((after | extra, qs) for extra, qs in reached_groups)
-                    else:
-                        pieces.extend(reached_groups)
+                            targets[atom] = [*have, *pieces]
             accept.append(final)
-            moves: dict[int, int] = {}
+            moves_out: dict[int, int] = {}
             for atom, pieces in targets.items():
                 state = _normalize(pieces)
+                if not state:
+                    continue
                 target = ids.get(state)
                 if target is None:
                     target = self.add(state, ids, order)
-                moves[atom] = target
-            atom_moves.append(moves)
+                moves_out[atom] = target
+            atom_moves.append(moves_out)
         return atom_moves, accept
 
     def add(self, state: _Groups, ids: dict, order: list) -> int:
@@ -353,25 +390,23 @@ class _Builder:
         return target
 
 
-def _normalize(pieces: list[tuple[frozenset, frozenset[int]]]) -> _Groups:
+def _normalize(pieces) -> _Groups:
     """The canonical thread set of (obligations, NFA states) pieces: states merged per obligation
     set, and a thread dropped when a smaller obligation set holds its NFA state too."""
     if len(pieces) == 1:
         return frozenset(pieces)
-    groups: dict[frozenset, set[int]] = {}
+    groups: dict[frozenset, frozenset[int]] = {}
     for o, qs in pieces:
         have = groups.get(o)
-        if have is None:
-            groups[o] = set(qs)
-        else:
-            have |= qs
-    if len(groups) > 1:
+        groups[o] = qs if have is None else have | qs
+    if len(groups) > 1 and len({len(o) for o in groups}) > 1:  # only then can one set hold another
         keys = sorted(groups, key=len)
         for j, small in enumerate(keys):
             qs = groups[small]
             if not qs:
                 continue
             for big in keys[j + 1 :]:
-                if len(big) > len(small) and small <= big:
-                    groups[big] -= qs
-    return frozenset((o, frozenset(qs)) for o, qs in groups.items() if qs)
+                if len(big) > len(small) and small <= big and not qs.isdisjoint(groups[big]):
+                    groups[big] = groups[big] - qs
+        return frozenset(item for item in groups.items() if item[1])
+    return frozenset(groups.items())
