@@ -129,6 +129,13 @@ def test_unique_nested_arrays_and_objects_of_finite_values():
     obj = {"type": "array", "uniqueItems": True, "items": {"enum": [{"a": 1, "b": 2}, {"b": 2, "a": 1.0}, {"a": 2}]}}
     rx = re.compile(check(obj, [[{"a": 1, "b": 2}, {"a": 2}], [{"a": 1, "b": 2}, {"b": 2, "a": 1}]]))
     assert rx.fullmatch('[{"b":2,"a":1.0},{"a":1,"b":2}]') is None
+    closed = {"type": "array", "uniqueItems": True, "minItems": 1,
+              "items": {"type": "object", "properties": {"a": {"enum": [1, 2]}, "b": {"type": "boolean"}},
+                        "required": ["a"], "additionalProperties": False}}
+    objs = [{"a": 1}, {"a": 1.0}, {"a": 2, "b": True}, {"a": 1, "b": False}, {"b": True}, {"a": 3}]
+    check(closed, arrays_of(objs, 3))
+    open_objects = {"type": "array", "uniqueItems": True, "items": {"properties": {"a": {"const": 1}}}}
+    raises_unsupported(open_objects, "uniqueItems", "#/uniqueItems")
 
 
 def test_unique_with_prefix_items_and_bounds():

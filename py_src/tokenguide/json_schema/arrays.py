@@ -9,7 +9,7 @@ to `value_intersection` / `value_difference` lookaheads when they are provably e
 spellings involved (strings, booleans, null, integers), and refuses otherwise.
 
 `uniqueItems`: exact when every item's values form a small finite set (enum/const, booleans,
-null, bounded integer ranges, arrays of those): short arrays are enumerated (no
+null, bounded integer ranges, arrays and closed objects of those): short arrays are enumerated (no
 lookaround), longer ones start with one negative lookahead per value forbidding two equal
 items (regex path only). Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
 are equal whatever their key order. Unbounded item languages are refused: distinctness over
@@ -19,6 +19,7 @@ them is not regular. Drafts: `contains` from draft 6, `minContains`/`maxContains
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -604,10 +605,12 @@ def _candidates(em: Any, schema: Any, ptr: str, level: int) -> list[tuple[Any, s
             if more is None:
                 return None
             out.extend(more)
-        else:  # number (reals) and objects: not finite here
-            if t == "object" and flat.get("maxProperties") == 0:
-                out.append(({}, rf"\{{{ws}\}}"))
-                continue
+        elif t == "object":
+            more = _object_candidates(em, flat, level)
+            if more is None:
+                return None
+            out.extend(more)
+        else:  # number: the reals of a range are not finite
             return None
         if len(out) > MAX_UNIQUE_VALUES:
             return None
@@ -644,6 +647,37 @@ def _bounds(s: Node) -> tuple[Any, bool, Any, bool]:
     if emax is not None and (hi is None or emax <= hi):
         hi, hi_x = emax, True
     return lo, lo_x, hi, hi_x
+
+
+def _object_candidates(em: Any, s: Node, level: int) -> list[tuple[Any, str]] | None:
+    """Finite objects: no other keys than the declared ones, each with finite values, written in
+    declared order (property_order "schema"); the node's regex filters required and the rest."""
+    ws = em.ws
+    empty = ({}, rf"\{{{ws}\}}")
+    if s.get("maxProperties") == 0:
+        return [empty]
+    props = s.get("properties") or {}
+    if (s.get("additionalProperties", True) is not False or s.get("patternProperties")
+            or em.property_order != "schema" or not isinstance(props, dict) or len(props) > 8):
+        return None
+    per = {}
+    for name, sub in props.items():
+        c = _candidates(em, sub, f"{s.kptr('properties')}/{name}", level + 1)
+        if c is None:
+            return None
+        per[name] = c
+    out: list[tuple[Any, str]] = [empty]
+    names = list(props)
+    for r in range(1, len(names) + 1):
+        for chosen in itertools.combinations(names, r):
+            if len(out) + math.prod(len(per[n]) for n in chosen) > MAX_UNIQUE_VALUES:
+                return None
+            for combo in itertools.product(*(per[n] for n in chosen)):
+                members = [lit(json.dumps(n, ensure_ascii=False)) + f"{ws}:{ws}" + group(sp)
+                           for n, (_, sp) in zip(chosen, combo)]
+                out.append(({n: v for n, (v, _) in zip(chosen, combo)},
+                            rf"\{{{ws}" + f"{ws},{ws}".join(members) + rf"{ws}\}}"))
+    return out
 
 
 def _array_candidates(em: Any, s: Node, level: int) -> list[tuple[Any, str]] | None:
