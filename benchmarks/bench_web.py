@@ -5,9 +5,10 @@ Needs a bundled dist/ (python3 build.py bundle), Playwright and a Chromium
 ($TOKENGUIDE_CHROMIUM, /usr/bin/chromium, or Playwright's own).
 
 Measured (wall-clock, milliseconds unless said otherwise; printed as markdown tables):
-- time to ready on a cold load (fresh browser context, empty cache): page start until the builder
-  says ready, split into "Python ready" (Pyodide + tokenguide loaded in the worker) and the
-  bundled GPT-2 vocabulary read and prepared;
+- start-up, from the page's own marks (ms since navigation start, when each phase ended): a truly
+  first visit (a new browser, an empty profile; the service worker installs meanwhile) and a repeat
+  visit in the same profile (caches and V8's wasm code cache warm), from the start-up snapshot and
+  with the normal start (?nosnapshot). "Ready" = the builder can build with the bundled GPT-2;
 - build time of every benchmark regex (benchmarks/regexes.py REGEX_CASES) on GPT-2 in the worker,
   after the vocabulary is prepared: Index.build_async and to_bytes as timed by Python, and the
   page's own elapsed time from the Build click to the result shown (worker round trip included);
@@ -62,21 +63,79 @@ def mark(page) -> None:
     page.evaluate("document.body.dataset.state = 'bench'")
 
 
+PHASE_LABELS = {
+    "runtime": "Python runtime: worker start, pyodide.asm.wasm fetched, compiled, instantiated",
+    "snapshot": "start-up snapshot restored (tokenguide imported, GPT-2 prepared at build time)",
+    "python": "Python started (no snapshot)",
+    "import": "tokenguide imported (no snapshot)",
+    "vocabulary": "GPT-2 vocabulary ready: the builder can build (ready)",
+}
+
+
+def visit(page, url: str, query: str = "") -> dict[str, float]:
+    """Open the builder in `page` until ready; its start-up marks (ms since navigation start)."""
+    page.goto(url + "index.html" + query)
+    state = wait_state(page, "ready", "error")
+    if state != "ready":
+        raise RuntimeError(page.get_by_test_id("error").text_content())
+    marks = {k: float(v) for k, v in json.loads(page.get_attribute("body", "data-startup-marks") or "{}").items()}
+    worker = json.loads(page.get_attribute("body", "data-worker-marks") or "{}")
+    marks["ready"] = float(page.get_attribute("body", "data-ready-ms"))
+    marks["snapshot used"] = page.get_attribute("body", "data-snapshot") == "used"
+    if "snapshotFetched" in worker:  # worker-relative: shift by the worker's start (runtime mark on both sides)
+        marks["snapshot fetched"] = worker["snapshotFetched"] + marks["runtime"] - worker["runtime"]
+    return marks
+
+
+def wait_precached(page) -> None:
+    """Wait until the service worker has put the snapshot and the wasm in its cache."""
+    page.wait_for_function(
+        """async () => { const c = await caches.open('tokenguide-v1'); const k = (await c.keys()).map((r) => r.url);
+             return k.some((u) => u.endsWith('startup-snapshot.bin.gz')) && k.some((u) => u.endsWith('pyodide.asm.wasm')); }""",
+        timeout=TIMEOUT, polling=250)
+
+
+def first_and_repeat(launch, url: str, query: str = "", service_workers: str = "allow") -> tuple[dict, dict]:
+    """A truly first visit (a new browser, an empty profile), then a repeat visit in the same profile
+    (HTTP cache / service worker cache and V8's wasm code cache warm)."""
+    browser = launch()
+    context = browser.new_context(service_workers=service_workers)
+    page = context.new_page()
+    first = visit(page, url, query)
+    if service_workers == "allow":
+        wait_precached(page)
+    page.wait_for_timeout(3000)  # let V8 finish tiering up and writing its code cache
+    page.close()
+    page = context.new_page()
+    repeat = visit(page, url, query)
+    context.close()
+    browser.close()
+    return first, repeat
+
+
+def print_startup(runs: list[tuple[dict, dict]], title: str) -> None:
+    load = os.getloadavg()
+    print(f"\n## Start-up: {title} ({len(runs)} runs, median [min-max]; load average {load[0]:.1f} {load[1]:.1f})\n")
+    print("| phase ended, ms since navigation start | first visit | repeat visit |\n|---|---:|---:|")
+    keys = [k for k in ("snapshot fetched", *PHASE_LABELS) if any(k in r[0] for r in runs)]
+    for key in dict.fromkeys(keys):
+        cells = []
+        for which in (0, 1):
+            values = sorted(r[which][key] for r in runs if key in r[which])
+            cells.append(f"{statistics.median(values):,.0f} [{values[0]:,.0f}-{values[-1]:,.0f}]" if values else "-")
+        label = PHASE_LABELS.get(key, "start-up snapshot downloaded and inflated (in parallel)")
+        print(f"| {label} | {cells[0]} | {cells[1]} |")
+    used = {r[0]["snapshot used"] for r in runs} | {r[1]["snapshot used"] for r in runs}
+    print(f"\nsnapshot used: {sorted(used)}")
+
+
 def cold_ready(browser, url: str) -> dict[str, float]:
     """One cold load of the builder: fresh context (no HTTP or service-worker cache)."""
     context = browser.new_context(service_workers="block")
     page = context.new_page()
-    page.goto(url + "index.html")
-    state = wait_state(page, "ready", "error")
-    if state != "ready":
-        raise RuntimeError(page.get_by_test_id("error").text_content())
-    # milliseconds since navigation start, recorded by the page itself
-    python_ready = float(page.get_attribute("body", "data-python-ready-ms"))
-    total = float(page.get_attribute("body", "data-ready-ms"))
-    marks = json.loads(page.get_attribute("body", "data-worker-marks") or "{}")
+    marks = visit(page, url)
     context.close()
-    return {"pyodide": marks.get("pyodide", float("nan")), "packages": marks.get("packages", float("nan")),
-            "python": python_ready, "ready": total, "vocab": total - python_ready}
+    return marks
 
 
 def build_one(page, regex: str) -> tuple[float, float, float, str]:
@@ -293,6 +352,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="cold loads to time (median shown)")
     parser.add_argument("--skip-player", action="store_true")
+    parser.add_argument("--skip-normal-start", action="store_true", help="only the start from the snapshot")
+    parser.add_argument("--startup-only", action="store_true", help="only the start-up figures")
     parser.add_argument("--skip-cfg", action="store_true")
     parser.add_argument("--peers-only", action="store_true", help="only web-xgrammar and tokenguide side by side")
     args = parser.parse_args()
@@ -312,14 +373,20 @@ def main() -> None:
             server.shutdown()
             return
 
-        runs = [cold_ready(browser, url) for _ in range(args.runs)]
-        print(f"## Start-up (cold, median of {args.runs})\n")
-        print("| step | ms |\n|---|---:|")
-        for key, label in (("pyodide", "loadPyodide in the worker (from worker start)"),
-                           ("packages", "+ loadPackage tokenguide, interegular, lark (from worker start)"),
-                           ("python", "Pyodide + tokenguide ready in the worker"),
-                           ("vocab", "GPT-2 vocabulary read and prepared"), ("ready", "page ready (total)")):
-            print(f"| {label} | {statistics.median(r[key] for r in runs):,.0f} |")
+        def launch_new():
+            return p.chromium.launch(**launch)
+
+        runs = [first_and_repeat(launch_new, url) for _ in range(args.runs)]
+        print_startup(runs, "from the start-up snapshot, service worker on")
+        runs = [first_and_repeat(launch_new, url, service_workers="block") for _ in range(args.runs)]
+        print_startup(runs, "from the start-up snapshot, service worker blocked (HTTP cache only)")
+        if not args.skip_normal_start:
+            runs = [first_and_repeat(launch_new, url, "?nosnapshot") for _ in range(args.runs)]
+            print_startup(runs, "normal start (?nosnapshot), service worker on")
+        if args.startup_only:
+            browser.close()
+            server.shutdown()
+            return
 
         context = browser.new_context(service_workers="block")
         page = context.new_page()

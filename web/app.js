@@ -90,6 +90,7 @@ client.on('ready', (msg) => {
   vocabulary.loadNow();
 });
 client.on('fatal', (message) => {
+  registerServiceWorker();
   tasks.setReady(false);
   showError({ kind: 'Fatal', message: `The Python runtime could not start: ${message}` });
   setState('error');
@@ -108,10 +109,14 @@ if (shared.hadState && shared.vocab !== 'gpt2') {
 }
 if (shared.hadState && shared.eos) vocabulary.autoEos = null;   // an EOS chosen in the link is the user's choice
 bindState(vocabulary)();
-vocabulary.onReady = () => startupPhase(startupPhases.length);
+vocabulary.onReady = () => { startupPhase(startupPhases.length); registerServiceWorker(); };
 updateButtons();
 client.init([BUNDLED.url], { snapshot: !new URLSearchParams(location.search).has('nosnapshot') });
 
-if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol) && !new URLSearchParams(location.search).has('nosw')) {
-  navigator.serviceWorker.register('sw.js').catch(() => { /* offline use is optional */ });
+// The service worker (offline use) is registered once the start-up is over, so that its precache
+// (the runtime, the snapshot, ...) does not compete with the start-up for the network and the CPU.
+function registerServiceWorker() {
+  if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol) && !new URLSearchParams(location.search).has('nosw')) {
+    navigator.serviceWorker.register('sw.js').catch(() => { /* offline use is optional */ });
+  }
 }

@@ -1,10 +1,12 @@
 // tokenguide web app: service worker, so a hosted copy keeps working offline after the first visit.
 //
-// Install: precache the app shell, the Pyodide runtime, the lock file, every wheel it lists and
+// Install (the page registers it once its start-up is over): precache the app shell, the Pyodide
+// runtime, the site-packages image, the start-up snapshot, the lock file, every wheel it lists and
 // the bundled vocabulary. Fetch (same origin, GET): network first, so a server that is up always
 // serves fresh files; when the network fails, the cached copy. Every successful same-origin
-// response is cached too (PyScript's files, pages opened later). Cached responses keep their
-// headers, so the COOP/COEP cross-origin isolation of the pages survives offline.
+// response is cached too (PyScript's files, pages opened later), unless the cache holds the same
+// version already. Cached responses keep their headers, so the COOP/COEP cross-origin isolation
+// of the pages survives offline.
 
 const CACHE = 'tokenguide-v1';
 const SHELL = [
@@ -46,6 +48,13 @@ self.addEventListener('activate', (event) => {
   })());
 });
 
+/** Two responses for the same URL hold the same file when their validators and length agree. */
+function sameVersion(a, b) {
+  const keys = ['etag', 'last-modified', 'content-length'];
+  const known = keys.filter((k) => b.headers.get(k) !== null);
+  return known.length >= 2 && known.every((k) => a.headers.get(k) === b.headers.get(k));
+}
+
 self.addEventListener('fetch', (event) => {
   const req = event.request;
   const url = new URL(req.url);
@@ -54,7 +63,12 @@ self.addEventListener('fetch', (event) => {
     const cache = await caches.open(CACHE);
     try {
       const resp = await fetch(req);
-      if (resp.ok && resp.status === 200) cache.put(req, resp.clone()).catch(() => {});
+      if (resp.ok && resp.status === 200) {
+        // re-cache only what changed: rewriting the runtime and the snapshot (25 MB) on every visit
+        // costs the start-up CPU time for nothing
+        const known = await cache.match(req, { ignoreSearch: true });
+        if (!known || !sameVersion(known, resp)) cache.put(req, resp.clone()).catch(() => {});
+      }
       return resp;
     } catch (err) {
       const hit = (await cache.match(req, { ignoreSearch: true })) ||
