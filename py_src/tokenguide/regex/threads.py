@@ -14,8 +14,10 @@ being the state a lookahead's DFA has reached on the text read since the thread 
   final and no negative one's is.
 
 Obligations only ever constrain, so of two threads on one NFA state whose obligation sets are
-nested, the one with more obligations is dropped (it accepts a subset). The result is an
-ordinary deterministic automaton over atoms, minimized and lowered to bytes by `dfa`.
+nested, the one with more obligations is dropped (it accepts a subset). A thread set keeps only
+the NFA states that read characters, plus a mark for "the end is reachable on the empty rest",
+and equal lookaheads share one body automaton. The result is an ordinary deterministic
+automaton over atoms, minimized and lowered to bytes by `dfa`.
 """
 
 from __future__ import annotations
