@@ -236,6 +236,10 @@ def test_contains_with_prefix_items_and_item_bounds():
               "items": {"type": "boolean"}, "contains": {"enum": ["x", 7, True]}, "minContains": 2,
               "minItems": 2, "maxItems": 4}
     check(schema, arrays_of(["x", "y", 7, 8, True, False], 4) + [["x", 7, True, False, True]])
+    # items past maxItems are never split (an object contains schema there would be refused)
+    short = {"type": "array", "prefixItems": [{"type": "string"}, {"type": "object"}], "maxItems": 1,
+             "items": {"type": "object"}, "contains": {"enum": ["x", {"a": 1, "b": 2}]}}
+    check(short, [["x"], ["y"], [], ["x", {}]])
     draft4_tuple = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array",
                     "items": [{"type": "integer"}, {"type": "string"}], "additionalItems": False,
                     "contains": {"type": "string"}}

@@ -146,8 +146,10 @@ def array_regex(em: Any, parts: ArrayParts) -> str | None:
             return None
         cptr = s.kptr("contains")
         split = _Splitter(em, s["contains"], cptr)
-        slots = [split.slot(sch, ptr, r) for sch, ptr, r in parts.prefix]
-        tail = split.slot(parts.rest, parts.rest_ptr, parts.rest_regex)
+        reachable = parts.prefix if M is None else parts.prefix[:M]  # items past maxItems never occur
+        slots = [split.slot(sch, ptr, r) for sch, ptr, r in reachable]
+        tail = (split.slot(parts.rest, parts.rest_ptr, parts.rest_regex) if M is None or M > k
+                else Slot(None, None, None))
         if split.refused:
             lo, hi = 0, None
     body = count_items(em, slots, tail, m, M, lo, hi, s.kptr("contains") if bounds else s.ptr)
