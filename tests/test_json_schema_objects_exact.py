@@ -346,3 +346,82 @@ def test_property_names_with_declared_properties(i):
     except UnsupportedSchemaError as exc:  # a propertyNames schema the regex path cannot express
         pytest.fail(f"unsupported: {exc}")
     check_any_order(schema, random_objects(random.Random(100 + i), 200), regex)
+
+
+# -- lookahead regexes through tokenguide's own compiler ---------------------------------------------------
+
+
+CHARS = sorted(set('{}[]:," abkxyz-0123456789nuls'))
+IDS = {c: i + 1 for i, c in enumerate(CHARS)}
+
+
+def guide_accepts(guide, text: str) -> bool:
+    guide.reset()
+    for c in text:
+        if IDS[c] not in guide.get_tokens():
+            return False
+        guide.advance(IDS[c])
+    return 0 in guide.get_tokens()
+
+
+def test_lookahead_regexes_through_guides():
+    vocab = Vocabulary(0, {"<eos>": 0, **IDS})
+    pattern = {"type": "object", **PATTERN_SCHEMAS[0]}
+    many = {"type": "object", "properties": {f"k{i}": {"type": "integer"} for i in range(7)}, "required": ["k0"],
+            "additionalProperties": False}
+    cases = [
+        (pattern, "schema", ['{"a":1,"x-b":"s","z":null}', '{"x-b":null}', '{"z":"s"}', '{"a":1,"a":null}',
+                             '{"x":null}', '{"x-":""}', '{"a":null}']),
+        (many, "any", ['{"k3":1,"k0":2}', '{"k0":1,"k0":2}', '{"k1":1}', '{"k0":1,"k3":2,"k1":3,"k3":4}',
+                       '{"k6":1,"k5":1,"k4":1,"k3":1,"k2":1,"k1":1,"k0":1}']),
+    ]
+    for schema, order, texts in cases:
+        regex = build_regex_from_schema(schema, property_order=order)
+        assert "(?!" in regex
+        guide = Guide.from_json_schema(schema, vocab, property_order=order)
+        for text in texts:
+            assert guide_accepts(guide, text) == (re.fullmatch(regex, text) is not None), text
+
+
+def test_any_order_lookaheads_see_only_this_objects_keys():
+    # nested values hold the same key names, brackets and commas inside strings: only top-level
+    # keys count as repeats or as the required key being present
+    names = [f"k{i}" for i in range(7)]
+    inner = {"type": "object", "properties": {"k0": {"type": "string"}, "k1": {"type": "array"}}}
+    schema = {"type": "object", "properties": {n: inner if n in ("k2", "k3") else {"type": "string"} for n in names},
+              "required": ["k0"], "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+    regex = build_regex_from_schema(schema, property_order="any")
+    assert '[^"\\[\\]{}]' in regex  # the key scanner, not whole-member skips
+    p = re.compile(regex)
+    tricky = ['a,"k0":"b', "]}{[", '"k1"', ""]
+    rnd = random.Random(7)
+    for _ in range(600):
+        keys = [n for n in names if rnd.random() < 0.4] + rnd.sample(["k0", "k2", "x", "y"], rnd.randint(0, 2))
+        rnd.shuffle(keys)
+        members = []
+        for k in keys:
+            if k in ("k2", "k3"):
+                v = {"k1": [rnd.choice(tricky)], "k0": rnd.choice(tricky)} if rnd.random() < 0.7 else {"k0": 1}
+            elif k in ("x", "y"):
+                v = [rnd.choice(tricky)]
+            else:
+                v = rnd.choice(tricky)
+            members.append((k, v))
+        want = len(set(keys)) == len(keys) and valid(schema, dict(members))
+        assert (p.fullmatch(raw(*members)) is not None) == want, members
+
+
+def test_any_order_with_unbalanced_brace_keys_skips_whole_members():
+    names = ["a{", "b[", "c", "d}", "e", "f", "g"]
+    schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}, "required": ["c"],
+              "additionalProperties": False}
+    regex = build_regex_from_schema(schema, property_order="any")
+    assert "(?!" in regex and '[^"\\[\\]{}]' not in regex
+    p = re.compile(regex)
+    rnd = random.Random(3)
+    for _ in range(400):
+        keys = [n for n in names if rnd.random() < 0.5] + rnd.sample(["c", "a{"], rnd.randint(0, 1))
+        rnd.shuffle(keys)
+        members = [(k, 1) for k in keys]
+        want = len(set(keys)) == len(keys) and valid(schema, dict(members))
+        assert (p.fullmatch(raw(*members)) is not None) == want, members

@@ -9,8 +9,10 @@ declared keys). Three spellings, smallest first:
   while it stays under `INLINE_CHARS`);
 * grammar path: one Lark rule per (key set, count), shared, so the size stays 2^n rules;
 * regex path, larger objects: one loop over all members with lookaheads at the object's start,
-  "key k does not occur twice" and "required key r occurs" (exact: members are JSON texts with
-  a unique parse, so the lookaheads see the same member boundaries as the loop).
+  "no key occurs twice" and "required key r occurs". They find the object's own keys with a
+  scanner (whole strings, other characters, bracket groups as deep as the members nest), or,
+  when that depth is unknown, by skipping whole members; both exact, since the text the loop
+  accepts has one parse.
 
 More than `MAX_ANY_ORDER_KEYS` declared keys are refused (UnsupportedSchemaError).
 """
@@ -18,10 +20,13 @@ More than `MAX_ANY_ORDER_KEYS` declared keys are refused (UnsupportedSchemaError
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..errors import UnsupportedSchemaError
-from .text import alt, cat, lit, rep
+from ..regex.sre import constants as C
+from ..regex.sre import parse as sre_parse
+from .text import STRING, alt, cat, lit, rep
 
 __all__ = ["any_order_body", "MAX_ANY_ORDER_KEYS", "INLINE_CHARS", "PROPERTY_ORDERS"]
 
@@ -57,7 +62,7 @@ def any_order_body(em: Any, names: list[str], members: list[str | None], req: li
     try:
         return _Writer(em, mem, rq, extra, min_p, max_p, rules=False).body()
     except _TooBig:
-        return _lookahead_body(em.sep, mem, keys, rq, extra, min_p, max_p)
+        return _lookahead_body(em, mem, keys, rq, extra, min_p, max_p)
 
 
 class _Writer:
@@ -124,18 +129,87 @@ class _Writer:
         return self.em.sink.mark(i) if self.rules else ""
 
 
-def _lookahead_body(sep: str, members: list[str], keys: list[str], req: list[bool], extra: str | None,
+def _lookahead_body(em: Any, members: list[str], keys: list[str], req: list[bool], extra: str | None,
                     min_p: int, max_p: int | None) -> str | None:
     """One loop over every member, with lookaheads at its start for "no key twice" and
     "every required key present"."""
+    sep = em.sep
     any_m = alt(members + ([extra] if extra is not None else []))
     assert any_m is not None
-    skip = f"(?:{any_m}{sep})*"
-    checks = [f"(?!{skip}{m}(?:{sep}{any_m})*{sep}{k})" for m, k in zip(members, keys)]
-    checks += [f"(?={skip}{k})" for k, r in zip(keys, req) if r]
+    depths = [member_nesting(m) for m in members + ([extra] if extra is not None else [])]
+    if None not in depths and max(depths) <= _MAX_SCAN_DEPTH:  # type: ignore[type-var]
+        depth: int = max(depths)  # type: ignore[type-var, assignment]
+        # key positions found by a scanner: strings whole, brackets balanced, so a comma it
+        # passes at its own level is a separator of this object's members
+        tok = _scanner(depth)
+        first = f"(?:{tok}*,{em.ws})?"
+        checks = ["(?!" + first + alt([f"{k}{tok}*,{em.ws}{k}" for k in keys]) + ")"]  # type: ignore[operator]
+        checks += [f"(?={first}{k})" for k, r in zip(keys, req) if r]
+    else:  # skip whole members (exact member regexes)
+        skip = f"(?:{any_m}{sep})*"
+        checks = [f"(?!{skip}{m}(?:{sep}{any_m})*{sep}{k})" for m, k in zip(members, keys)]
+        checks += [f"(?={skip}{k})" for k, r in zip(keys, req) if r]
     lo = max(min_p, sum(req), 1)
     if max_p is not None and max_p < lo:
         return None if min_p > 0 or any(req) else ""
     loop = any_m + rep(sep + any_m, lo - 1, None if max_p is None else max_p - 1)
     body = "".join(checks) + loop
     return body if min_p > 0 or any(req) else f"(?:{body})?"
+
+
+_MAX_SCAN_DEPTH = 10
+
+
+def _scanner(depth: int) -> str:
+    """One item of JSON text at the current level: a whole string, a character that is no
+    quote or bracket, or a bracketed group nesting at most `depth` deep."""
+    item = rf'(?:{STRING}|[^"\[\]{{}}])'
+    for _ in range(depth):
+        inner = item + "*"
+        item = rf'(?:{STRING}|[^"\[\]{{}}]|\[{inner}\]|\{{{inner}\}})'
+    return item
+
+
+_OPEN = (ord("{"), ord("["))
+_CLOSE = (ord("}"), ord("]"))
+
+
+def member_nesting(regex: str) -> int | None:
+    """An upper bound on how deep the values a member regex matches nest (literal braces and
+    brackets counted as they open and close), or None when the regex is not balanced that way
+    (a key or enum string with a lone brace, say)."""
+    try:
+        parsed = sre_parse(regex)
+    except (re.error, RecursionError, OverflowError):  # no bound: the exact members are used
+        return None
+    res = _nesting(list(parsed.data))
+    if res is None or res[1] != 0:
+        return None
+    return res[0]
+
+
+def _nesting(items: list) -> tuple[int, int] | None:
+    """(highest excess of openers over closers, net excess) of a parsed sequence."""
+    high = net = 0
+    for op, av in items:
+        if op == C.LITERAL:
+            sub = (1, 1) if av in _OPEN else (0, -1) if av in _CLOSE else (0, 0)
+        elif op == C.SUBPATTERN:
+            sub = _nesting(list(av[-1].data))
+        elif op == C.BRANCH:
+            subs = [_nesting(list(b.data)) for b in av[1]]
+            if any(s is None for s in subs) or len({s[1] for s in subs}) != 1:  # type: ignore[index]
+                return None
+            sub = (max(s[0] for s in subs), subs[0][1])  # type: ignore[index]
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            body = _nesting(list(av[2].data))
+            if body is None or body[1] != 0:
+                return None
+            sub = (body[0] if av[1] else 0, 0)
+        else:  # one character, an anchor, or a lookahead (which consumes nothing)
+            sub = (0, 0)
+        if sub is None:
+            return None
+        high = max(high, net + sub[0])
+        net += sub[1]
+    return high, net
