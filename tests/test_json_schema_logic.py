@@ -335,3 +335,34 @@ def test_guide_from_json_schema(schema, alphabet, max_len):
             assert (taken and guide.is_finished()) == (rx.fullmatch(text) is not None), text
             accepted += rx.fullmatch(text) is not None
     assert accepted > 3
+
+
+@pytest.mark.parametrize("schema", [
+    {"$schema": "http://json-schema.org/draft-04/schema#", "if": {"const": 1}, "then": False},
+    {"$schema": "http://json-schema.org/draft-06/schema#", "type": "integer", "if": {"minimum": 3}, "else": False},
+    {"$schema": "http://json-schema.org/draft-07/schema#", "type": "integer", "if": {"minimum": 3}, "else": False},
+    {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+     "dependencies": {"a": ["b"], "b": {"required": ["c"]}}},
+    {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "dependencies": {"a": ["b"]}},
+    {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "dependentSchemas": {"a": False},
+     "dependentRequired": {"b": ["c"]}},
+    {"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object", "dependentSchemas": {"a": False},
+     "dependentRequired": {"b": ["c"]}},
+])
+def test_keywords_of_other_drafts_are_ignored(schema):
+    """With a `$schema` naming the draft: if/then/else from draft 7, dependencies up to draft 7,
+    dependentSchemas/dependentRequired from 2019-09, as that draft's validator reads them."""
+    assert disagreements(schema, [1, 2, 5, "a", {}, {"a": 1}, {"b": 1}, {"a": 1, "b": 2}, {"b": 1, "c": 2}]) == []
+
+
+def test_without_schema_both_dependency_spellings_apply():
+    """No `$schema`: dependencies applies too (validators default to 2020-12, which ignores it;
+    the regex keeps the stricter reading, so it never writes what the older drafts reject)."""
+    rx = re.compile(build_regex_from_schema({"type": "object", "dependencies": {"a": {"required": ["b"]}},
+                                             "dependentRequired": {"c": ["a"]}}))
+
+    def accepted(x) -> bool:
+        return any(rx.fullmatch(t) for t in spellings(x))
+
+    assert accepted({"b": 1}) and accepted({"a": 1, "b": 2}) and accepted({"c": 1, "a": 1, "b": 2})
+    assert not accepted({"a": 1}) and not accepted({"c": 1}) and not accepted({"c": 1, "a": 1})

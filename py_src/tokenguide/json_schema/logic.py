@@ -284,8 +284,8 @@ def logic_value(em: Any, s: Node) -> str | None:
         return subtract(em, base, [(s["not"], "not", s.kptr("not"))])
     base = s.copy(drop=("if", "then", "else"))
     base.refs = []
-    if "then" not in s and "else" not in s:
-        return em.flat_value(base)  # `if` alone is an annotation
+    if ("then" not in s and "else" not in s) or (norm.declared_draft or 7) < 7:
+        return em.flat_value(base)  # `if` alone is an annotation; drafts before 7 do not know it
     ip = s.kptr("if")
     cond = norm.flatten(s["if"], ip)
     then = norm.flatten(s.get("then", True), s.kptr("then"))

@@ -181,6 +181,10 @@ class Normalizer:
         self.lenient = lenient
         self.draft = schema_draft(root)
         self.old_draft = self.draft <= 7
+        # the draft `$schema` names explicitly (None: absent or unknown, every spelling applies)
+        uri = root.get("$schema") if isinstance(root, dict) else None
+        named = isinstance(uri, str) and (self.draft != 2020 or "2020-12" in uri)
+        self.declared_draft = self.draft if named else None
         self.ignored: list[tuple[str, str]] = []
         self.ref_stack: list[str] = []
         self.empty_reasons: list[tuple[str, str, str]] = []
@@ -241,7 +245,7 @@ class Normalizer:
         node = Node(kw, ptr)
         own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
         groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
-        groups.extend(self._dependency_groups(kw, ptr, len(own_props)))
+        groups.extend(self._dependency_groups(kw, ptr, len(own_props), self.declared_draft))
         if "not" in kw:
             neg = self._negate(node, ptr, len(own_props))
             if neg is False:
@@ -299,13 +303,15 @@ class Normalizer:
         return None
 
     @staticmethod
-    def _dependency_groups(kw: dict, ptr: str, pos: int) -> list[Group]:
-        """dependencies / dependentRequired / dependentSchemas as disjoint anyOf pairs:
-        either the trigger property is absent, or it is present with what it requires."""
+    def _dependency_groups(kw: dict, ptr: str, pos: int, draft: int | None) -> list[Group]:
+        """dependencies (drafts 3 to 7) / dependentRequired / dependentSchemas (from 2019-09) as
+        disjoint anyOf pairs: either the trigger property is absent, or it is present with what
+        it requires. A `$schema` naming a draft ignores the other spelling, as its validators do;
+        without one, both apply."""
         groups = []
         for key in ("dependencies", "dependentRequired", "dependentSchemas"):
             deps = kw.pop(key, None)
-            if deps is None:
+            if deps is None or (draft is not None and (key == "dependencies") != (draft <= 7)):
                 continue
             if not isinstance(deps, dict):
                 raise UnsupportedSchemaError(f"{key} must be an object (at {ptr}/{key})", key, f"{ptr}/{key}")
