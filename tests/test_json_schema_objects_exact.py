@@ -425,3 +425,11 @@ def test_any_order_with_unbalanced_brace_keys_skips_whole_members():
         members = [(k, 1) for k in keys]
         want = len(set(keys)) == len(keys) and valid(schema, dict(members))
         assert (p.fullmatch(raw(*members)) is not None) == want, members
+
+
+def test_any_order_grammar_path_refuses_many_declared_properties():
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(9)}}
+    with pytest.raises(UnsupportedSchemaError, match=r"at most 8 declared properties.*has 9.*path='regex'") as info:
+        compile_json_schema(schema, path="grammar", property_order="any")
+    assert info.value.keyword == "properties" and info.value.pointer == "#"
+    assert re.fullmatch(compile_json_schema(schema, path="regex", property_order="any").regex, '{"p8":1,"p0":2}')

@@ -14,7 +14,8 @@ declared keys). Three spellings, smallest first:
   when that depth is unknown, by skipping whole members; both exact, since the text the loop
   accepts has one parse.
 
-More than `MAX_ANY_ORDER_KEYS` declared keys are refused (UnsupportedSchemaError).
+More than `MAX_ANY_ORDER_KEYS` declared keys (`MAX_GRAMMAR_KEYS` on the grammar path) are
+refused (UnsupportedSchemaError).
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from .text import STRING, alt, cat, lit, rep
 
-__all__ = ["any_order_body", "MAX_ANY_ORDER_KEYS", "INLINE_CHARS", "PROPERTY_ORDERS"]
+__all__ = ["any_order_body", "MAX_ANY_ORDER_KEYS", "MAX_GRAMMAR_KEYS", "INLINE_CHARS", "PROPERTY_ORDERS"]
 
 PROPERTY_ORDERS = ("schema", "any")
 MAX_ANY_ORDER_KEYS = 12  # 2^12 key sets
+MAX_GRAMMAR_KEYS = 8  # grammar path: 2^8 rules (Lark's LALR table takes ~10 s beyond that)
 INLINE_CHARS = 60_000  # lookahead-free regex text written out at most (then lookaheads)
 _MAX_RULE_STATES = 50_000
 
@@ -58,6 +60,11 @@ def any_order_body(em: Any, names: list[str], members: list[str | None], req: li
     if max_p is not None and max_p < min_p:
         return None
     if em.sink is not None:
+        if len(keep) > MAX_GRAMMAR_KEYS:
+            raise UnsupportedSchemaError(
+                f"property_order='any' on the grammar path takes at most {MAX_GRAMMAR_KEYS} declared properties "
+                f"per object (this one has {len(keep)}, at {ptr}: 2^{len(keep)} grammar rules make Lark's "
+                "table slow to build); use path='regex' (lookaheads) or property_order='schema'", "properties", ptr)
         return _Writer(em, mem, rq, extra, min_p, max_p, rules=True).body()
     try:
         return _Writer(em, mem, rq, extra, min_p, max_p, rules=False).body()
