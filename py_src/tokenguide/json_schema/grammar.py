@@ -33,6 +33,7 @@ __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHO
 PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
 _TERMINAL_MAX_STATES = 20_000
+_MAX_EXPANSIONS = 2_000  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
 _SPACE = 0x20
 
 
@@ -181,6 +182,24 @@ def _ends_with_optional_space(items) -> bool:
     return len(inner) == 1 and inner[0] in ((C.LITERAL, _SPACE), (C.IN, [(C.LITERAL, _SPACE)]))
 
 
+def _lark_text(regex: str) -> str:
+    """`regex` as the body of a Lark /regex/ literal: Lark turns an escaped backslash followed
+    by a quote into an escaped quote, so that quote is written as \\x22 (`/` is already `\\/`)."""
+    out = []
+    i = 0
+    after_backslash = False
+    while i < len(regex):
+        if regex[i] == "\\":
+            out.append(regex[i:i + 2])
+            after_backslash = regex[i:i + 2] == "\\\\"
+            i += 2
+            continue
+        out.append("\\x22" if regex[i] == '"' and after_backslash else regex[i])
+        after_backslash = False
+        i += 1
+    return "".join(out)
+
+
 def _quantifier(lo: int, hi: int) -> str:
     if hi == C.MAXREPEAT:
         return "*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}"
@@ -192,10 +211,61 @@ def _quantifier(lo: int, hi: int) -> str:
 class _Converter:
     """Placeholder regex text -> Lark EBNF, collecting terminals."""
 
-    def __init__(self, names: dict[str, str]) -> None:
-        self.names = names
+    def __init__(self, sink: GrammarSink) -> None:
+        self.sink = sink
+        self.names = sink.names
         self.terms: dict[str, str] = {}  # regex -> terminal name
         self.trailing_space: set[str] = set()  # terminals ending with a greedy `[ ]?`
+        self.number_regex = {ch: regex for regex, ch in sink.numbers.items()}  # placeholder -> regex
+        self.numbers: dict[str, str] = {}  # rule name -> regex of the number rules used
+        self._number_name: dict[str, str] = {}  # placeholder -> name of the rule for its language
+        self._by_language: dict[tuple, str] = {}
+        self._expansions: dict[str, int] = {}  # EBNF piece -> alternatives Lark expands it into
+
+    def counted(self, text: str | None, n: int) -> str | None:
+        """Record that Lark expands piece `text` into `n` alternatives; refuse too many (Lark's
+        grammar compiler would take minutes: k optional pieces in a row are 2**k alternatives)."""
+        if text is not None:
+            if n > _MAX_EXPANSIONS:
+                raise _refuse(f"a rule would expand into more than {_MAX_EXPANSIONS:,} alternatives "
+                              "(too many optional parts in a row)")
+            self._expansions[text] = max(n, self._expansions.get(text, 1))
+        return text
+
+    def expansions(self, text: str) -> int:
+        return self._expansions.get(text, 1)
+
+    def seq_text(self, out: list[str]) -> str | None:
+        n = 1
+        for piece in out:
+            n *= self.expansions(piece)
+        return self.counted(" ".join(out) or None, n)
+
+    def number(self, ch: str) -> str:
+        """The rule name for number placeholder `ch`: one rule per language, so that two
+        spellings of one language never make an alternation ambiguous."""
+        name = self._number_name.get(ch)
+        if name is None:
+            regex = self.number_regex[ch]
+            try:
+                d = dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
+            except StateLimitError:
+                raise _refuse("a number rule's automaton is too large") from None
+            name = self._by_language.setdefault((d.classes, tuple(d.table), d.finals), self.names[ch])
+            self._number_name[ch] = name
+        return name
+
+    def merge_numbers(self, branches: list[list]) -> list[list]:
+        """Alternatives that are numbers of different languages become one number rule (their
+        union): alternatives of overlapping languages would make the grammar ambiguous."""
+        singles = [b for b in branches if len(b) == 1 and b[0][0] == C.LITERAL and chr(b[0][1]) in self.number_regex]
+        if len({self.number(chr(b[0][1])) for b in singles}) < 2:
+            return branches
+        union = "(?:" + "|".join(self.number_regex[chr(b[0][1])] for b in singles) + ")"
+        ch = self.sink.number(union)
+        self.number_regex[ch] = union
+        rest = [b for b in branches if all(b is not x for x in singles)]
+        return rest + [[(C.LITERAL, ord(ch))]]
 
     def term(self, regex: str, items=None) -> str:
         name = self.terms.get(regex)
@@ -208,6 +278,8 @@ class _Converter:
     def has_placeholder(self, op, av) -> bool:
         if op == C.LITERAL:
             return chr(av) in self.names
+        if op == C.IN:  # re's parser writes single-character alternatives as a set
+            return any(iop == C.LITERAL and chr(iav) in self.names for iop, iav in av)
         if op == C.BRANCH:
             return any(self.seq_has(b.data) for b in av[1])
         if op == C.SUBPATTERN:
@@ -218,6 +290,17 @@ class _Converter:
 
     def seq_has(self, items) -> bool:
         return any(self.has_placeholder(op, av) for op, av in items)
+
+    def starts_with_text(self, items: list) -> bool:
+        """Does the sequence start with a piece of text that cannot be empty, before any rule?"""
+        lead = []
+        for op, av in items:
+            if self.has_placeholder(op, av):
+                if not lead and op == C.BRANCH:
+                    return all(self.starts_with_text(list(b.data)) for b in av[1])
+                break
+            lead.append((op, av))
+        return bool(lead) and subpattern(lead).getwidth()[0] > 0
 
     def seq(self, items) -> str | None:
         """EBNF of a sequence (None: the empty string)."""
@@ -234,13 +317,19 @@ class _Converter:
                 piece = self.distribute(list(run), op, av, items[k + 1:])
                 if piece:
                     out.append(piece)
-                return " ".join(out) or None
-            self.flush(run, out)
-            piece = self.item(op, av)
+                return self.seq_text(out)
+            if run and op == C.BRANCH and all(self.starts_with_text(list(b.data)) for b in av[1]):
+                # re's parser moves a prefix common to the branches in front of them; put it back
+                # in each, so that no branch's terminal starts at a different place than another's
+                piece = self.branch([run + list(b.data) for b in av[1]])
+                run = []
+            else:
+                self.flush(run, out)
+                piece = self.item(op, av)
             if piece:
                 out.append(piece)
         self.flush(run, out)
-        return " ".join(out) or None
+        return self.seq_text(out)
 
     def distribute(self, run: list, op, av, rest: list) -> str | None:
         """EBNF of `run item rest` where `run` can be empty, without an empty terminal."""
@@ -269,6 +358,7 @@ class _Converter:
 
     def branch(self, branches: list[list]) -> str | None:
         """EBNF of an alternation: the branches without rules form one terminal."""
+        branches = self.merge_numbers(branches)
         free = [b for b in branches if not self.seq_has(b)]
         empty = any(not b for b in free)
         free = [b for b in free if b]
@@ -282,25 +372,42 @@ class _Converter:
                     alts.append(e)
         if not alts:
             return None
-        return "(" + " | ".join(alts) + ")" + ("?" if empty else "")
+        alts = list(dict.fromkeys(alts))
+        return self.counted("(" + " | ".join(alts) + ")" + ("?" if empty else ""),
+                            sum(map(self.expansions, alts)) + empty)
 
     def item(self, op, av) -> str | None:
         if op == C.LITERAL:
+            if chr(av) in self.number_regex:
+                name = self.number(chr(av))
+                self.numbers.setdefault(name, self.number_regex[chr(av)])
+                return name
             return self.names[chr(av)] or None  # the cut has no rule
+        if op == C.IN:  # a set with placeholders: the alternation it stands for
+            chars = [[(iop, iav)] for iop, iav in av if iop == C.LITERAL and chr(iav) in self.names]
+            others = [x for x in av if x[0] != C.LITERAL or chr(x[1]) not in self.names]
+            if others and others[0][0] == C.NEGATE:
+                raise _refuse("a negated set of grammar rules")
+            return self.branch(chars + ([[(C.IN, others)]] if others else []))
         if op == C.SUBPATTERN:
             inner = self.seq(av[-1].data)
-            return None if inner is None else f"({inner})"
+            return None if inner is None else self.counted(f"({inner})", self.expansions(inner))
         if op == C.BRANCH:
             return self.branch([list(b.data) for b in av[1]])
         lo, hi, sub = av  # a repeat
         inner = self.seq(sub.data)
         if inner is None:
             return None
+        n = self.expansions(inner)  # `*` and `+` become rules of their own; `?` and `~` are inline
         if hi == C.MAXREPEAT:
-            return f"({inner})*" if lo == 0 else f"({inner})+" if lo == 1 else f"({inner})~{lo} ({inner})*"
+            if lo <= 1:
+                return f"({inner})*" if lo == 0 else f"({inner})+"
+            return self.counted(f"({inner})~{lo} ({inner})*", n ** min(lo, 64))
         if (lo, hi) == (0, 1):
-            return f"({inner})?"
-        return f"({inner})~{lo}..{hi}" if lo != hi else f"({inner})~{lo}"
+            return self.counted(f"({inner})?", n + 1)
+        if lo == hi:
+            return self.counted(f"({inner})~{lo}", n ** min(lo, 64))
+        return self.counted(f"({inner})~{lo}..{hi}", sum(n ** min(k, 64) for k in range(lo, min(hi, lo + 64) + 1)))
 
 
 def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
@@ -326,7 +433,7 @@ def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
 
 def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
     """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc)."""
-    conv = _Converter(sink.names)
+    conv = _Converter(sink)
     lines = []
 
     def ebnf(regex: str) -> str:
@@ -344,14 +451,12 @@ def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
     for ch, name in sink.names.items():
         if ch in sink.bodies:
             lines.append(f"{name}: {ebnf(sink.bodies[ch])}")
-    for regex, ch in sink.numbers.items():
-        name = sink.names[ch]
+    for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
         number_rules.extend(_number_rules(name, regex, conv))
     lines.extend(number_rules)
     for regex, name in conv.terms.items():
-        # Lark's escape evaluation reads an escaped backslash before '"' as an escaped quote
-        lines.append(f"{name}: /" + regex.replace("/", "\\/").replace('\\\\"', '\\\\\\x22') + "/")
+        lines.append(f"{name}: /{_lark_text(regex)}/")
     text = "\n".join(lines) + "\n"
     check_grammar(text, conv.terms, conv.trailing_space)
     return text
