@@ -77,8 +77,10 @@ def test_recursive_schema_takes_the_grammar_path_without_depth_cap():
 
 def test_free_form_values_nest_without_cap_on_the_grammar_path():
     schema = {"type": "object", "properties": {"meta": {}}, "required": ["meta"]}
-    compiled = compile_json_schema(schema)
-    assert compiled.path == "regex" and "free-form values nest at most 2" in compiled.reason
+    compiled = compile_json_schema(schema)  # auto: the grammar path, exact
+    assert compiled.path == "grammar" and "free-form" in compiled.reason and not compiled.depth_capped
+    capped = compile_json_schema(schema, path="regex")
+    assert capped.depth_capped and "free-form values nest at most 2" in capped.reason
     p = parser(compile_json_schema(schema, path="grammar").grammar)
     deep: object = 1
     for i in range(30):
@@ -152,7 +154,9 @@ def test_grammar_path_refusals_name_their_cause():
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(sibling, path="grammar")
     assert info.value.keyword == "$ref" and "beside other keywords" in str(info.value)
-    fallback = compile_json_schema(sibling)  # auto: the regex path, saying the recursion is unrolled
+    with pytest.warns(UserWarning, match="depth-capped"):
+        fallback = compile_json_schema(sibling)  # auto: the regex path, saying the recursion is unrolled
+    assert fallback.depth_capped
     assert fallback.path == "regex" and "unrolled 3 times" in fallback.reason and "beside other" in fallback.reason
     with pytest.raises(UnsupportedSchemaError, match="private use"):
         compile_json_schema({"const": "\U000f0001"}, path="grammar")

@@ -98,6 +98,7 @@ class Guide:
                 "use Guide.from_regex / from_json_schema / from_grammar to build one from a constraint"
             )
         self.source = source
+        self.compiled: Optional[Any] = None  # from_json_schema: the CompiledSchema (path and reason)
         self.vocab_size: int = int(source.vocab_size)
         self.eos_token_id: int = int(source.eos_token_id)
         self.words = bitmask_words(self.vocab_size)
@@ -150,24 +151,37 @@ class Guide:
 
         `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`,
         `property_order`: "schema" for keys in the schema's order, "any" for every order)
-        picks the regex path or, for recursive schemas and regexes too large, the grammar path,
-        run by CFGGuide; an eager regex automaton over the state limit also falls back to the
-        grammar path. `lazy` and the other keywords as in `from_regex`.
+        picks the regex path or the grammar path (recursive schemas, free-form values, regexes too
+        large), run by CFGGuide; a regex automaton over the state limit when it is built also
+        falls back to the grammar path (unless `path="regex"`). The guide's `compiled`
+        (a CompiledSchema) says which path was taken and why. `lazy` and the other keywords as in
+        `from_regex`.
         """
-        from ..errors import StateLimitError
-        from ..json_schema import compile_json_schema
+        from ..errors import StateLimitError, UnsupportedSchemaError
+        from ..json_schema import CompiledSchema, compile_json_schema
 
         options = dict(whitespace_pattern=whitespace_pattern, max_recursion_depth=max_recursion_depth,
                        lenient=lenient, property_order=property_order)
         compiled = compile_json_schema(schema, path=path, **options)
         if compiled.path == "regex":
             try:
-                return cls.from_regex(compiled.regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
-            except StateLimitError:
+                guide = cls.from_regex(compiled.regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
+            except StateLimitError as exc:
                 if path == "regex":
                     raise
-                compiled = compile_json_schema(schema, path="grammar", **options)
-        return cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
+                try:
+                    grammar = compile_json_schema(schema, path="grammar", **options).grammar
+                except UnsupportedSchemaError as refusal:
+                    raise StateLimitError(
+                        f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
+                        f"({refusal}); raise max_states or simplify the schema", exc.pattern) from None
+                compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})", grammar=grammar)
+            else:
+                guide.compiled = compiled
+                return guide
+        guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
+        guide.compiled = compiled
+        return guide
 
     @classmethod
     def from_grammar(cls, grammar: str, vocabulary: Any, *, max_rollback: int = 32) -> "Guide":

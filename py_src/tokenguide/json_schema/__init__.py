@@ -167,12 +167,14 @@ def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
 @dataclass(frozen=True)
 class CompiledSchema:
     """What `compile_json_schema` chose: `path` is "regex" or "grammar", `reason` says why, and
-    `regex` (Python re, fullmatch) or `grammar` (Lark LALR, for CFGGuide) holds the result."""
+    `regex` (Python re, fullmatch) or `grammar` (Lark LALR, for CFGGuide) holds the result.
+    `depth_capped`: the regex rejects valid instances nested deeper than its limits."""
 
     path: str
     reason: str
     regex: str | None = None
     grammar: str | None = None
+    depth_capped: bool = False
 
 
 def compile_json_schema(
@@ -186,14 +188,16 @@ def compile_json_schema(
 ) -> CompiledSchema:
     """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar.
 
-    "auto" takes the grammar path for recursive schemas (a `$ref` cycle: the regex path would
-    unroll it `max_recursion_depth` times) and for schemas whose regex would be too large, and
-    the regex path otherwise (free-form values then nest at most `max_recursion_depth - 1`
-    deep, as `reason` says). The grammar path accepts exactly the same documents as the regex
-    path where both apply, with free-form values and recursion nesting without limit; it
-    supports the default whitespace pattern or "" only. Raises UnsupportedSchemaError (keyword,
-    JSON pointer) for what neither path can express exactly. `property_order` as in
-    `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
+    "auto" takes the grammar path (exact, nesting without limit) for recursive schemas (a `$ref`
+    cycle), for schemas with free-form values (`{}`, `true`, arrays without `items`, additional
+    properties without a schema: the regex path would nest them at most
+    `max_recursion_depth - 1` deep) and for schemas whose regex would be too large; the regex
+    path otherwise. When the grammar path refuses a schema the regex path can take, "auto"
+    returns the depth-capped regex with `depth_capped` set, a `reason` that says so and the
+    grammar path's refusal, and a warning. The grammar path accepts exactly the same documents
+    as the regex path where both apply; it supports the default whitespace pattern or "" only.
+    Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
+    `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
     schema = load_schema(schema)
     if path not in ("auto", "regex", "grammar"):
@@ -202,8 +206,11 @@ def compile_json_schema(
     lenient = check_bool("compile_json_schema", "lenient", lenient)
     order = check_property_order("compile_json_schema", property_order)
     if path == "regex":
-        return CompiledSchema("regex", "requested", regex=build_regex_from_schema(
-            schema, whitespace_pattern, max_recursion_depth, lenient=lenient, property_order=order))
+        regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema", order)
+        recursive = _recursion(schema, lenient) is not None
+        capped = free or recursive
+        return CompiledSchema("regex", "requested" + ("; " + _cap(max_recursion_depth, free, recursive) if capped else ""),
+                              regex=regex, depth_capped=capped)
     if path == "grammar":
         return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient, order)[0])
     recursion = _recursion(schema, lenient)
@@ -212,7 +219,7 @@ def compile_json_schema(
         try:
             text, _ = _grammar(schema, whitespace_pattern, lenient, order)
         except UnsupportedSchemaError as exc:
-            refused = f"recursive $ref to {recursion} unrolled {max_recursion_depth} times (grammar path: {exc})"
+            refused = f"grammar path: {exc}"
         else:
             return CompiledSchema("grammar", f"recursive $ref to {recursion}", grammar=text)
     try:
@@ -225,12 +232,32 @@ def compile_json_schema(
             raise
         text, _ = _grammar(schema, whitespace_pattern, lenient, order)
         return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
+    if free and recursion is None:
+        try:
+            text, _ = _grammar(schema, whitespace_pattern, lenient, order)
+        except UnsupportedSchemaError as exc:
+            refused = f"grammar path: {exc}"
+        else:
+            return CompiledSchema("grammar", "free-form values (nesting without limit on the grammar path)",
+                                  grammar=text)
     for w in caught:
         warnings.warn(w.message, stacklevel=2)
-    reason = refused or "not recursive"
+    if recursion is None and not free:
+        return CompiledSchema("regex", "not recursive, no free-form values", regex=regex)
+    cause = f"recursive $ref to {recursion}" if recursion is not None else "free-form values"
+    reason = f"depth-capped ({cause}): {_cap(max_recursion_depth, free, recursion is not None)}; {refused}"
+    warnings.warn(f"compile_json_schema: the regex path is {reason}", stacklevel=2)
+    return CompiledSchema("regex", reason, regex=regex, depth_capped=True)
+
+
+def _cap(depth: int, free: bool, recursive: bool = True) -> str:
+    """What the regex path's depth limits are, in words."""
+    parts = []
+    if recursive:
+        parts.append(f"recursive $ref unrolled {depth} times")
     if free:
-        reason += f"; free-form values nest at most {max(max_recursion_depth - 1, 0)} arrays/objects deep"
-    return CompiledSchema("regex", reason, regex=regex)
+        parts.append(f"free-form values nest at most {max(depth - 1, 0)} arrays/objects deep")
+    return ", ".join(parts) + " (deeper valid instances are rejected)"
 
 
 def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool, caller: str,

@@ -1,0 +1,138 @@
+"""compile_json_schema(path="auto") never gives a depth-capped language silently, and the grammar
+path fixes that let it take the schemas of the developers' set (issue 13).
+
+Oracles: Python's `re.fullmatch` (regex path), Lark's own LALR parser (grammar path) and
+`jsonschema` (validity of the instances).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import pytest
+
+lark = pytest.importorskip("lark")
+jsonschema = pytest.importorskip("jsonschema")
+
+from tokenguide.errors import StateLimitError, UnsupportedSchemaError  # noqa: E402
+from tokenguide.json_schema import compile_json_schema  # noqa: E402
+
+FREE = {"type": "object", "properties": {"meta": {}, "tags": {"type": "array"}}, "required": ["meta"]}
+
+
+def dumps(v) -> str:
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def accepts(grammar: str, text: str) -> bool:
+    try:
+        lark.Lark(grammar, parser="lalr", lexer="contextual").parse(text)
+    except lark.exceptions.LarkError:
+        return False
+    return True
+
+
+def nested(depth: int) -> object:
+    v: object = 1
+    for i in range(depth):
+        v = {"k": v} if i % 2 else [v, "x"]
+    return v
+
+
+def test_free_form_values_take_the_exact_grammar_path():
+    compiled = compile_json_schema(FREE)
+    assert compiled.path == "grammar" and "free-form" in compiled.reason and not compiled.depth_capped
+    deep = {"meta": nested(12), "tags": [nested(9)]}
+    jsonschema.validate(deep, FREE)
+    assert accepts(compiled.grammar, dumps(deep))
+    assert not accepts(compiled.grammar, dumps({"tags": []}))  # meta is required
+    regex = compile_json_schema(FREE, path="regex")
+    assert regex.depth_capped and "nest at most 2" in regex.reason
+    assert re.fullmatch(regex.regex, dumps({"meta": nested(2)})) and not re.fullmatch(regex.regex, dumps(deep))
+    plain = compile_json_schema({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False})
+    assert plain.path == "regex" and not plain.depth_capped and "no free-form" in plain.reason
+
+
+def test_refused_grammar_path_falls_back_to_a_regex_that_says_it_is_capped():
+    # 14 optional properties whose values are rules: Lark would expand the object rule into
+    # 2**14 alternatives, so the grammar path refuses (fast) and "auto" keeps the capped regex
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "array"} for i in range(14)}}
+    with pytest.raises(UnsupportedSchemaError, match="alternatives"):
+        compile_json_schema(schema, path="grammar")
+    with pytest.warns(UserWarning, match="depth-capped"):
+        compiled = compile_json_schema(schema)
+    assert compiled.path == "regex" and compiled.depth_capped
+    assert "free-form values nest at most 2" in compiled.reason and "grammar path:" in compiled.reason
+    assert re.fullmatch(compiled.regex, dumps({"p3": [[1]], "p9": []}))
+
+
+def test_slash_and_backslash_quote_in_terminals():
+    schema = {"type": "object", "properties": {"u": {"const": "http://a/b"}, "q": {"enum": ['x\\"y', "/"]},
+                                               "any": {}}, "required": ["u", "q"]}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar"
+    for doc in ({"u": "http://a/b", "q": 'x\\"y', "any": [{}]}, {"u": "http://a/b", "q": "/"}):
+        jsonschema.validate(doc, schema)
+        assert accepts(compiled.grammar, dumps(doc)), doc
+    for doc in ({"u": "http:/a/b", "q": "/"}, {"u": "http://a/b", "q": 'x"y'}, {"u": "http://a/b", "q": 'x\\y'}):
+        assert not accepts(compiled.grammar, dumps(doc)), doc
+
+
+def test_overlapping_number_alternatives_become_one_rule():
+    schema = {"type": "array", "items": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "number", "maximum": -1},
+                                                   {"type": "number", "minimum": 0}, {"type": "array"}]}}
+    grammar = compile_json_schema(schema, path="grammar").grammar
+    regex = compile_json_schema({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "number", "maximum": -1}]},
+                                path="regex").regex
+    single = compile_json_schema({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "number", "maximum": -1}]},
+                                 path="grammar").grammar
+    for text in ("0", "7", "-1", "-1.5", "-0.5", "0.5", "-0", "1e3", "-2E+1", "01"):
+        assert accepts(single, text) == bool(re.fullmatch(regex, text)), text
+    assert accepts(grammar, "[0,-3.5,0.5,[null]]") and not accepts(grammar, "[01]")
+
+
+def test_prefix_factored_property_names_with_additional_properties():
+    schema = {"type": "object", "additionalProperties": True,
+              "properties": {"tiff:ImageWidth": {"type": "string"}, "tiff:ImageLength": {"type": "string"}}}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar"
+    good = [{"tiff:ImageWidth": "1", "tiff:ImageLength": "2", "tiff:Image": [[{}]]}, {"tiff:ImageX": 1}, {}]
+    for doc in good:
+        jsonschema.validate(doc, schema)
+        assert accepts(compiled.grammar, dumps(doc)), doc
+    assert not accepts(compiled.grammar, '{"tiff:ImageWidth":1}')
+
+
+def test_guide_falls_back_to_the_grammar_path_when_the_automaton_is_too_large():
+    from tokenguide.guides.stateful import Guide
+    from tokenguide.vocabulary import Vocabulary
+
+    chars = '{}[]:," abcdefghijklmnopqrstuvwxyz0123456789-.'
+    vocab = Vocabulary(len(chars), {ch: i for i, ch in enumerate(chars)})
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
+              "additionalProperties": False}
+    guide = Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False)
+    assert guide.index is None and guide.compiled.path == "grammar"
+    assert "too large" in guide.compiled.reason and "max_states" in guide.compiled.reason
+    for ch in '{"n":12,"s":"ab"}':
+        guide.advance(chars.index(ch))
+    assert guide.is_finished()
+    regex = Guide.from_json_schema(schema, vocab)
+    assert regex.index is not None and regex.compiled.path == "regex"
+    with pytest.raises(StateLimitError):
+        Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False, path="regex")
+    # both paths refuse: the error names both causes
+    big = {"type": "string", "maxLength": 30000}
+    with pytest.raises(StateLimitError, match="grammar path cannot take this schema either"):
+        Guide.from_json_schema(big, vocab, lazy=False, max_states=3, use_cache=False)
+
+
+def test_depth_capped_warning_is_issued_once_per_compile():
+    schema = {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n", "maxItems": 2}}}, "$ref": "#/$defs/n"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = compile_json_schema(schema)
+    assert compiled.depth_capped and "unrolled 3 times" in compiled.reason
+    assert [str(w.message).count("depth-capped") for w in caught] == [1]
