@@ -136,3 +136,29 @@ def test_depth_capped_warning_is_issued_once_per_compile():
         compiled = compile_json_schema(schema)
     assert compiled.depth_capped and "unrolled 3 times" in compiled.reason
     assert [str(w.message).count("depth-capped") for w in caught] == [1]
+
+
+def test_many_optional_parts_get_rules_of_their_own():
+    # inline, Lark would expand the object rule into about 2**12 alternatives
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "array"} for i in range(12)},
+              "additionalProperties": False}
+    grammar = compile_json_schema(schema, path="grammar").grammar
+    good = [{}, {"p0": []}, {"p11": [[1], {"a": None}]}, {"p1": [1], "p3": [[2]], "p10": []},
+            {f"p{i}": [i] for i in range(12)}]
+    for doc in good:
+        jsonschema.validate(doc, schema)
+        assert accepts(grammar, dumps(doc)), doc
+    for text in ('{"p3":[],"p1":[]}', '{"p1":[],"p1":[]}', '{"q":[]}', '{"p1":1}', '{,"p1":[]}', '{"p1":[]"p2":[]}'):
+        assert not accepts(grammar, text), text
+
+
+def test_lark_grammar_skips_only_the_collision_report():
+    from tokenguide.errors import GrammarError
+    from tokenguide.guides.cfg.grammar import LarkGrammar, QuietContextualLexer
+
+    g = LarkGrammar('start: A | B\nA: /a+/\nB: /a/\n')  # colliding terminals: Lark would only log them
+    assert isinstance(g.lexer, QuietContextualLexer)
+    with pytest.raises(GrammarError, match="zero-width"):
+        LarkGrammar('start: A\nA: /a*/\n')
+    with pytest.raises(GrammarError, match="Ignore terminals are not defined"):
+        LarkGrammar('start: "a"\n%ignore WS\n%declare WS\n')

@@ -19,6 +19,7 @@ cap). Then it proves the grammar is read exactly as written, or refuses:
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -33,7 +34,9 @@ __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHO
 PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
 _TERMINAL_MAX_STATES = 20_000
-_MAX_EXPANSIONS = 2_000  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
+_MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
+_MAX_ALTERNATIVES = 600  # alternatives of all rules: Lark's LALR analysis grows faster than that
+_TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
 
@@ -211,8 +214,9 @@ def _quantifier(lo: int, hi: int) -> str:
 class _Converter:
     """Placeholder regex text -> Lark EBNF, collecting terminals."""
 
-    def __init__(self, sink: GrammarSink) -> None:
+    def __init__(self, sink: GrammarSink, restructure: bool = False) -> None:
         self.sink = sink
+        self.restructure = restructure  # rules for parts with alternatives (see seq_text)
         self.names = sink.names
         self.terms: dict[str, str] = {}  # regex -> terminal name
         self.trailing_space: set[str] = set()  # terminals ending with a greedy `[ ]?`
@@ -221,6 +225,18 @@ class _Converter:
         self._number_name: dict[str, str] = {}  # placeholder -> name of the rule for its language
         self._by_language: dict[tuple, str] = {}
         self._expansions: dict[str, int] = {}  # EBNF piece -> alternatives Lark expands it into
+        self.alternatives = 0  # of the rules written so far, as Lark expands them
+        self.helpers: dict[str, str] = {}  # EBNF of an optional part with alternatives -> its rule
+        self.optional: dict[str, str] = {}  # EBNF `x?` -> x
+
+    def helper(self, inner: str) -> str:
+        """A rule of its own for `inner` (not nullable), so that Lark does not multiply the
+        alternatives of the rule around it by those of `inner`."""
+        name = self.helpers.get(inner)
+        if name is None:
+            name = self.helpers[inner] = f"h{len(self.helpers)}"
+            self.alternatives += self.expansions(inner)
+        return name
 
     def counted(self, text: str | None, n: int) -> str | None:
         """Record that Lark expands piece `text` into `n` alternatives; refuse too many (Lark's
@@ -239,7 +255,32 @@ class _Converter:
         n = 1
         for piece in out:
             n *= self.expansions(piece)
+        if n > _TAILS_FROM and self.restructure:
+            # alternatives multiply along a sequence: give the parts that have several a rule each
+            out = [p if p in self.optional or self.expansions(p) == 1 else self.helper(p) for p in out]
+            if sum(p in self.optional for p in out) > 1:
+                return self.tails(out)
+            n = math.prod(map(self.expansions, out))
         return self.counted(" ".join(out) or None, n)
+
+    def tails(self, out: list[str]) -> str:
+        """`a x? y? z? b` as `a t1` with `t1: x t2 | t2`, `t2: y t3 | t3`, `t3: z b | b`: linear
+        in the number of optional parts where Lark's inline expansion is exponential."""
+        first = next(i for i, p in enumerate(out) if p in self.optional)
+        cur: list[str] = []  # what follows the current position, up to the end of the sequence
+        for piece in reversed(out[first:]):
+            if piece not in self.optional:
+                cur.insert(0, piece)
+                continue
+            inner = self.optional[piece]
+            n_cur = 1
+            for p in cur:
+                n_cur *= self.expansions(p)
+            rest = " ".join(cur)
+            body = self.counted(f"{inner} {rest} | {rest}" if rest else f"({inner})?",
+                                (self.expansions(inner) + 1) * n_cur)
+            cur = [self.helper(body)]
+        return self.counted(" ".join(out[:first] + cur), math.prod(map(self.expansions, out[:first])))
 
     def number(self, ch: str) -> str:
         """The rule name for number placeholder `ch`: one rule per language, so that two
@@ -398,13 +439,19 @@ class _Converter:
         inner = self.seq(sub.data)
         if inner is None:
             return None
-        n = self.expansions(inner)  # `*` and `+` become rules of their own; `?` and `~` are inline
+        n = self.expansions(inner)  # `*` and `+` are rules of their own, `x*` is `(x+)?`; `?`, `~` inline
         if hi == C.MAXREPEAT:
+            self.alternatives += 2 * n  # the repetition's rule: `x` and `rule x`
             if lo <= 1:
-                return f"({inner})*" if lo == 0 else f"({inner})+"
-            return self.counted(f"({inner})~{lo} ({inner})*", n ** min(lo, 64))
+                return self.counted(f"({inner})*", 2) if lo == 0 else f"({inner})+"
+            return self.counted(f"({inner})~{lo} ({inner})*", 2 * n ** min(lo, 64))
         if (lo, hi) == (0, 1):
-            return self.counted(f"({inner})?", n + 1)
+            if n > 1 and self.restructure:
+                inner = self.helper(inner)
+            hoisted = n > 1 and self.restructure
+            text = self.counted(f"{inner}?" if hoisted else f"({inner})?", 2 if hoisted else n + 1)
+            self.optional[text] = inner if hoisted else f"({inner})"
+            return text
         if lo == hi:
             return self.counted(f"({inner})~{lo}", n ** min(lo, 64))
         return self.counted(f"({inner})~{lo}..{hi}", sum(n ** min(k, 64) for k in range(lo, min(hi, lo + 64) + 1)))
@@ -432,28 +479,50 @@ def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
 
 
 def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
-    """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc)."""
-    conv = _Converter(sink)
+    """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc).
+
+    Written as the regex is first; when that is refused, once more with the separators merged
+    into the terminals around them and a rule for each part with alternatives (Lark expands
+    optional parts inline, exponentially; rules of their own need the longer terminals to
+    decide, in one token, which part comes next)."""
+    try:
+        return _grammar_text(root, sink, False)
+    except UnsupportedSchemaError as first:
+        if "no finite value" in str(first):
+            raise
+        try:
+            return _grammar_text(root, sink, True)
+        except UnsupportedSchemaError:
+            raise first from None
+
+
+def _grammar_text(root: str, sink: GrammarSink, restructure: bool) -> str:
+    conv = _Converter(sink, restructure)
     lines = []
 
-    def ebnf(regex: str) -> str:
+    def ebnf(regex: str, merge: bool = restructure) -> str:
         try:
-            parsed = sre_parse(regex)
+            parsed = sre_parse(regex.replace(sink.cut, "") if merge else regex)
         except (RecursionError, OverflowError):
             raise _refuse("the schema nests too deeply") from None
         out = conv.seq(list(parsed.data))
         if out is None:
             raise _refuse("an empty value")
+        conv.alternatives += conv.expansions(out)
+        if conv.alternatives > _MAX_ALTERNATIVES:
+            raise _refuse(f"the grammar would have more than {_MAX_ALTERNATIVES:,} alternatives once Lark expands "
+                          "its optional parts (too slow to analyse); the regex path caps nesting instead")
         return out
 
     lines.append(f"start: {ebnf(root)}")
     number_rules = []
     for ch, name in sink.names.items():
         if ch in sink.bodies:
-            lines.append(f"{name}: {ebnf(sink.bodies[ch])}")
+            lines.append(f"{name}: {ebnf(sink.bodies[ch], restructure and name != 'any')}")
     for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
         number_rules.extend(_number_rules(name, regex, conv))
+    lines.extend(f"{name}: {inner}" for inner, name in conv.helpers.items())
     lines.extend(number_rules)
     for regex, name in conv.terms.items():
         lines.append(f"{name}: /{_lark_text(regex)}/")

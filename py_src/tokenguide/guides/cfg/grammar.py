@@ -6,6 +6,11 @@ parser state after a terminal. Each terminal's regex is also compiled for `scann
 (the regex VM that knows whether a match could still grow), so unsupported regexes fail early.
 Terminals with lookaheads are refused (GrammarError): a lookahead reads the text of the terminals
 after it, and a negative one true now can be falsified by text not generated yet.
+
+Lark's contextual lexer is built without interegular's terminal-collision report: outside
+strict mode that report is only a logged warning (the guides follow Lark's own match either
+way), and it dominated start-up (seconds to minutes on schema grammars, whose terminals
+json_schema.grammar has already proved unambiguous). Lark's other lexer checks still run.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import copy
 from typing import Any, Optional
 
 from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedToken
+from lark.exceptions import ConfigurationError, LarkError, LexError, UnexpectedToken
 from lark.lexer import ContextualLexer, UnlessCallback
 
 try:  # lark >= 1.3 lexes TextSlice objects; earlier versions take the str itself
@@ -37,9 +42,42 @@ from ...regex.sre import constants as sre_constants
 from ...regex.sre import parse as sre_parse
 from .scanner import PrefixScanner
 
-__all__ = ["LarkGrammar", "lexer_text"]
+__all__ = ["LarkGrammar", "QuietContextualLexer", "lexer_text"]
 
 _ACCEPTS_CACHE_LIMIT = 20_000
+
+
+class QuietContextualLexer(ContextualLexer):
+    """Lark's contextual lexer, validated as Lark does but without the interegular collision
+    report (a logged warning outside strict mode; see the module docstring)."""
+
+    def __init__(self, conf: Any, states: Any, always_accept: Any = ()) -> None:
+        if not conf.skip_validation:
+            names = {t.name for t in conf.terminals}
+            for t in conf.terminals:
+                try:
+                    conf.re_module.compile(t.pattern.to_regexp(), conf.g_regex_flags)
+                except conf.re_module.error:
+                    raise LexError(f"Cannot compile token {t.name}: {t.pattern}") from None
+                if t.pattern.min_width == 0:
+                    raise LexError(f"Lexer does not allow zero-width terminals. ({t.name}: {t.pattern})")
+            if not set(conf.ignore) <= names:
+                raise LexError(f"Ignore terminals are not defined: {set(conf.ignore) - names}")
+            conf = copy.copy(conf)
+            conf.skip_validation = True
+        super().__init__(conf, states, always_accept)
+
+
+def _lark(text: str) -> Lark:
+    """Lark's LALR parser with the quiet contextual lexer (Lark's own if its version lacks the hook)."""
+    options: dict[str, Any] = dict(parser="lalr", lexer="contextual", propagate_positions=False,
+                                   maybe_placeholders=False, import_paths=[GRAMMAR_PATH])
+    try:
+        return Lark(text, _plugins={"ContextualLexer": QuietContextualLexer}, **options)
+    except ConfigurationError as exc:  # pragma: no cover - a Lark without the `_plugins` option
+        if "_plugins" not in str(exc):
+            raise
+        return Lark(text, **options)
 
 
 def _bundled() -> list[str]:
@@ -94,14 +132,7 @@ class LarkGrammar:
             raise ArgumentError(f"CFGGuide: the grammar must be a str, got {type(text).__name__}")
         self.text = text
         try:
-            self.parser = Lark(
-                text,
-                parser="lalr",
-                lexer="contextual",
-                propagate_positions=False,
-                maybe_placeholders=False,
-                import_paths=[GRAMMAR_PATH],
-            )
+            self.parser = _lark(text)
         except LarkError as exc:
             raise GrammarError(f"CFGGuide: the grammar cannot be used with Lark's LALR parser: {exc}") from None
         except OSError as exc:  # %import of a grammar file that does not exist
