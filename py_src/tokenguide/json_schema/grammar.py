@@ -186,8 +186,8 @@ def _ends_with_optional_space(items) -> bool:
 
 
 def _lark_text(regex: str) -> str:
-    """`regex` as the body of a Lark /regex/ literal: Lark turns an escaped backslash followed
-    by a quote into an escaped quote, so that quote is written as \\x22 (`/` is already `\\/`)."""
+    """`regex` as the body of a Lark /regex/ literal: `/` escaped, and a quote after an escaped
+    backslash written as \\x22 (Lark's escape evaluation would read `\\\\"` as an escaped quote)."""
     out = []
     i = 0
     after_backslash = False
@@ -197,7 +197,7 @@ def _lark_text(regex: str) -> str:
             after_backslash = regex[i:i + 2] == "\\\\"
             i += 2
             continue
-        out.append("\\x22" if regex[i] == '"' and after_backslash else regex[i])
+        out.append("\\x22" if regex[i] == '"' and after_backslash else "\\/" if regex[i] == "/" else regex[i])
         after_backslash = False
         i += 1
     return "".join(out)
