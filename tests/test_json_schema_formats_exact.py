@@ -503,7 +503,7 @@ def test_json_pointer_matches_rfc6901(text):
 @pytest.mark.parametrize("text,valid,valid_2020", [
     ("0", True, True), ("1/a", True, True), ("0#", True, True), ("01", False, False), ("-1", False, False),
     ("0+1/a", False, True), ("2-3", False, True), ("0+01", False, False), ("0+1#", False, False), ("#", False, False),
-    ("12/a~1b", True, True), ("1/~2", False, False),
+    ("12/a~1b", True, True), ("1/~2", False, False), ("0-0", False, True), ("1+10/x", False, True),
 ])
 def test_relative_json_pointer_by_draft(text, valid, valid_2020):
     rx7 = re.compile(build_regex_from_schema({"$schema": "http://json-schema.org/draft-07/schema#",

@@ -175,7 +175,8 @@ def format_regex(fmt: str, draft: int) -> str | None:
     """The regex for the string content of `fmt` under JSON Schema `draft` (4, 6, 7, 2019 or
     2020), or None when tokenguide does not support `fmt` (unknown, or refused)."""
     if fmt == "relative-json-pointer":
-        # draft-bhutton-relative-json-pointer-00 (2020-12) adds an index manipulation ("0+1/a")
-        shift = "(?:[+-][1-9][0-9]*)?" if draft >= 2020 else ""
+        # draft-bhutton-relative-json-pointer-00 (2020-12) adds an index manipulation before a
+        # pointer ("0+1/a"): ("+" / "-") non-negative-integer; not before "#"
+        shift = f"(?:[+-]{_NON_NEG})?" if draft >= 2020 else ""
         return f"{_NON_NEG}(?:#|{shift}{_JSON_POINTER})"
     return _FORMATS.get(fmt)
