@@ -64,7 +64,8 @@ def mark(page) -> None:
 
 
 PHASE_LABELS = {
-    "runtime": "Python runtime: worker start, pyodide.asm.wasm fetched, compiled, instantiated",
+    "worker": "worker started (its 'init' message received)",
+    "runtime": "Python runtime: pyodide.asm.wasm fetched, compiled, instantiated",
     "snapshot": "start-up snapshot restored (tokenguide imported, GPT-2 prepared at build time)",
     "python": "Python started (no snapshot)",
     "import": "tokenguide imported (no snapshot)",
@@ -82,17 +83,25 @@ def visit(page, url: str, query: str = "") -> dict[str, float]:
     worker = json.loads(page.get_attribute("body", "data-worker-marks") or "{}")
     marks["ready"] = float(page.get_attribute("body", "data-ready-ms"))
     marks["snapshot used"] = page.get_attribute("body", "data-snapshot") == "used"
-    if "snapshotFetched" in worker:  # worker-relative: shift by the worker's start (runtime mark on both sides)
-        marks["snapshot fetched"] = worker["snapshotFetched"] + marks["runtime"] - worker["runtime"]
+    start = page.get_attribute("body", "data-worker-start-ms")
+    if start is not None:  # the worker's marks are ms since it received 'init'
+        marks["worker"] = float(start)
+        if "snapshotFetched" in worker:
+            marks["snapshot fetched"] = worker["snapshotFetched"] + float(start)
     return marks
 
 
 def wait_precached(page) -> None:
     """Wait until the service worker has put the snapshot and the wasm in its cache."""
-    page.wait_for_function(
-        """async () => { const c = await caches.open('tokenguide-v1'); const k = (await c.keys()).map((r) => r.url);
-             return k.some((u) => u.endsWith('startup-snapshot.bin.gz')) && k.some((u) => u.endsWith('pyodide.asm.wasm')); }""",
-        timeout=TIMEOUT, polling=250)
+    check = """async () => { const reg = await navigator.serviceWorker.getRegistration();
+        if (!reg || !reg.active || reg.active.state !== 'activated') return false;
+        const k = (await (await caches.open('tokenguide-v1')).keys()).map((r) => r.url);
+        return k.some((u) => u.endsWith('startup-snapshot.bin.gz')) && k.some((u) => u.endsWith('pyodide.asm.wasm')); }"""
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while not page.evaluate(check):  # evaluate awaits the check (wait_for_function would not)
+        if time.monotonic() > deadline:
+            raise RuntimeError("the service worker did not finish its precache")
+        page.wait_for_timeout(250)
 
 
 def first_and_repeat(launch, url: str, query: str = "", service_workers: str = "allow") -> tuple[dict, dict]:
@@ -117,7 +126,7 @@ def print_startup(runs: list[tuple[dict, dict]], title: str) -> None:
     load = os.getloadavg()
     print(f"\n## Start-up: {title} ({len(runs)} runs, median [min-max]; load average {load[0]:.1f} {load[1]:.1f})\n")
     print("| phase ended, ms since navigation start | first visit | repeat visit |\n|---|---:|---:|")
-    keys = [k for k in ("snapshot fetched", *PHASE_LABELS) if any(k in r[0] for r in runs)]
+    keys = [k for k in ("worker", "snapshot fetched", *PHASE_LABELS) if any(k in r[0] for r in runs)]
     for key in dict.fromkeys(keys):
         cells = []
         for which in (0, 1):

@@ -20,7 +20,7 @@ import { bindHandover } from './js/handover.js';
 import { LiveGuide } from './js/live_guide.js';
 import { restoreState, bindState } from './js/share.js';
 
-const client = new WorkerClient(new URL('./worker.js', import.meta.url));
+const client = new WorkerClient(new URL('./worker.js', import.meta.url), self.tokenguideEarlyWorker || null); // started by index.html
 const vocabulary = new VocabularyChoice(client);
 const builder = new Builder(client, vocabulary);
 const guide = new LiveGuide(client, vocabulary);
@@ -56,14 +56,17 @@ function showPhases(phases) {
   }));
   document.getElementById('startup-progress').max = phases.length;
 }
-function startupPhase(phase) {
+/** `at` (wall-clock ms from the worker, when the phase began) as ms since this page's navigation
+ *  start: a phase ends when the next one begins, whenever the page gets to hear of it. */
+function startupPhase(phase, at) {
+  const when = at !== undefined ? at - performance.timeOrigin : performance.now();
   const bar = document.getElementById('startup-progress');
   bar.value = phase;
   for (const li of document.querySelectorAll('#startup-phases li')) {
     const p = Number(li.dataset.phase);
     li.classList.toggle('done', p < phase);
     li.classList.toggle('now', p === phase);
-    if (p < phase && !(li.dataset.phaseId in startupMarks)) startupMarks[li.dataset.phaseId] = Math.round(performance.now());
+    if (p < phase && !(li.dataset.phaseId in startupMarks)) startupMarks[li.dataset.phaseId] = Math.round(when);
   }
   ui.body.dataset.startupMarks = JSON.stringify(startupMarks);
   if (phase >= startupPhases.length) document.getElementById('startup').hidden = true;
@@ -71,11 +74,12 @@ function startupPhase(phase) {
 client.on('status', (text, msg) => {
   setStatus(text);
   if (msg && msg.phases) showPhases(msg.phases);
-  if (msg && msg.phase !== undefined) startupPhase(msg.phase);
+  if (msg && msg.phase !== undefined) startupPhase(msg.phase, msg.at);
 });
 client.on('ready', (msg) => {
   ui.body.dataset.pythonReadyMs = performance.now().toFixed(0); // since navigation start (for benchmarks)
   ui.body.dataset.workerMarks = JSON.stringify(msg.marks || {});
+  if (msg.workerStart) ui.body.dataset.workerStartMs = (msg.workerStart - performance.timeOrigin).toFixed(0); // init received
   ui.body.dataset.snapshot = msg.snapshot ? 'used' : 'not used';
   if (msg.snapshotNote) {
     const note = document.getElementById('startup-note');
@@ -85,7 +89,7 @@ client.on('ready', (msg) => {
   if (msg.phases) showPhases(msg.phases);
   setStatus(`Python ready in ${msg.seconds.toFixed(1)} s; preparing the vocabulary…`);
   tasks.setReady(true);
-  startupPhase(startupPhases.length - 1);
+  startupPhase(startupPhases.length - 1, msg.at);
   if (ui.guideGrammarSelect.value) guide.loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
   vocabulary.loadNow();
 });

@@ -9,7 +9,8 @@
 //   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
 //   {type: 'cancel'}                                          stop the running build / guide step / code
 // Worker -> page: {type: 'status', text, phase, phases: [[id, label]]},
-//   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote} or {type: 'fatal', message},
+//   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote, at, workerStart} or {type: 'fatal', message},
+//   (at, workerStart: wall-clock ms, performance.timeOrigin + performance.now(), when it was sent / init began)
 //   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
 //
 // Cancel: with cross-origin isolation the page shares a SharedArrayBuffer; the worker makes it
@@ -26,6 +27,8 @@ let cancelled = false;
 let queue = Promise.resolve(); // calls run one at a time, in order
 
 const post = (msg, transfer) => self.postMessage(msg, transfer || []);
+/** Now, as a time on the wall clock (ms): the page turns it into its own time line. */
+const now = () => performance.timeOrigin + performance.now();
 
 function shouldCancel() {
   return cancelled || (interrupt !== null && Atomics.load(interrupt, 1) === 1);
@@ -107,7 +110,7 @@ async function startPython(t0, marks, withSnapshot, prefetch) {
   const phases = snapshot
     ? [['runtime', 'Python runtime'], ['snapshot', 'tokenguide (start-up snapshot)'], ['vocabulary', 'GPT-2 vocabulary']]
     : [['runtime', 'Python runtime'], ['python', 'Python start'], ['import', 'import tokenguide'], ['vocabulary', 'GPT-2 vocabulary']];
-  post({ type: 'status', text: 'Loading the Python runtime…', phase: 0, phases });
+  post({ type: 'status', text: 'Loading the Python runtime…', phase: 0, phases, at: now() });
   let imageError = null; // a site-packages image that cannot be written: fatal, said after loadPyodide
   const options = {
     indexURL: PYODIDE_DIR,
@@ -120,7 +123,7 @@ async function startPython(t0, marks, withSnapshot, prefetch) {
       } catch (err) {
         imageError = err;
       }
-      post({ type: 'status', text: snapshot ? 'Restoring the start-up snapshot…' : 'Starting Python…', phase: 1, phases });
+      post({ type: 'status', text: snapshot ? 'Restoring the start-up snapshot…' : 'Starting Python…', phase: 1, phases, at: now() });
     },
   };
   if (snapshot) {
@@ -171,11 +174,12 @@ async function init(msg) {
       // the snapshot's random generator state is the same for everyone: draw a fresh seed
       pyodide.runPython("import sys\nif 'random' in sys.modules: sys.modules['random'].seed()");
     } else {
-      post({ type: 'status', text: 'Importing tokenguide…', phase: 2, phases });
+      post({ type: 'status', text: 'Importing tokenguide…', phase: 2, phases, at: now() });
     }
     bridge = pyodide.pyimport('tokenguide._web_bridge');
     marks.imported = performance.now() - t0;
-    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks, phases,
+    post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks, phases, at: now(),
+           workerStart: performance.timeOrigin + t0,
            snapshot: fromSnapshot, snapshotNote: note });
   } catch (err) {
     post({ type: 'fatal', message: String(err && err.message ? err.message : err) });

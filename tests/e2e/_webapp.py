@@ -83,6 +83,23 @@ def wait_state(page, *states: str, timeout: int = BUILD_TIMEOUT_MS) -> str:
     return page.get_attribute("body", "data-state")
 
 
+def wait_service_worker(page, cached_js: str, timeout: int = START_TIMEOUT_MS) -> None:
+    """Wait until the service worker is installed and controls the page, and `cached_js` (a JS
+    expression over `keys`, the cached URLs) holds. Polled with evaluate, which awaits the check
+    (wait_for_function does not await a promise: an async predicate would pass at once)."""
+    check = f"""async () => {{
+        const reg = await navigator.serviceWorker.getRegistration();
+        if (!navigator.serviceWorker.controller || !reg || !reg.active || reg.active.state !== 'activated') return false;
+        const keys = (await (await caches.open('tokenguide-v1')).keys()).map((r) => r.url);
+        return Boolean({cached_js});
+    }}"""
+    for _ in range(max(1, timeout // 250)):
+        if page.evaluate(check):
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the service worker did not install and cache {cached_js} in {timeout} ms")
+
+
 def mark_state(page, value: str = "test-pending") -> None:
     """Overwrite <body data-state> so the next wait_state sees the state the next action sets."""
     page.evaluate("(v) => { document.body.dataset.state = v; }", value)

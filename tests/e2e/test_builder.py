@@ -28,6 +28,7 @@ from _webapp import (  # noqa: E402
     guarded_context,
     mark_state,
     start_dist_server,
+    wait_service_worker,
     wait_state,
 )
 
@@ -393,16 +394,9 @@ def test_service_worker_makes_the_app_work_offline(browser, tmp_path):
         page = context.new_page()
         page.goto(url + "index.html")
         assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
-        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-        page.wait_for_function(
-            """async () => {
-                 const cache = await caches.open('tokenguide-v1');
-                 const keys = (await cache.keys()).map((r) => r.url);
-                 return keys.some((u) => u.endsWith('pyodide.asm.wasm')) && keys.some((u) => /tokenguide-.*\\.whl$/.test(u))
-                     && keys.some((u) => u.endsWith('gpt2-vocab.json'));
-               }""",
-            timeout=START_TIMEOUT_MS, polling=500,
-        )
+        wait_service_worker(
+            page, "keys.some((u) => u.endsWith('pyodide.asm.wasm')) && keys.some((u) => /tokenguide-.*\\.whl$/.test(u))"
+                  " && keys.some((u) => u.endsWith('gpt2-vocab.json')) && keys.some((u) => u.endsWith('startup-snapshot.bin.gz'))")
     finally:
         server.shutdown()
         server.server_close()

@@ -16,6 +16,7 @@ from _webapp import (  # noqa: E402
     guarded_context,
     mark_state,
     start_dist_server,
+    wait_service_worker,
     wait_state,
 )
 
@@ -119,15 +120,9 @@ def test_playground_offline_without_a_visit_before(browser):
         page = context.new_page()
         page.goto(url + "index.html")
         assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
-        page.wait_for_function(
-            """async () => {
-                 if (!navigator.serviceWorker.controller) return false;
-                 const keys = (await (await caches.open('tokenguide-v1')).keys()).map((r) => r.url);
-                 return keys.some((u) => u.endsWith('playground.html')) && keys.some((u) => u.endsWith('js/playground.js'))
-                     && keys.some((u) => /tokenguide-.*\\.whl$/.test(u));
-               }""",
-            timeout=START_TIMEOUT_MS, polling=500,
-        )
+        wait_service_worker(
+            page, "keys.some((u) => u.endsWith('playground.html')) && keys.some((u) => u.endsWith('js/playground.js'))"
+                  " && keys.some((u) => /tokenguide-.*\\.whl$/.test(u))")
     finally:
         server.shutdown()
         server.server_close()

@@ -2,15 +2,24 @@
 
 /** One dedicated module worker running tokenguide under Pyodide; calls are answered in order. */
 export class WorkerClient {
-  constructor(url) {
-    this.worker = new Worker(url, { type: 'module' });
+  /** `early`: a worker the page started and sent 'init' to already ({worker, messages, errors,
+   *  cancelView}, see web/index.html); its messages so far are handled at init(). */
+  constructor(url, early = null) {
+    this.early = early;
+    this.worker = early ? early.worker : new Worker(url, { type: 'module' });
     this.cancelView = null;
-    if (self.crossOriginIsolated && typeof SharedArrayBuffer === 'function') {
+    if (early) {
+      this.cancelView = early.cancelView;
+    } else if (self.crossOriginIsolated && typeof SharedArrayBuffer === 'function') {
       this.cancelView = new Int32Array(new SharedArrayBuffer(8));
     }
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, reject, onProgress}
     this.handlers = { status: () => {}, ready: () => {}, fatal: () => {} };
+    if (!early) this.listen();
+  }
+
+  listen() {
     this.worker.onmessage = (event) => this.dispatch(event.data);
     this.worker.onerror = (event) => this.handlers.fatal(`the worker failed: ${event.message || 'unknown error'}`);
   }
@@ -31,6 +40,14 @@ export class WorkerClient {
   /** Start Pyodide in the worker; `prefetch` URLs are fetched meanwhile (unless the start-up
    *  snapshot holds them prepared); `snapshot: false` starts without the snapshot. */
   init(prefetch, { snapshot = true } = {}) {
+    if (this.early) { // started by the page already: take over, then handle what it said meanwhile
+      const { messages, errors } = this.early;
+      this.early = null;
+      this.listen();
+      for (const msg of messages) this.dispatch(msg);
+      for (const message of errors) this.handlers.fatal(`the worker failed: ${message}`);
+      return;
+    }
     this.worker.postMessage({ type: 'init', cancelBuffer: this.cancelView ? this.cancelView.buffer : null, prefetch, snapshot });
   }
 
