@@ -308,6 +308,7 @@ def _tokenguide(schema, tests, limit: float) -> dict:
         compiled = compile_json_schema(schema)
         out["compile_time"] = time.perf_counter() - t0
         out["path"] = compiled.path
+        out["depth_capped"] = bool(getattr(compiled, "depth_capped", False))
         if compiled.path == "regex":
             rx = re.compile(compiled.regex)
             bad = _judge(lambda x: rx.fullmatch(x) is not None, tests, schema)
@@ -440,8 +441,16 @@ def compare_main(args) -> int:
                  f"{fm[-1] * 1000:.0f} ms") if fm else "- | - | -"
         print(f"| {system} | {c['pass']} ({pct(c['pass'], n)}) | {c['wrong']} | {c['unsupported']} | "
               f"{c['timeout']} | {times} |")
-    paths = Counter(r["tokenguide"].get("path") for r in results if r["tokenguide"]["status"] == "pass")
-    print(f"\ntokenguide passing schemas by path: regex {paths['regex']}, grammar {paths['grammar']}")
+    passing = [r["tokenguide"] for r in results if r["tokenguide"]["status"] == "pass"]
+    paths = Counter(r.get("path") for r in passing)
+    capped = sum(1 for r in passing if r.get("depth_capped"))
+    print(f"\ntokenguide passing schemas by path: regex {paths['regex']} ({capped} of them depth-capped: the "
+          f"grammar path refused them), grammar {paths['grammar']}")
+    for path in ("regex", "grammar"):
+        fm = sorted(r["first_mask"] for r in passing if r.get("path") == path and "first_mask" in r)
+        if fm:
+            print(f"tokenguide first mask on the {path} path ({len(fm)}): p50 {statistics.median(fm) * 1000:.0f} ms, "
+                  f"p90 {fm[int(0.9 * (len(fm) - 1))] * 1000:.0f} ms, max {fm[-1] * 1000:.0f} ms")
     for system in ("tokenguide", "llguidance"):
         kw = Counter(r[system].get("keyword") for r in results if r[system]["status"] == "unsupported")
         print(f"{system} unsupported by keyword: " + (", ".join(f"{k} {v}" for k, v in kw.most_common()) or "none"))

@@ -18,6 +18,7 @@ cap). Then it proves the grammar is read exactly as written, or refuses:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import Any
@@ -38,6 +39,13 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 _MAX_ALTERNATIVES = 600  # alternatives of all rules: Lark's LALR analysis grows faster than that
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
+
+
+@functools.lru_cache(maxsize=512)
+def _terminal_dfa(regex: str) -> dfa_mod.ByteDFA:
+    """The minimal DFA of a terminal or number regex, cached: schema grammars share terminals
+    (strings, keys, separators), and their automata are most of the time the checks take."""
+    return dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
 
 
 def _refuse(why: str, keyword: str | None = None, pointer: str = "#") -> UnsupportedSchemaError:
@@ -289,7 +297,7 @@ class _Converter:
         if name is None:
             regex = self.number_regex[ch]
             try:
-                d = dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
+                d = _terminal_dfa(regex)
             except StateLimitError:
                 raise _refuse("a number rule's automaton is too large") from None
             name = self._by_language.setdefault((d.classes, tuple(d.table), d.finals), self.names[ch])
@@ -459,7 +467,7 @@ class _Converter:
 
 def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
     """Right-linear rules for a number regex, one per DFA state, over single-character terminals."""
-    dfa = dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
+    dfa = _terminal_dfa(regex)
     rules = []
     for q in range(dfa.num_states):
         targets: dict[int, list[int]] = {}
@@ -557,9 +565,8 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
     dfas: dict[str, dfa_mod.ByteDFA] = {}
     for regex, name in terms.items():
         try:
-            d = dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
-            seen = d if lark_regex[name] == regex else dfa_mod.compile_regex(
-                lark_regex[name], max_states=_TERMINAL_MAX_STATES)
+            d = _terminal_dfa(regex)
+            seen = d if lark_regex[name] == regex else _terminal_dfa(lark_regex[name])
         except StateLimitError:
             raise _refuse("a terminal's automaton is too large") from None
         if d != seen:
