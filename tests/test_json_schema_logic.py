@@ -229,6 +229,17 @@ def test_grammar_path_refuses_lookaheads():
     assert auto.path == "regex" and re.fullmatch(auto.regex, "2") and not re.fullmatch(auto.regex, "3")
 
 
+@pytest.mark.parametrize("schema,keyword,pointer", [
+    ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf", "#/oneOf"),
+    ({"type": "string", "if": {"pattern": "a"}, "else": {"maxLength": 2}}, "if", "#/if"),
+    ({"type": "integer", "not": {"enum": [1, 2]}}, "not", "#/not"),
+])
+def test_grammar_path_refusals_name_keyword_and_pointer(schema, keyword, pointer):
+    with pytest.raises(UnsupportedSchemaError, match="grammar path") as info:
+        compile_json_schema(schema, path="grammar")
+    assert (info.value.keyword, info.value.pointer) == (keyword, pointer)
+
+
 def test_refuses_too_many_overlapping_branches():
     err = refusal({"type": "integer", "oneOf": [{"minimum": i} for i in range(9)]})
     assert (err.keyword, err.pointer) == ("oneOf", "#/oneOf") and "at most 8" in str(err)
@@ -261,6 +272,15 @@ def test_lenient_mode_ignores_and_warns():
         regex = build_regex_from_schema({"type": "integer", "not": {"minimum": 3}}, whitespace_pattern=r"\s?",
                                         lenient=True)
     assert re.fullmatch(regex, "5") and any("not at #/not" in str(w.message) for w in caught)
+
+
+def test_lenient_mode_ignores_an_if_it_cannot_merge():
+    schema = {"type": "array", "items": [{"type": "integer"}], "if": {"minItems": 1}, "then": {"items": {}}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        regex = build_regex_from_schema(schema, lenient=True)
+    assert re.fullmatch(regex, "[]") and re.fullmatch(regex, "[1]") and not re.fullmatch(regex, '["a"]')
+    assert any("then at #/then" in str(w.message) for w in caught)
 
 
 def test_not_everything_accepts_nothing():

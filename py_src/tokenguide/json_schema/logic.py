@@ -1,14 +1,19 @@
-"""Exact `not`, `if`/`then`/`else` and "all but these" (overlapping oneOf) on the regex path.
+"""Exact `not`, `if`/`then`/`else` and "this branch, no other" (overlapping oneOf), regex path.
 
 `subtract(em, a, negs)` is the regex of the values of Node `a` that no schema of `negs` accepts:
-`value_difference(A, B1|B2|...)`, a negative lookahead of Bi = a merged with negs[i] (so the
-depth limits of free-form values are the same on both sides) before A. That is exact on texts
-only when every text A writes for a value of Bi is a text of Bi too, so A is written by a
-*canonical* twin of the emitter (numbers spelled `CANONICAL_NUMBER`: integers without fraction
-or exponent, other numbers plain or as json.dumps writes the smallest) and `order_compatible`
-checks that merging negs[i] into `a` leaves every object's key order as A writes it.
-Lookaheads exist on the regex path only: in grammar mode (and with a whitespace pattern that may
-match more than JSON whitespace) these keywords are refused (UnsupportedSchemaError).
+`value_difference(A, B1|B2|...)`, a negative lookahead of the Bi before A. Bi is `a` merged with
+negs[i] (so free-form depth limits agree on both sides), or negs[i] alone restricted to a's
+types when `a` takes scalars only. The lookahead is exact on texts only when every text A
+writes for a value of Bi is a text of Bi, so:
+* numbers: A is written by the *canonical* twin of the emitter (`CANONICAL_NUMBER` spellings),
+  and Bi by the *lookahead* twin, whose integers also take zero fractions ("5.0");
+* key order: `skeleton(negs)` declares in `a` every property the negs declare or require, so
+  both sides write them in one order, and `order_compatible` checks that (refused otherwise),
+  unless A writes no objects (`writes_objects`) or keys come in any order.
+`not` is base minus its schema; if/then/else is (base, if, then merged) plus (base and else)
+minus if; oneOf branches that may overlap are each minus all the others (one_of.Exclusive).
+Lookaheads exist on the regex path only: in grammar mode, and with a whitespace pattern that
+may match more than JSON whitespace, these keywords are refused (UnsupportedSchemaError).
 """
 
 from __future__ import annotations
@@ -298,7 +303,7 @@ def logic_value(em: Any, s: Node) -> str | None:
         if m is None:
             em.unsupported(kw, s.kptr(kw), f"{kw!r} cannot be merged with 'if' and the rest of the schema "
                            "(two different values of one keyword)")
-            continue
+            return em.flat_value(base)  # lenient mode: if/then/else ignored
         if m is False:
             continue
         if negated:
