@@ -90,8 +90,8 @@ client.on('ready', (msg) => {
   setStatus(`Python ready in ${msg.seconds.toFixed(1)} s; preparing the vocabulary…`);
   tasks.setReady(true);
   startupPhase(startupPhases.length - 1, msg.at);
+  vocabulary.loadNow(); // first: the page is ready once the vocabulary is
   if (ui.guideGrammarSelect.value) guide.loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
-  vocabulary.loadNow();
 });
 client.on('fatal', (message) => {
   registerServiceWorker();
