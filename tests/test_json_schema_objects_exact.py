@@ -433,3 +433,22 @@ def test_any_order_grammar_path_refuses_many_declared_properties():
         compile_json_schema(schema, path="grammar", property_order="any")
     assert info.value.keyword == "properties" and info.value.pointer == "#"
     assert re.fullmatch(compile_json_schema(schema, path="regex", property_order="any").regex, '{"p8":1,"p0":2}')
+
+
+def test_grammar_path_keeps_keys_sharing_a_prefix_whole():
+    # keys "k0"/"k1" and the other keys all start with '"': without marks Python's parser would
+    # factor the prefix into a terminal of its own, which the grammar check refuses
+    schema = {"type": "object", "properties": {"k0": {"type": "integer"}, "k1": {"type": "integer"}},
+              "additionalProperties": {"type": "string"}}
+    for order in ("schema", "any"):
+        parser = lark.Lark(compile_json_schema(schema, path="grammar", property_order=order).grammar,
+                           parser="lalr", lexer="contextual")
+        for x in [{"k0": 1, "k1": 2}, {"k1": 2}, {"k0": 1, "z": "s"}, {"k": "s"}, {"k0": "s"}, {"z": 1}, {}]:
+            texts = orders(x) if order == "any" else [dumps(x)]
+            for text in texts:
+                try:
+                    parser.parse(text)
+                    got = True
+                except lark.exceptions.LarkError:
+                    got = False
+                assert got == valid(schema, x), (order, text)

@@ -87,16 +87,25 @@ def object_regex(em: Any, s: Node) -> str | None:
     max_p = None if max_p is None else int(max_p)
     if em.property_order == "any" and len(members) + (extra is not None) > 1:
         body = any_order_body(em, names, members, req, extra, min_p, max_p, s.ptr)
-    elif min_p or max_p is not None:
+        return _wrap(em, body)
+    if em.sink is not None:  # grammar mode: each member's key stays whole in its terminal
+        members = [None if m is None else em.sink.mark(i) + m for i, m in enumerate(members)]
+        extra = None if extra is None else em.sink.mark(len(members)) + extra
+    if min_p or max_p is not None:
         body = _members_counted(em, members, req, extra, min_p, max_p,
                                 s.kptr("minProperties" if min_p else "maxProperties"))
     else:
         body = members_chain(em.sep, members, req, extra)
+    return _wrap(em, body)
+
+
+def _wrap(em: Any, body: str | None) -> str | None:
+    """The object regex around a body ("" = only the empty object; None = no object)."""
     if body is None:
         return None
     if body == "":
         return r"\{" + em.close_object  # one optional space, as between any two tokens
-    return rf"\{{{ws}" + body + em.close_object
+    return rf"\{{{em.ws}" + body + em.close_object
 
 
 def members_chain(sep: str, members: list[str | None], req: list[bool], extra: str | None) -> str | None:
