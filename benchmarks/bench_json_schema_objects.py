@@ -8,10 +8,11 @@ wrong / unsupported by keyword and lists the wrong files.
 ``--orders``: on every file with tests (or every `--every`-th), no reordering step: each
 instance is checked as written, once against the schema-order regex and once against the
 property_order="any" regex; prints both pass / wrong / unsupported counts and how many files
-fail only in schema order ("fixed by any order").
+fail only in schema order ("fixed by any order"); ``--misordered`` keeps only the files with a
+valid instance whose keys are not in schema order (the only ones any order can fix).
 
     python benchmarks/bench_json_schema_objects.py [--limit SECONDS] [--verbose]
-    python benchmarks/bench_json_schema_objects.py --orders [--every N]
+    python benchmarks/bench_json_schema_objects.py --orders [--every N] [--misordered]
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_json_schema import DATA, _alarm, _Timeout, check_file, compact  # noqa: E402
+from bench_json_schema import DATA, _alarm, _Timeout, check_file, compact, reorder  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import build_regex_from_schema  # noqa: E402
 
@@ -85,6 +86,12 @@ def keyword_files(args) -> None:
     print("unsupported by keyword: " + ", ".join(f"{k} {v}" for k, v in keywords.most_common()))
 
 
+def misordered(doc) -> bool:
+    """Is some valid instance written with its keys in another order than the schema's?"""
+    s = doc["schema"]
+    return any(t["valid"] and compact(t["data"]) != compact(reorder(t["data"], s, s)) for t in doc["tests"])
+
+
 def orders(args) -> None:
     tally = {"schema": Counter(), "any": Counter()}
     fixed = broken = 0
@@ -93,6 +100,8 @@ def orders(args) -> None:
         with open(p, encoding="utf-8") as f:
             doc = json.load(f)
         if not doc.get("tests"):
+            continue
+        if args.misordered and not misordered(doc):
             continue
         got = {}
         for order in ("schema", "any"):
@@ -118,6 +127,8 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="print every file that does not pass")
     ap.add_argument("--orders", action="store_true", help="schema order vs any order, instances as written")
     ap.add_argument("--every", type=int, default=1, help="with --orders: every N-th file")
+    ap.add_argument("--misordered", action="store_true",
+                    help="with --orders: only files with a valid instance whose keys are not in schema order")
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"no data: {DATA} is missing")

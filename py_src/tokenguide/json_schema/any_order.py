@@ -34,7 +34,7 @@ __all__ = ["any_order_body", "MAX_ANY_ORDER_KEYS", "MAX_GRAMMAR_KEYS", "INLINE_C
 PROPERTY_ORDERS = ("schema", "any")
 MAX_ANY_ORDER_KEYS = 12  # 2^12 key sets
 MAX_GRAMMAR_KEYS = 8  # grammar path: 2^8 rules (Lark's LALR table takes ~10 s beyond that)
-INLINE_CHARS = 60_000  # lookahead-free regex text written out at most (then lookaheads)
+INLINE_CHARS = 20_000  # lookahead-free regex text written out at most per object (then lookaheads)
 _MAX_RULE_STATES = 50_000
 
 
