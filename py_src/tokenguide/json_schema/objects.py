@@ -88,7 +88,9 @@ def object_regex(em: Any, s: Node) -> str | None:
     if em.property_order == "any" and len(members) + (extra is not None) > 1:
         body = any_order_body(em, names, members, req, extra, min_p, max_p, s.ptr)
         return _wrap(em, body)
-    if em.sink is not None:  # grammar mode: each member's key stays whole in its terminal
+    if em.sink is not None and extra is not None:
+        # grammar mode: each member's key stays whole in its terminal (else the quote all keys
+        # start with may become a terminal that other keys' terminals extend)
         members = [None if m is None else em.sink.mark(i) + m for i, m in enumerate(members)]
         extra = None if extra is None else em.sink.mark(len(members)) + extra
     if min_p or max_p is not None:
