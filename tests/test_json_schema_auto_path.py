@@ -162,3 +162,17 @@ def test_lark_grammar_skips_only_the_collision_report():
         LarkGrammar('start: A\nA: /a*/\n')
     with pytest.raises(GrammarError, match="Ignore terminals are not defined"):
         LarkGrammar('start: "a"\n%ignore WS\n%declare WS\n')
+
+
+def test_lazy_guide_meeting_the_state_limit_at_its_first_mask_falls_back():
+    from tokenguide.guides.stateful import Guide
+    from tokenguide.vocabulary import Vocabulary
+
+    chars = '{}[]:," abcdefghijklmnopqrstuvwxyz0123456789-.'
+    vocab = Vocabulary(len(chars), {ch: i for i, ch in enumerate(chars)})
+    schema = {"type": "object", "properties": {"s": {"type": "string", "maxLength": 40}}, "additionalProperties": False}
+    guide = Guide.from_json_schema(schema, vocab, max_states=4)  # lazy: the limit is met by the first mask
+    assert guide.compiled.path == "grammar" and "too large" in guide.compiled.reason
+    for ch in '{"s":"abc"}':
+        guide.advance(chars.index(ch))
+    assert guide.is_finished()

@@ -157,7 +157,7 @@ class Guide:
         (a CompiledSchema) says which path was taken and why. `lazy` and the other keywords as in
         `from_regex`.
         """
-        from ..errors import StateLimitError, UnsupportedSchemaError
+        from ..errors import RegexNestingError, StateLimitError, UnsupportedSchemaError
         from ..json_schema import CompiledSchema, compile_json_schema
 
         options = dict(whitespace_pattern=whitespace_pattern, max_recursion_depth=max_recursion_depth,
@@ -166,13 +166,14 @@ class Guide:
         if compiled.path == "regex":
             try:
                 guide = cls.from_regex(compiled.regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
-            except StateLimitError as exc:
+                guide.mask_bytes()  # a lazy automaton meets its state limit here, if at its first mask
+            except (StateLimitError, RegexNestingError) as exc:
                 if path == "regex":
                     raise
                 try:
                     grammar = compile_json_schema(schema, path="grammar", **options).grammar
                 except UnsupportedSchemaError as refusal:
-                    raise StateLimitError(
+                    raise type(exc)(
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
                         f"({refusal}); raise max_states or simplify the schema", exc.pattern) from None
                 compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})", grammar=grammar)
