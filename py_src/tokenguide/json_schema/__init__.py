@@ -1,13 +1,19 @@
 """JSON Schema to regular expression or Lark grammar, exact where it claims support.
 
 `compile_json_schema(schema)` chooses: the regex path below, or the grammar path (module
-`grammar`) for recursive schemas and regexes too large, which accepts the same documents where
-both apply but without the depth limits. Modules: `normalize` ($ref, allOf -> Nodes), `emit`
-(regex emitter), `objects`, `one_of`, `numbers`, `formats`, `patterns`, `text`, `grammar`.
+`grammar`) for recursive schemas, free-form values and regexes too large, which accepts the
+same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
+-> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
+(pattern/additional/property names), `arrays` (contains, uniqueItems), `one_of`, `logic` (not,
+overlapping oneOf, if/then/else), `numbers`, `formats`, `strings` (format, pattern, lengths
+together), `patterns` (ECMA `pattern`), `text`, `grammar`.
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
 set of JSON texts, in the output format below, of the instances the schema accepts. The regex
-uses only what tokenguide's automaton compiler reads (no lookaround, backreferences or anchors).
+uses what tokenguide's automaton compiler reads: no backreferences or inner anchors; lookaheads
+only as `text.value_difference`/`value_intersection` write them (exact for complete values,
+which are prefix-free up to what may follow them), where a keyword needs a complement or an
+intersection. Lookaheads exist on the regex path only: the grammar path refuses them by name.
 
 Output format
 -------------
@@ -23,6 +29,10 @@ Output format
   properties (``additionalProperties`` absent, true or a schema, or ``patternProperties``), any
   number of other properties in any order. Other keys never repeat a declared name; free-form
   objects (values of ``{}``/``true``) may repeat keys (a regex cannot check distinct keys).
+  ``property_order="any"`` accepts the declared properties in every order instead: each at
+  most once, required ones present, other properties anywhere among them, min/maxProperties
+  exact; at most 12 declared properties per object (8 on the grammar path, whose LALR tables
+  grow as 2^n), written out per set of keys seen while small and with lookaheads beyond.
 * Strings: the canonical escaping of ``json.dumps(ensure_ascii=False)`` only: ``\\"``, ``\\\\``,
   ``\\b \\f \\n \\r \\t`` and ``\\u00XX`` (lowercase hex) for the other control characters below
   U+0020; every other character (``/`` and U+007F included) is written as itself; other valid
@@ -36,38 +46,59 @@ Output format
   the magnitudes json.dumps writes that way, ``|x| >= 1e16`` and ``0 < |x| < 1e-4``, each taken
   whole when the range contains it; a range that contains only part of one of them
   (``minimum: 0.00001``, ``maximum: 1e20``) is unsupported. Enum/const numbers match every plain
-  spelling of their value (``2``, ``2.0``, ``2.00``).
-* Depth: recursive ``$ref`` cycles are unrolled ``max_recursion_depth`` times, and free-form
-  values (``{}``, ``true``, missing ``items``, additional properties without a schema) nest at
-  most ``max_recursion_depth - 1`` non-empty arrays/objects deep; deeper instances are not
-  accepted. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
+  spelling of their value (``2``, ``2.0``, ``2.00``). Where a value is checked against a lookahead (not, overlapping
+  oneOf, if), its numbers are plain decimals without ``-0`` or json.dumps' small exponent form
+  (``1.5e-05``); ``1e2`` and ``1E+16`` are not accepted there.
+* Depth (regex path only): recursive ``$ref`` cycles are unrolled ``max_recursion_depth``
+  times, and free-form values (``{}``, ``true``, missing ``items``, additional properties
+  without a schema) nest at most ``max_recursion_depth - 1`` non-empty arrays/objects deep;
+  deeper instances are not accepted. "auto" therefore sends such schemas to the grammar path,
+  and takes the depth-capped regex only when the grammar path refuses, saying so in `reason`
+  and with a warning. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
 
 Keywords
 --------
 Supported: type (all seven, lists, draft 3 "any"), enum, const, properties, required,
-additionalProperties, patternProperties (additionalProperties false with one pattern or
-patterns sharing one schema; beside other properties when the pattern matches every key or is
-one character class repeated), propertyNames (without declared properties), minProperties,
-maxProperties, items (schema or draft 4 array), prefixItems, additionalItems, minItems,
-maxItems, uniqueItems when at most one item, minLength, maxLength, pattern (plus length limits
-when anchored with one variable single-character repeat), format (date-time, date, time, uuid,
-email, uri, ipv4, ipv6, hostname; unknown formats are annotations), minimum, maximum,
+additionalProperties, patternProperties (with properties and additionalProperties: a key takes
+every matching pattern's schema, a declared property also those of the patterns matching its
+name, additionalProperties the rest; at most 4 distinct pattern schemas), propertyNames,
+minProperties, maxProperties, items (schema or draft 4 array), prefixItems, additionalItems,
+minItems, maxItems, contains (draft 6 on) with minContains/maxContains (2019-09 on), counted
+together with prefixItems and minItems/maxItems; uniqueItems when every item's values form a
+finite set of at most 256 values (enum/const, boolean, null, bounded integer ranges, arrays and
+closed objects of those; at most 1,024 sets of distinct values; equality as JSON Schema's:
+``1 == 1.0``, ``true != 1``, key order ignored), minLength, maxLength, pattern (also with
+lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: divisors of a
 power of ten without a range; numbers: 1, 0.1, 0.01, 0.001, 0.0001), allOf (merged), anyOf,
-oneOf (when the branches are disjoint, or rewritten type by type into disjoint branches,
-"exactly one of these required sets" included), not (of a type list, an enum/const, or
-required names), dependencies/dependentRequired/dependentSchemas, local $ref (JSON pointers,
-$id/id, $anchor; siblings of $ref ignored for drafts 3 to 7), boolean schemas.
+oneOf (disjoint branches as they are; overlapping ones, at most 8, as each branch minus the
+others), not (type lists, enum/const and required names directly; anything else by
+complement), if/then/else ((base and if and then) or ((base and else) minus if)),
+dependencies/dependentRequired/dependentSchemas, local $ref (JSON pointers with ~0/~1 and
+percent-encoding; $id/id bases resolved per RFC 3986 to embedded resources, so remote-looking
+URIs that a subschema declares resolve locally; $anchor and drafts 4-7 "#name" ids scoped to
+their resource; siblings of $ref, $id included, ignored in drafts 3 to 7), boolean schemas. A
+$schema naming a draft decides if/then/else (draft 7 on), dependencies (drafts 3-7) and
+dependentSchemas/dependentRequired (2019-09 on), as that draft's validator does; without one,
+all apply. Complements and intersections (not, overlapping oneOf, if, pattern with format,
+lengths a pattern cannot absorb, key classes, contains, uniqueItems) are lookaheads: regex
+path only, and only with a whitespace pattern that matches JSON whitespace alone.
 
-Format languages: date/time/date-time follow RFC 3339 (leap years and leap seconds, time needs
-an offset), ipv4 dotted quad without leading zeros, ipv6 RFC 4291 text forms, uuid any-case hex,
-hostname RFC 1123 labels of at most 63 characters (the 253-character total is not checked),
-email ``local@labels`` with RFC 5322 atoms, uri ``scheme:`` followed by URI characters.
+Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
+date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339
+appendix A), email (RFC 5321 Mailbox: dot-string or quoted local part, domain or address
+literal; the section 4.5.3.1 size limits are not checked), hostname (RFC 1123: labels of at most
+63, total at most 253), ipv4 (dotted quad, no leading zeros), ipv6 (RFC 4291 text forms),
+uri/uri-reference (RFC 3986), iri/iri-reference (RFC 3987), uri-template (RFC 6570),
+json-pointer (RFC 6901), relative-json-pointer (index manipulation from 2020-12), uuid (RFC
+9562). regex, idn-email and idn-hostname are refused; other formats (int32, float, ...) are
+annotations.
 
-Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): uniqueItems,
-contains, other multipleOf values, other not/if/then/else, unevaluatedProperties/Items,
-$dynamicRef/$recursiveRef, remote $ref, known formats not listed above, patterns that are not
-regular or use inline flags, and the combinations above that are not listed as supported.
+Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): other multipleOf
+values, unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
+unbounded item sets (not regular), two different contains in one allOf, oneOf with more than 8
+overlapping branches, patterns that are not regular or use inline flags, lookaheads on the
+grammar path, and the combinations above that are not listed as supported.
 ``lenient=True`` ignores them instead and warns once with the list. Annotations and unknown
 keywords (title, description, examples, default, $comment, deprecated, readOnly...) are ignored,
 as the JSON Schema specification says.
