@@ -53,8 +53,8 @@ Output format
   times, and free-form values (``{}``, ``true``, missing ``items``, additional properties
   without a schema) nest at most ``max_recursion_depth - 1`` non-empty arrays/objects deep;
   deeper instances are not accepted. "auto" therefore sends such schemas to the grammar path,
-  and takes the depth-capped regex only when the grammar path refuses, saying so in `reason`
-  and with a warning. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
+  and takes the depth-capped regex only when the grammar path refuses, with
+  ``CompiledSchema.depth_capped`` true, a reason naming the refusal, and a warning. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
 
 Keywords
 --------
