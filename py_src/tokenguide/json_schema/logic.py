@@ -139,28 +139,30 @@ def _lookahead_class(base: type) -> type:
     return LookaheadEmitter
 
 
+def _twin(em: Any, attr: str, make_class: Any) -> Any:
+    """The emitter of class `make_class(type(em))` sharing `em`'s schema, made once and kept on `em`."""
+    twin = getattr(em, attr, None)
+    if twin is None:
+        twin = make_class(type(em))(em.norm, em.ws, em.sink, property_order=em.property_order)
+        setattr(em, attr, twin)
+    return twin
+
+
 def lookahead_side(em: Any) -> Any:
     """The twin of emitter `em` that writes the regexes of lookaheads."""
     if getattr(em, "canonical_numbers", False):
         em = em.plain
     if getattr(em, "lookahead_side", False):
         return em
-    twin = getattr(em, "lookahead_twin", None)
-    if twin is None:
-        twin = _lookahead_class(type(em))(em.norm, em.ws, em.sink, property_order=em.property_order)
-        em.lookahead_twin = twin
-    return twin
+    return _twin(em, "lookahead_twin", _lookahead_class)
 
 
 def canonical(em: Any) -> Any:
     """The twin of emitter `em` that spells numbers canonically (`em` itself if it does)."""
     if getattr(em, "canonical_numbers", False):
         return em
-    twin = getattr(em, "canonical_twin", None)
-    if twin is None:
-        twin = _canonical_class(type(em))(em.norm, em.ws, em.sink, property_order=em.property_order)
-        twin.plain = em
-        em.canonical_twin = twin
+    twin = _twin(em, "canonical_twin", _canonical_class)
+    twin.plain = em
     return twin
 
 
