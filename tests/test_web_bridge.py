@@ -103,6 +103,33 @@ def test_cancel_while_the_file_is_written(monkeypatch):
     assert "states" in seen or "automaton" in seen  # it got past the build itself
 
 
+def test_a_second_cancel_during_the_error_report_is_still_a_reply(monkeypatch):
+    """The page's Cancel both sets the polled flag and arms Pyodide's interrupt: a KeyboardInterrupt
+    that lands while the BuildCancelled is being described must not escape the bridge."""
+    fingerprint = small_fingerprint()
+    interrupts = [KeyboardInterrupt()]
+    real = bridge.for_the_page
+
+    def interrupted_once(text):
+        if interrupts:
+            raise interrupts.pop()
+        return real(text)
+
+    monkeypatch.setattr(bridge, "for_the_page", interrupted_once)
+    reply = call("build_index", "[abc]{0,9}", fingerprint, False, 1000, None, lambda: True)
+    assert not interrupts, "the simulated interrupt was not raised"
+    assert reply == {"ok": False, "error": {"kind": "BuildCancelled", "message": "the build was cancelled"}}
+
+
+def test_endless_interrupts_during_the_error_report_end_in_a_cancel_reply(monkeypatch):
+    def always(text):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bridge, "for_the_page", always)
+    reply = call("build_index", "[abc", "no such fingerprint", False, 1000, None, None)
+    assert reply["ok"] is False and reply["error"]["kind"] == "BuildCancelled"
+
+
 def test_a_regex_matching_nothing_says_so():
     fingerprint = small_fingerprint()
     reply = call("build_index", r"[^\s\S]", fingerprint, False, 1000, None, None)

@@ -30,8 +30,15 @@ const post = (msg, transfer) => self.postMessage(msg, transfer || []);
 /** Now, as a time on the wall clock (ms): the page turns it into its own time line. */
 const now = () => performance.timeOrigin + performance.now();
 
+/** Polled by the build's checkpoints. When it says yes, the checkpoint raises BuildCancelled
+ *  itself, so the pending interrupt (set before the flag, see worker_client.js) is disarmed:
+ *  otherwise a KeyboardInterrupt would land a moment later inside the error report. */
 function shouldCancel() {
-  return cancelled || (interrupt !== null && Atomics.load(interrupt, 1) === 1);
+  if (interrupt !== null && Atomics.load(interrupt, 1) === 1) {
+    Atomics.store(interrupt, 0, 0);
+    return true;
+  }
+  return cancelled;
 }
 
 function resetCancel() {

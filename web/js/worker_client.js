@@ -66,8 +66,10 @@ export class WorkerClient {
   /** Stop the running task: interrupt Python when the page is cross-origin isolated, else set a flag it polls. */
   cancel() {
     if (this.cancelView) {
-      Atomics.store(this.cancelView, 1, 1); // polled by the build's checkpoints
+      // The interrupt first, then the flag: a checkpoint that sees the flag can disarm the
+      // interrupt (worker.js shouldCancel), so one Cancel never raises twice in Python.
       Atomics.store(this.cancelView, 0, 2); // Pyodide interrupt buffer: SIGINT -> KeyboardInterrupt
+      Atomics.store(this.cancelView, 1, 1); // polled by the build's checkpoints
     }
     this.worker.postMessage({ type: 'cancel' });
   }
