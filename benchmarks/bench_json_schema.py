@@ -508,8 +508,8 @@ def compare_report(results: list[dict], args, elapsed: float) -> None:
     capped = sum(1 for r in passing if r.get("depth_capped"))
     falls = sum(1 for r in passing if r.get("fallback"))
     print(f"\ntokenguide passing schemas by path: regex {paths['regex']} ({capped} of them depth-capped: the "
-          f"grammar path refused them), grammar {paths['grammar']} ({falls} of them fell back from the regex path "
-          "when the guide was built)")
+          f"grammar path refused them), grammar {paths['grammar']}"
+          + (f" ({falls} of them fell back from the regex path when the guide was built)" if first_mask else ""))
     for path in ("regex", "grammar"):
         c = Counter(r["status"] for r in tg if r.get("path") == path)
         print(f"tokenguide on the {path} path: pass {c['pass']}, wrong {c['wrong']}, unsupported {c['unsupported']}, "

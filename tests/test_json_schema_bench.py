@@ -158,6 +158,12 @@ def test_reorder_anyof_branch_dependencies_and_if_then(judge):
     # own properties, then the branch taken (the one with k = 2) and the dependency's, then `then`'s
     assert list(judge.reorder(value, schema, schema)) == ["a", "z", "k", "c", "d", "t", "e", "other"]
     assert list(judge.reorder(dict(value, z=1), schema, schema)) == ["a", "z", "k", "c", "d", "e", "t", "other"]
+    # ... which is the order tokenguide's regex takes
+    from tokenguide.json_schema import compile_json_schema
+
+    accepts = judge._acceptor(compile_json_schema(schema))
+    for v in (value, dict(value, z=1)):
+        assert accepts(judge.compact(judge.reorder(v, schema, schema))) and not accepts(judge.compact(v))
 
 
 def test_reorder_of_a_self_referencing_schema_terminates(judge):
