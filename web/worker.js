@@ -14,7 +14,8 @@
 //   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
 //
 // Cancel: with cross-origin isolation the page shares a SharedArrayBuffer; the worker makes it
-// Pyodide's interrupt buffer (a KeyboardInterrupt anywhere in Python) and the builds also poll it.
+// Pyodide's interrupt buffer (a KeyboardInterrupt, raised only inside a bridge call's own code:
+// tokenguide/_web_cancel.py) and the builds also poll it.
 // Without it, the 'cancel' message sets a flag that the build polls between its yields.
 
 import { loadPyodide } from './pyodide/pyodide.mjs';
@@ -184,6 +185,7 @@ async function init(msg) {
       post({ type: 'status', text: 'Importing tokenguide…', phase: 2, phases, at: now() });
     }
     bridge = pyodide.pyimport('tokenguide._web_bridge');
+    if (interrupt !== null) bridge.guard_interrupts(interrupt); // a Cancel raises only inside a bridge call's own code
     marks.imported = performance.now() - t0;
     post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks, phases, at: now(),
            workerStart: performance.timeOrigin + t0,

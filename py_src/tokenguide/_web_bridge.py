@@ -15,7 +15,6 @@ State kept between calls (one worker = one user):
 from __future__ import annotations
 
 import asyncio
-import inspect
 import sys
 import time
 from array import array
@@ -26,6 +25,7 @@ from .display import token_display
 from .index import Index, prepare_vocabulary
 from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 from ._web_playground import run_code
+from ._web_cancel import guard_interrupts, interruptible
 
 __all__ = [
     "load_vocabulary",
@@ -47,6 +47,7 @@ __all__ = [
     "for_the_page",
     "token_display",
     "call",
+    "guard_interrupts",
 ]
 
 _KEEP_VOCABULARIES = 4  # prepared vocabularies kept in the worker (each takes tens of MB for a 50k vocabulary)
@@ -706,15 +707,12 @@ async def call(name: str, *args: Any) -> dict[str, Any]:
     """Run one bridge function for the worker: {"ok": True, "result": ...} or
     {"ok": False, "error": error_info(...)} (errors never escape as exceptions, so the page always
     gets the kind, message and regex position). KeyboardInterrupt (the page's cancel) counts as
-    a cancelled build."""
+    a cancelled build; with `guard_interrupts` installed it is raised only inside `interruptible`."""
     fn = _CALLABLE.get(name)
     if fn is None:
         return {"ok": False, "error": {"kind": "Error", "message": f"unknown bridge function {name!r}"}}
     try:
-        result = fn(*args)
-        if inspect.isawaitable(result):
-            result = await result
-        return {"ok": True, "result": result}
+        return {"ok": True, "result": await interruptible(fn, args)}
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - every failure is reported to the page
         return failure(exc, name)
 
