@@ -98,6 +98,40 @@ class GrammarSink:
             self.bodies[ch] = body
         return ch
 
+    def object_members(self, sep: str, items: list[tuple[str, bool]], extra: str | None) -> str:
+        """Object body for members `items` ((regex, required), in order) and then any number of
+        `extra` members, as right-linear rules: each member's continuation is a rule of its
+        own, linear in the number of members. Written inline, k optional members make Lark
+        expand 2**k alternatives; one rule per nesting level of the regex form would make the
+        parser reduce before it sees which member follows (an LALR conflict)."""
+        tail = None if extra is None else self.rule(f"(?:{sep}{extra})+")  # one or more extras
+        after, nullable = tail, True  # what may follow the last member (None: nothing)
+
+        def then(rule: str | None, may_be_empty: bool) -> str:
+            return "" if rule is None else f"(?:{rule})?" if may_be_empty else rule
+
+        follows = [(after, nullable)]  # follows[k]: what may follow member n-1-k
+        for m, req in reversed(items[1:]):
+            step = f"{sep}{m}{then(after, nullable)}"
+            if req or after is None:
+                after, nullable = self.rule(step), not req and after is None
+            else:
+                after = self.rule(f"(?:{step}|{after})")
+            follows.append((after, nullable))
+        follows.reverse()  # follows[i]: what may follow member i
+        first_req = next((i for i, (_, r) in enumerate(items) if r), None)
+        if first_req is not None:
+            body = items[first_req][0] + then(*follows[first_req])
+            for i in range(first_req - 1, -1, -1):  # optional members before the first required one
+                body = self.rule(f"(?:{items[i][0]}{sep}{body}|{body})")
+            return body
+        first = None if extra is None else self.rule(f"{extra}{then(tail, True)}")  # the body from member i on
+        for i in range(len(items) - 1, -1, -1):
+            lead = items[i][0] + then(*follows[i])
+            first = self.rule(lead if first is None else f"(?:{lead}|{first})")
+        assert first is not None  # items is not empty
+        return f"(?:{first})?"
+
     def number(self, regex: str) -> str:
         """The placeholder of a number rule for `regex` (a right-linear rule from its DFA)."""
         ch = self.numbers.get(regex)
@@ -489,26 +523,29 @@ def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
 def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
     """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc).
 
-    Written as the regex is first; when that is refused, once more with the separators merged
-    into the terminals around them and a rule for each part with alternatives (Lark expands
-    optional parts inline, exponentially; rules of their own need the longer terminals to
-    decide, in one token, which part comes next)."""
+    Written as the regex is first; when that is refused, with a rule for each part with
+    alternatives (Lark expands optional parts inline, exponentially), first with the terminals
+    as they are, then with the separators merged into the terminals around them (rules of their
+    own may need the longer terminals to decide, in one token, which part comes next)."""
     try:
         return _grammar_text(root, sink, False)
     except UnsupportedSchemaError as first:
         if "no finite value" in str(first):
             raise
-        try:
-            return _grammar_text(root, sink, True)
-        except UnsupportedSchemaError:
-            raise first from None
+        for merge in ((False, True) if "expand into more than" in str(first) else (True,)):
+            try:
+                return _grammar_text(root, sink, True, merge)
+            except UnsupportedSchemaError:
+                pass
+        raise first from None
 
 
-def _grammar_text(root: str, sink: GrammarSink, restructure: bool) -> str:
+def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: bool | None = None) -> str:
+    merge_cuts = restructure if merge_cuts is None else merge_cuts
     conv = _Converter(sink, restructure)
     lines = []
 
-    def ebnf(regex: str, merge: bool = restructure) -> str:
+    def ebnf(regex: str, merge: bool = merge_cuts) -> str:
         try:
             parsed = sre_parse(regex.replace(sink.cut, "") if merge else regex)
         except (RecursionError, OverflowError):
@@ -524,9 +561,9 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool) -> str:
 
     lines.append(f"start: {ebnf(root)}")
     number_rules = []
-    for ch, name in sink.names.items():
+    for ch, name in list(sink.names.items()):  # number rules may add names (merge_numbers)
         if ch in sink.bodies:
-            lines.append(f"{name}: {ebnf(sink.bodies[ch], restructure and name != 'any')}")
+            lines.append(f"{name}: {ebnf(sink.bodies[ch], merge_cuts and name != 'any')}")
     for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
         number_rules.extend(_number_rules(name, regex, conv))

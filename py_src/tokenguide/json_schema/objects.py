@@ -22,6 +22,9 @@ from .text import MAX_REGEX_CHARS, alt, cat, compact, lit, opt, ptr_escape, rep
 __all__ = ["object_regex"]
 
 
+_INLINE_OPTIONALS = 3  # in grammar mode, more optional members than this become rules of their own
+
+
 class _TooBig(Exception):
     """The counted-members regex passed the size limit."""
 
@@ -97,7 +100,7 @@ def object_regex(em: Any, s: Node) -> str | None:
         body = _members_counted(em, members, req, extra, min_p, max_p,
                                 s.kptr("minProperties" if min_p else "maxProperties"))
     else:
-        body = members_chain(em.sep, members, req, extra)
+        body = members_chain(em.sep, members, req, extra, em.sink)
     return _wrap(em, body)
 
 
@@ -110,12 +113,16 @@ def _wrap(em: Any, body: str | None) -> str | None:
     return rf"\{{{em.ws}" + body + em.close_object
 
 
-def members_chain(sep: str, members: list[str | None], req: list[bool], extra: str | None) -> str | None:
-    """Object body without count limits, linear in the number of properties (`sep`: separator)."""
+def members_chain(sep: str, members: list[str | None], req: list[bool], extra: str | None,
+                  sink: Any = None) -> str | None:
+    """Object body without count limits, linear in the number of properties (`sep`: separator;
+    `sink`: grammar mode, where many optional members become right-linear rules)."""
     for m, r in zip(members, req):
         if m is None and r:
             return None
     items = [(m, r) for m, r in zip(members, req) if m is not None]
+    if sink is not None and sum(not r for _, r in items) > _INLINE_OPTIONALS:
+        return sink.object_members(sep, items, extra)
     tail_extra = rep(sep + extra, 0, None) if extra is not None else ""
     first_req = next((i for i, (_, r) in enumerate(items) if r), None)
     if first_req is not None:
