@@ -403,17 +403,6 @@ def site_image(wheels: list[Path]) -> bytes:
     return b"".join([SITE_IMAGE_MAGIC, len(index).to_bytes(4, "little"), index, *(data for _, data in files)])
 
 
-def gzip_bytes(data: bytes, level: int = 6) -> bytes:
-    """gzip with a fixed header (no name, mtime 0, OS byte 255), so the same data gives the same
-    file whatever the Python version (gzip.compress writes a different OS byte across versions)."""
-    import zlib
-
-    deflate = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
-    body = deflate.compress(data) + deflate.flush()
-    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + (b"\x02" if level == 9 else b"\x04" if level == 1 else b"\x00") + b"\xff"
-    return header + body + (zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "little") + (len(data) & 0xFFFFFFFF).to_bytes(4, "little")
-
-
 @functools.lru_cache(maxsize=1)
 def node_jspi_args() -> tuple[str, ...] | None:
     """Node arguments that give it WebAssembly stack switching (JSPI), as browsers have it: () when
@@ -429,10 +418,13 @@ def node_jspi_args() -> tuple[str, ...] | None:
 
 
 def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
-    """The start-up memory snapshot (gzip'ed) and its manifest, made by tools/make_snapshot.mjs under
-    Node (Pyodide with tokenguide imported and the bundled vocabulary prepared; offline, deterministic),
+    """The start-up memory snapshot and its manifest, made by tools/make_snapshot.mjs under Node
+    (Pyodide with tokenguide imported and the bundled vocabulary prepared; offline, deterministic),
     cached in .cache/snapshot/ by the hash of everything it is made of. None (the app then starts
-    normally) when Node cannot run WebAssembly stack switching, which the browsers' Pyodide has."""
+    normally) when Node cannot run WebAssembly stack switching, which the browsers' Pyodide has.
+
+    The snapshot is served as it is, not gzip'ed: inflating its 65 MB in the browser took longer
+    (about 1.3 s of CPU on 2 cores) than reading them from the server or a cache."""
     jspi = node_jspi_args()
     if jspi is None:
         log("no Node with WebAssembly stack switching (JSPI): the bundle has no start-up snapshot", "bundle")
@@ -445,7 +437,7 @@ def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
     image_sha = hashlib.sha256(image).hexdigest()
     h.update(f"{image_sha} {BUNDLED_VOCAB_NAME} {BUNDLED_VOCAB_KEY} {' '.join(jspi)}".encode())
     key = h.hexdigest()[:16]
-    out, manifest_path = SNAPSHOT_CACHE / f"{key}.bin.gz", SNAPSHOT_CACHE / f"{key}.json"
+    out, manifest_path = SNAPSHOT_CACHE / f"{key}.bin", SNAPSHOT_CACHE / f"{key}.json"
     if not (out.is_file() and manifest_path.is_file()):
         SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
         for old in SNAPSHOT_CACHE.iterdir():
@@ -456,23 +448,23 @@ def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
             image_path, raw_path = Path(tmp) / "site-packages.bin", Path(tmp) / "snapshot.bin"
             image_path.write_bytes(image)
             run(["node", *jspi, SNAPSHOT_SCRIPT, PYODIDE_NPM, image_path, GPT2_VOCAB, BUNDLED_VOCAB_NAME,
-                 BUNDLED_VOCAB_KEY, raw_path], quiet=True)
+                 BUNDLED_VOCAB_KEY, raw_path, Path(tmp) / "vocab-info.json"], quiet=True)
             raw = raw_path.read_bytes()
-        t1 = time.monotonic()
-        packed = gzip_bytes(raw, 6)
+            # the worker's description of the prepared vocabulary, as the snapshot's Python gives it
+            # (the page shows it at once, with no call into Python: tools/make_snapshot.mjs)
+            vocab_info = json.loads((Path(tmp) / "vocab-info.json").read_text())
         version = json.loads((PYODIDE_NPM / "package.json").read_text())["version"]
         manifest = {
             "format": 1,
             "pyodide": version,
-            "snapshot": {"file": "startup-snapshot.bin.gz", "size": len(raw), "gzip_size": len(packed)},
+            "snapshot": {"file": "startup-snapshot.bin", "size": len(raw)},
             "site_image": {"file": "site-packages.bin", "sha256": image_sha},
-            "vocabulary": {"name": BUNDLED_VOCAB_NAME, "key": BUNDLED_VOCAB_KEY},
+            "vocabulary": {"name": BUNDLED_VOCAB_NAME, "key": BUNDLED_VOCAB_KEY, "info": vocab_info},
             "env": {"PYTHONHASHSEED": "0"},
         }
-        out.write_bytes(packed)
+        out.write_bytes(raw)
         manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        log(f"start-up snapshot: {len(raw):,} bytes, {len(packed):,} gzip'ed "
-            f"(Node {t1 - t0:.1f} s, gzip {time.monotonic() - t1:.1f} s)", "bundle")
+        log(f"start-up snapshot: {len(raw):,} bytes (Node {time.monotonic() - t0:.1f} s)", "bundle")
     return out, manifest_path.read_text()
 
 
@@ -509,7 +501,7 @@ def bundle_plan() -> dict[str, Path | str | bytes]:
     plan["vocab/gpt2-vocab.json"] = GPT2_VOCAB
     snapshot = startup_snapshot(image)
     if snapshot is not None:
-        plan["pyodide/startup-snapshot.bin.gz"], plan["pyodide/startup-snapshot.json"] = snapshot
+        plan["pyodide/startup-snapshot.bin"], plan["pyodide/startup-snapshot.json"] = snapshot
     if not PYSCRIPT_DIST.is_dir():
         raise SetupError(f"{PYSCRIPT_DIST} is missing (npm ci in web/)")
     for p in sorted(PYSCRIPT_DIST.rglob("*")):

@@ -73,6 +73,9 @@ PHASE_LABELS = {
 }
 
 
+WORKER_MARKS = {"snapshotFetched": "snapshot fetched", "moduleReady": "module ready"}  # worker's marks -> row keys
+
+
 def visit(page, url: str, query: str = "") -> dict[str, float]:
     """Open the builder in `page` until ready; its start-up marks (ms since navigation start)."""
     page.goto(url + "index.html" + query)
@@ -86,8 +89,9 @@ def visit(page, url: str, query: str = "") -> dict[str, float]:
     start = page.get_attribute("body", "data-worker-start-ms")
     if start is not None:  # the worker's marks are ms since it received 'init'
         marks["worker"] = float(start)
-        if "snapshotFetched" in worker:
-            marks["snapshot fetched"] = worker["snapshotFetched"] + float(start)
+        for name, label in WORKER_MARKS.items():
+            if name in worker:
+                marks[label] = worker[name] + float(start)
     return marks
 
 
@@ -96,7 +100,7 @@ def wait_precached(page) -> None:
     check = """async () => { const reg = await navigator.serviceWorker.getRegistration();
         if (!reg || !reg.active || reg.active.state !== 'activated') return false;
         const k = (await (await caches.open('tokenguide-v1')).keys()).map((r) => r.url);
-        return k.some((u) => u.endsWith('startup-snapshot.bin.gz')) && k.some((u) => u.endsWith('pyodide.asm.wasm')); }"""
+        return k.some((u) => u.endsWith('startup-snapshot.bin')) && k.some((u) => u.endsWith('pyodide.asm.wasm')); }"""
     deadline = time.monotonic() + TIMEOUT / 1000
     while not page.evaluate(check):  # evaluate awaits the check (wait_for_function would not)
         if time.monotonic() > deadline:

@@ -90,6 +90,7 @@ client.on('ready', (msg) => {
   setStatus(`Python ready in ${msg.seconds.toFixed(1)} s; preparing the vocabulary…`);
   tasks.setReady(true);
   startupPhase(startupPhases.length - 1, msg.at);
+  vocabulary.prime(msg.vocab); // the bundled vocabulary, prepared in the start-up snapshot
   vocabulary.loadNow(); // first: the page is ready once the vocabulary is
   if (ui.guideGrammarSelect.value) guide.loadGrammar(ui.guideGrammarSelect.value).catch(() => {});
 });

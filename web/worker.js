@@ -9,7 +9,8 @@
 //   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
 //   {type: 'cancel'}                                          stop the running build / guide step / code
 // Worker -> page: {type: 'status', text, phase, phases: [[id, label]]},
-//   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote, at, workerStart} or {type: 'fatal', message},
+//   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote, vocab, at, workerStart} or {type: 'fatal', message},
+//   (vocab: {key, eos: null, info} for the bundled vocabulary the snapshot holds prepared, else null)
 //   (at, workerStart: wall-clock ms, performance.timeOrigin + performance.now(), when it was sent / init began)
 //   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
 //
@@ -60,25 +61,39 @@ const SITE_IMAGE = 'site-packages.bin';
 const SNAPSHOT_MANIFEST = 'startup-snapshot.json';
 const ENV = { PYTHONHASHSEED: '0' }; // the snapshot's hash seed (kept in its memory); the same without it
 
-/** A file of dist/pyodide/ as bytes; with gunzip, a gzip file inflated while it downloads (left as
- *  it is when the server already took the gzip off, as some do for .gz files). */
-async function fetchBytes(name, { gunzip = false } = {}) {
+// Begun as soon as this module runs, before the 'init' message is read: every start needs them
+// (Pyodide's JavaScript is parsed meanwhile; it fetches and compiles pyodide.asm.wasm itself).
+const early = {
+  asm: import(PYODIDE_DIR + 'pyodide.asm.mjs'),
+  image: fetchBytes(SITE_IMAGE),
+  manifest: fetch(PYODIDE_DIR + SNAPSHOT_MANIFEST).then((r) => (r.ok ? r.json() : null)).catch(() => null),
+};
+for (const p of Object.values(early)) p.catch(() => {}); // each is awaited (and its error reported) where used
+
+/** A file of dist/pyodide/ as bytes. */
+async function fetchBytes(name) {
   const resp = await fetch(PYODIDE_DIR + name);
   if (!resp.ok) throw new Error(`${name}: HTTP ${resp.status}`);
-  if (!gunzip) return new Uint8Array(await resp.arrayBuffer());
+  return new Uint8Array(await resp.arrayBuffer());
+}
+
+/** Stream a file of dist/pyodide/ into `into` (a Uint8Array of the size its manifest says), with
+ *  no copy beyond that one. Rejects with a sentence saying what is wrong when the file is missing
+ *  or not that size. */
+async function fetchInto(name, into) {
+  const resp = await fetch(PYODIDE_DIR + name);
+  if (!resp.ok) throw new Error(`${name}: HTTP ${resp.status}`);
   const reader = resp.body.getReader();
-  const first = await reader.read();
-  const head = first.done ? new Uint8Array(0) : first.value;
-  const body = new ReadableStream({
-    start(controller) { if (head.length) controller.enqueue(head); },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close(); else controller.enqueue(value);
-    },
-    cancel(reason) { return reader.cancel(reason); },
-  });
-  const gzipped = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-  return new Uint8Array(await new Response(gzipped ? body.pipeThrough(new DecompressionStream('gzip')) : body).arrayBuffer());
+  let at = 0;
+  for (let { done, value } = await reader.read(); !done; { done, value } = await reader.read()) {
+    if (at + value.length > into.length) {
+      reader.cancel().catch(() => {});
+      throw new Error(`it has more bytes than its manifest says (${into.length})`);
+    }
+    into.set(value, at);
+    at += value.length;
+  }
+  if (at !== into.length) throw new Error(`it has ${at} bytes, its manifest says ${into.length}`);
 }
 
 async function sha256(bytes) {
@@ -86,30 +101,62 @@ async function sha256(bytes) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The snapshot's bytes, checked against its manifest and the site-packages image it was made with;
- *  rejects with a sentence saying why it cannot be used. */
-async function checkedSnapshot(manifest, imagePromise, bytesPromise) {
-  const [image, bytes] = await Promise.all([imagePromise, bytesPromise]);
-  if ((await sha256(image)) !== manifest.site_image.sha256) throw new Error('it was made with other tokenguide files than this bundle serves');
-  if (bytes.length !== manifest.snapshot.size) throw new Error(`it has ${bytes.length} bytes, its manifest says ${manifest.snapshot.size}`);
-  return bytes;
+/** The snapshot, as Pyodide's _loadSnapshot wants it at once: a buffer of the manifest's size that
+ *  is filled while the runtime compiles (`filled` settles when it is; it rejects with a sentence
+ *  saying why the snapshot cannot be used, the site-packages image it was made with checked too). */
+function loadSnapshot(manifest, marks, t0) {
+  const bytes = new Uint8Array(manifest.snapshot.size);
+  const filled = Promise.all([
+    fetchInto(manifest.snapshot.file, bytes).then(() => { marks.snapshotFetched = performance.now() - t0; }),
+    early.image.then(async (image) => {
+      if ((await sha256(image)) !== manifest.site_image.sha256) throw new Error('it was made with other tokenguide files than this bundle serves');
+    }),
+  ]);
+  filled.catch(() => {});
+  return { bytes, filled };
+}
+
+/** Pyodide's module factory. With a snapshot, the module's start waits (a run dependency) until
+ *  the snapshot's buffer is filled, then grows the memory to its size: Pyodide compiles the wasm
+ *  meanwhile (given the snapshot's bytes, it would wait for them before it even began). A snapshot
+ *  that cannot be used has its magic number cleared, so that Pyodide's restore refuses it and the
+ *  start falls back (`failure.why` says why). */
+function moduleFactory(snapshot, failure, marks, t0) {
+  return async (settings) => {
+    const { default: create } = await early.asm;
+    if (snapshot) {
+      settings.preRun.push((Module) => {
+        Module.addRunDependency('tokenguide-snapshot');
+        snapshot.filled.then(() => {
+          const { bytes } = snapshot;
+          const heap = bytes.length - new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true);
+          // Pyodide 314 restores a snapshot into the memory the module starts with (its
+          // INITIAL_MEMORY setting is not read by this build): grow the memory to the snapshot's size.
+          if (Module.HEAP8.length < heap) Module.growMemory(heap);
+          if (Module.HEAP8.length < heap) throw new Error(`could not grow the memory to ${heap} bytes`);
+        }).catch((err) => {
+          failure.why = String(err && err.message ? err.message : err);
+          snapshot.bytes.fill(0, 0, 4);
+        }).finally(() => Module.removeRunDependency('tokenguide-snapshot'));
+      });
+    }
+    const module = await create(settings);
+    marks.moduleReady = performance.now() - t0; // instantiated, the snapshot in: Pyodide restores it next
+    return module;
+  };
 }
 
 /** Start Pyodide from the memory snapshot when the bundle has a usable one, else normally.
  *  Posts the phases it will go through, then each phase as it starts; calls prefetch() when the
  *  bundled vocabulary will have to be read. */
 async function startPython(t0, marks, withSnapshot, prefetch) {
-  const image = fetchBytes(SITE_IMAGE);
-  image.catch(() => {});
   let manifest = null;
   let note = null;
   let snapshot = null;
   if (withSnapshot) {
-    const manifestP = fetch(PYODIDE_DIR + SNAPSHOT_MANIFEST).then((r) => (r.ok ? r.json() : null)).catch(() => null);
-    manifest = await manifestP;
+    manifest = await early.manifest;
     if (manifest && manifest.format === 1) {
-      snapshot = checkedSnapshot(manifest, image, fetchBytes(manifest.snapshot.file, { gunzip: true }).then((b) => { marks.snapshotFetched = performance.now() - t0; return b; }));
-      snapshot.catch(() => {});
+      snapshot = loadSnapshot(manifest, marks, t0);
     } else {
       note = manifest ? `its manifest has an unknown format (${JSON.stringify(manifest.format)})` : 'the bundle has none';
     }
@@ -120,43 +167,32 @@ async function startPython(t0, marks, withSnapshot, prefetch) {
     : [['runtime', 'Python runtime'], ['python', 'Python start'], ['import', 'import tokenguide'], ['vocabulary', 'GPT-2 vocabulary']];
   post({ type: 'status', text: 'Loading the Python runtime…', phase: 0, phases, at: now() });
   let imageError = null; // a site-packages image that cannot be written: fatal, said after loadPyodide
+  const failure = { why: null };
   const options = {
     indexURL: PYODIDE_DIR,
     env: { ...ENV },
+    createPyodideModule: moduleFactory(snapshot, failure, marks, t0),
     fsInit: async (FS, { sitePackages }) => {
       // called once the WebAssembly module is compiled and instantiated, before Python runs
       marks.runtime = performance.now() - t0;
+      post({ type: 'status', text: snapshot ? 'Restoring the start-up snapshot…' : 'Starting Python…', phase: 1, phases, at: now() });
       try {
-        writeSiteImage(FS, sitePackages, await image);
+        writeSiteImage(FS, sitePackages, await early.image);
       } catch (err) {
         imageError = err;
       }
-      post({ type: 'status', text: snapshot ? 'Restoring the start-up snapshot…' : 'Starting Python…', phase: 1, phases, at: now() });
     },
   };
-  if (snapshot) {
-    options._loadSnapshot = snapshot;
-    // Pyodide 314 restores a snapshot into the memory the module starts with (its INITIAL_MEMORY
-    // setting is not read by this build): grow the memory to the snapshot's size first.
-    options.createPyodideModule = async (settings) => {
-      const [{ default: create }, bytes] = await Promise.all([import(PYODIDE_DIR + 'pyodide.asm.mjs'), snapshot]);
-      const heap = bytes.length - new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true);
-      settings.preRun.push((Module) => {
-        if (Module.HEAP8.length < heap) Module.growMemory(heap);
-        if (Module.HEAP8.length < heap) throw new Error(`could not grow the memory to ${heap} bytes`);
-      });
-      return create(settings);
-    };
-  }
+  if (snapshot) options._loadSnapshot = snapshot.bytes;
   try {
     const py = await loadPyodide(options);
     if (imageError) throw Object.assign(new Error(`could not install tokenguide: ${imageError.message}`), { fatal: true });
     marks[snapshot ? 'snapshot' : 'python'] = performance.now() - t0;
-    return { py, phases, fromSnapshot: Boolean(snapshot), note };
+    return { py, phases, manifest: snapshot ? manifest : null, note };
   } catch (err) {
     if (!snapshot || err.fatal) throw err;
     // a snapshot that cannot be used: say why, and start normally (nothing of the failed start is kept)
-    const why = String(err && err.message ? err.message : err).split('\n')[0];
+    const why = failure.why || String(err && err.message ? err.message : err).split('\n')[0];
     const again = await startPython(t0, marks, false, prefetch);
     return { ...again, note: why };
   }
@@ -172,7 +208,8 @@ async function init(msg) {
         prefetched.set(url, p);
       }
     };
-    const { py, phases, fromSnapshot, note } = await startPython(t0, marks, msg.snapshot !== false, prefetch);
+    const { py, phases, manifest, note } = await startPython(t0, marks, msg.snapshot !== false, prefetch);
+    const fromSnapshot = manifest !== null;
     pyodide = py;
     if (msg.cancelBuffer) {
       interrupt = new Int32Array(msg.cancelBuffer);
@@ -187,9 +224,13 @@ async function init(msg) {
     bridge = pyodide.pyimport('tokenguide._web_bridge');
     if (interrupt !== null) bridge.guard_interrupts(interrupt); // a Cancel raises only inside a bridge call's own code
     marks.imported = performance.now() - t0;
+    // the bundled vocabulary the snapshot holds prepared, as its manifest describes it (what
+    // load_vocabulary answers for it, build.py): the page needs no request before it can build
+    const vocab = fromSnapshot && manifest.vocabulary && manifest.vocabulary.info
+      ? { key: manifest.vocabulary.key, eos: null, info: manifest.vocabulary.info } : null;
     post({ type: 'ready', seconds: (performance.now() - t0) / 1000, interruptible: interrupt !== null, marks, phases, at: now(),
            workerStart: performance.timeOrigin + t0,
-           snapshot: fromSnapshot, snapshotNote: note });
+           snapshot: fromSnapshot, snapshotNote: note, vocab });
   } catch (err) {
     post({ type: 'fatal', message: String(err && err.message ? err.message : err) });
   }

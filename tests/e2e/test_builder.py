@@ -396,7 +396,7 @@ def test_service_worker_makes_the_app_work_offline(browser, tmp_path):
         assert wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
         wait_service_worker(
             page, "keys.some((u) => u.endsWith('pyodide.asm.wasm')) && keys.some((u) => /tokenguide-.*\\.whl$/.test(u))"
-                  " && keys.some((u) => u.endsWith('gpt2-vocab.json')) && keys.some((u) => u.endsWith('startup-snapshot.bin.gz'))")
+                  " && keys.some((u) => u.endsWith('gpt2-vocab.json')) && keys.some((u) => u.endsWith('startup-snapshot.bin'))")
     finally:
         server.shutdown()
         server.server_close()

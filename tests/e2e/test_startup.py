@@ -7,7 +7,6 @@ files must be there too)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -145,38 +144,53 @@ def test_start_without_the_snapshot_when_asked(browser, tmp_path):
 
 def _corrupt_build_id(dist: Path, tmp_path: Path) -> Path:
     """A copy of dist/ whose snapshot claims another Pyodide build (its build id bytes changed)."""
-    copy = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.bin.gz"})
-    raw = bytearray(gzip.decompress((dist / "pyodide" / "startup-snapshot.bin.gz").read_bytes()))
+    copy = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.bin"})
+    raw = bytearray((dist / "pyodide" / "startup-snapshot.bin").read_bytes())
     raw[16:48] = bytes(32)  # the header's 256-bit build id (after magic, offset, json length, padding)
-    (copy / "pyodide" / "startup-snapshot.bin.gz").write_bytes(_build_module().gzip_bytes(bytes(raw), 1))
+    (copy / "pyodide" / "startup-snapshot.bin").write_bytes(bytes(raw))
     return copy
 
 
-def _other_site_image(dist: Path, tmp_path: Path) -> Path:
-    """A copy of dist/ whose manifest says the snapshot was made with other site-packages files."""
+def _other_manifest(dist: Path, tmp_path: Path, change) -> Path:
+    """A copy of dist/ whose manifest is changed by `change(manifest)`."""
     copy = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.json"})
     manifest = json.loads((dist / "pyodide" / "startup-snapshot.json").read_text())
-    manifest["site_image"]["sha256"] = "0" * 64
+    change(manifest)
     (copy / "pyodide" / "startup-snapshot.json").write_text(json.dumps(manifest))
     return copy
+
+
+def _other_site_image(manifest: dict) -> None:
+    manifest["site_image"]["sha256"] = "0" * 64  # made with other site-packages files
+
+
+def _shorter(manifest: dict) -> None:
+    manifest["snapshot"]["size"] -= 4096  # the file has more bytes than the manifest says
+
+
+def _longer(manifest: dict) -> None:
+    manifest["snapshot"]["size"] += 4096  # the file ends before the size the manifest says
 
 
 @pytest.mark.parametrize("case, expected", [
     ("missing", "the bundle has none"),
     ("build id", "build id mismatch"),
     ("site image", "other tokenguide files"),
+    ("shorter", "more bytes than its manifest says"),
+    ("longer", "bytes, its manifest says"),
 ])
 def test_unusable_snapshot_falls_back_to_a_normal_start(browser, tmp_path, case, expected):
-    """A missing snapshot, one made by another Pyodide build, or one made with other tokenguide files:
-    the page says so in a note and starts normally; everything works."""
+    """A missing snapshot, one made by another Pyodide build, one made with other tokenguide files, or
+    one whose size is not what its manifest says: the page says so in a note and starts normally;
+    everything works."""
     dist = dist_dir()
     _need_snapshot(dist)
     if case == "missing":
-        root = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.json", "pyodide/startup-snapshot.bin.gz"})
+        root = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.json", "pyodide/startup-snapshot.bin"})
     elif case == "build id":
         root = _corrupt_build_id(dist, tmp_path)
     else:
-        root = _other_site_image(dist, tmp_path)
+        root = _other_manifest(dist, tmp_path, {"site image": _other_site_image, "shorter": _shorter, "longer": _longer}[case])
     page, *rest = _start(browser, root)
     try:
         assert page.get_attribute("body", "data-snapshot") == "not used", page.get_by_test_id("error").text_content()

@@ -70,6 +70,16 @@ export class VocabularyChoice {
     ui.eos.dataset.eosId = String(info.eos_token_id);
   }
 
+  /** Take the worker's description of a vocabulary it holds prepared already ({key, eos, info},
+   *  the bundled one from the start-up snapshot, in its ready message) when it is the current
+   *  choice: the first loadNow then needs no request. */
+  prime(vocab) {
+    if (!vocab || vocab.key !== this.source.key || (vocab.eos ?? null) !== this.eosChoice()) return;
+    this.info = vocab.info;
+    this.infoFor = this.key();
+    this.show(vocab.info);
+  }
+
   /** Read the chosen vocabulary now, or when the running task ends. */
   async loadNow() {
     if (!tasks.ready) return;
