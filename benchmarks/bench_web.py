@@ -73,7 +73,8 @@ PHASE_LABELS = {
 }
 
 
-WORKER_MARKS = {"snapshotFetched": "snapshot fetched", "moduleReady": "module ready"}  # worker's marks -> row keys
+WORKER_MARKS = {"created": "worker created", "evaluated": "worker module run", "snapshotFetched": "snapshot fetched",
+                "moduleReady": "module ready"}  # worker's marks -> row keys
 
 
 def visit(page, url: str, query: str = "") -> dict[str, float]:

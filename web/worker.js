@@ -22,6 +22,7 @@
 import { loadPyodide } from './pyodide/pyodide.mjs';
 import { writeSiteImage } from './js/site_image.js';
 
+const evaluatedAt = performance.now(); // this module and its imports fetched and run (ms since the worker was created)
 let pyodide = null;
 let bridge = null;
 let interrupt = null; // Int32Array over the shared buffer: [0] = Pyodide interrupt (2 = SIGINT), [1] = cancel flag
@@ -200,7 +201,7 @@ async function startPython(t0, marks, withSnapshot, prefetch) {
 
 async function init(msg) {
   const t0 = performance.now();
-  const marks = {};
+  const marks = { created: -t0, evaluated: evaluatedAt - t0 }; // before 'init' was received: negative
   try {
     const prefetch = () => {
       for (const url of msg.prefetch || []) {
