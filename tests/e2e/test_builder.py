@@ -222,7 +222,7 @@ def test_open_in_player_hands_the_index_over(page):
     try:
         player.wait_for_load_state()
         info = player.get_by_test_id("info")
-        expect(info).to_contain_text(f"{expected.num_states}", timeout=30_000)
+        expect(info).to_contain_text(f"{expected.num_states}", timeout=BUILD_TIMEOUT_MS)
         expect(player.get_by_test_id("current-state")).to_contain_text(str(expected.initial_state))
         cards = player.get_by_test_id("transition")
         expect(cards.first).to_be_visible()
@@ -241,11 +241,11 @@ def test_json_schema_to_regex(page):
     page.get_by_test_id("schema-input").fill(json.dumps(schema))
     page.get_by_test_id("schema-button").click()
     expected = json_schema.build_regex_from_schema(json.dumps(schema))
-    expect(page.get_by_test_id("regex-input")).to_have_value(expected, timeout=30_000)
+    expect(page.get_by_test_id("regex-input")).to_have_value(expected, timeout=BUILD_TIMEOUT_MS)
     assert build(page) == "done", page.get_by_test_id("error").text_content()
     page.get_by_test_id("schema-input").fill("{not json")
     page.get_by_test_id("schema-button").click()
-    expect(page.get_by_test_id("error")).to_be_visible()
+    expect(page.get_by_test_id("error")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
     expect(page.get_by_test_id("regex-input")).to_have_value(expected)
     page.locator("#source-regex").check()
 

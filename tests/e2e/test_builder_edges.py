@@ -87,6 +87,36 @@ def test_cancel_while_the_file_is_written(page):
     assert build(page, "[0-9]{2}") == "done", page.get_by_test_id("error").text_content()
 
 
+def test_cancel_twice_then_build_again_at_once(page):
+    """A double Cancel (the second one while the first is being answered), then a new build started
+    the moment the page allows it: no interrupt left over stops that build, nothing escapes as an
+    uncaught error (the page fixture checks), and the build is done."""
+    page.get_by_test_id("regex-input").fill(r"(\w+ ){0,40}\w+")  # seconds of work: cancelled early
+    mark_state(page)
+    page.get_by_test_id("build-button").click()
+    expect(page.get_by_test_id("progress-label")).to_contain_text("states", timeout=BUILD_TIMEOUT_MS)
+    page.evaluate("""() => {
+        window.buildStates = [];
+        new MutationObserver(() => window.buildStates.push(document.body.dataset.state))
+            .observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
+        const cancel = document.getElementById('cancel-button');
+        cancel.click();
+        setTimeout(() => cancel.click(), 0);
+        // then Build as soon as it is enabled again, with the regex of a quick build
+        const build = document.getElementById('build-button');
+        const again = () => {
+            if (build.disabled) { setTimeout(again, 0); return; }
+            document.getElementById('regex-input').value = '[0-9]{2}';
+            build.click();
+        };
+        setTimeout(again, 0);
+    }""")
+    expect(page.get_by_test_id("stats")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    assert wait_state(page, "done", "error") == "done", page.get_by_test_id("error").text_content()
+    expect(page.get_by_test_id("progress-label")).to_have_text("done")
+    assert page.evaluate("window.buildStates") == ["error", "building", "done"]  # cancelled, then built
+
+
 def test_cancel_while_the_vocabulary_is_read(page):
     if not LLAMA3_TOKENIZER.is_file():
         pytest.skip("the Llama 3 tokenizer is missing (npm ci in web/)")
@@ -168,7 +198,7 @@ def test_examples_menu_forgets_the_example_after_a_schema(page):
     page.get_by_test_id("source-schema").check()
     page.get_by_test_id("schema-input").fill('{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}')
     page.get_by_test_id("schema-button").click()
-    expect(page.get_by_test_id("schema-note")).to_contain_text("Regex generated")
+    expect(page.get_by_test_id("schema-note")).to_contain_text("Regex generated", timeout=BUILD_TIMEOUT_MS)
     assert page.get_by_test_id("examples").input_value() == ""
     assert "email" not in page.locator("#examples option:checked").text_content()
     page.locator("#source-regex").check()
@@ -228,7 +258,7 @@ def test_why_not_this_token_in_the_live_guide(page):
     # a grammar: the terminals the parser expects and the character that fails
     page.get_by_test_id("guide-kind-cfg").check()
     page.get_by_test_id("guide-grammar-select").select_option("json")
-    expect(page.get_by_test_id("guide-grammar")).to_have_value(__import__("re").compile("value"))
+    expect(page.get_by_test_id("guide-grammar")).to_have_value(__import__("re").compile("value"), timeout=BUILD_TIMEOUT_MS)
     page.get_by_test_id("guide-start").click()
     expect(page.get_by_test_id("guide-desc")).to_contain_text("CFGGuide", timeout=BUILD_TIMEOUT_MS)
     page.get_by_test_id("guide-explain-input").fill("cat")

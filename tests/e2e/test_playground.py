@@ -44,6 +44,8 @@ def page(app):
 
 
 def run(page) -> str:
+    # enabled once Python is ready (after a Stop that had to restart the worker, a whole start later)
+    expect(page.get_by_test_id("run-button")).to_be_enabled(timeout=START_TIMEOUT_MS)
     mark_state(page)
     page.get_by_test_id("run-button").click()
     state = wait_state(page, "done", "error", timeout=BUILD_TIMEOUT_MS)
@@ -92,9 +94,8 @@ def test_playground_runs_off_the_page_thread_and_stops(page):
     mark_state(page)
     page.get_by_test_id("run-button").click()
     expect(page.get_by_test_id("output")).to_contain_text("started", timeout=BUILD_TIMEOUT_MS)
-    # the page's own thread answers while Python loops
-    took = page.evaluate("() => { const t = performance.now(); return new Promise((r) => setTimeout(() => r(performance.now() - t), 0)); }")
-    assert took < 1000, f"the page's thread was blocked for {took} ms"
+    # the page's own thread answers while Python loops (Python on it would never let a timer run)
+    assert page.evaluate("() => new Promise((r) => setTimeout(() => r('answered'), 0))") == "answered"
     expect(page.get_by_test_id("stop-button")).to_be_enabled()
     page.get_by_test_id("stop-button").click()
     assert wait_state(page, "done", "error") == "error"
