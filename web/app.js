@@ -36,6 +36,8 @@ function updateButtons() {
   for (const b of [ui.guideBack, ui.guideReset]) b.disabled = busy;
 }
 tasks.onChange(updateButtons);
+let wasBusy = false;
+tasks.onChange(() => { if (tasks.busy !== wasBusy) { wasBusy = tasks.busy; client.beginTask(); } }); // a Cancel ends with its task
 
 // Start-up: a bar and the phases the worker announced (runtime, then the start-up snapshot or
 // Python start and import, then the vocabulary), with the time each phase ended kept in

@@ -7,7 +7,7 @@
 //   {id, type: 'call', name, args}                            call tokenguide._web_bridge.<name>(...args)
 //   {id, type: 'vocab', source: {url | file, siblings?}, eos, key}  read a vocabulary (URL or File) and prepare it
 //   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
-//   {type: 'cancel'}                                          stop the running build / guide step / code
+//   {type: 'cancel', upTo}                                    stop the requests with ids up to upTo (running or queued)
 // Worker -> page: {type: 'status', text, phase, phases: [[id, label]]},
 //   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote, vocab, at, workerStart} or {type: 'fatal', message},
 //   (vocab: {key, eos: null, info} for the bundled vocabulary the snapshot holds prepared, else null)
@@ -17,7 +17,9 @@
 // Cancel: with cross-origin isolation the page shares a SharedArrayBuffer; the worker makes it
 // Pyodide's interrupt buffer (a KeyboardInterrupt, raised only inside a bridge call's own code:
 // tokenguide/_web_cancel.py) and the builds also poll it.
-// Without it, the 'cancel' message sets a flag that the build polls between its yields.
+// Without it, the 'cancel' message sets a flag that the build polls between its yields. A Cancel
+// names the last request it stops (ids only grow): one meant for an earlier request never stops a
+// later one, and a request still waiting in the queue when the Cancel came is answered cancelled.
 
 import { loadPyodide } from './pyodide/pyodide.mjs';
 import { writeSiteImage } from './js/site_image.js';
@@ -25,8 +27,9 @@ import { writeSiteImage } from './js/site_image.js';
 const evaluatedAt = performance.now(); // this module and its imports fetched and run (ms since the worker was created)
 let pyodide = null;
 let bridge = null;
-let interrupt = null; // Int32Array over the shared buffer: [0] = Pyodide interrupt (2 = SIGINT), [1] = cancel flag
-let cancelled = false;
+let interrupt = null; // Int32Array over the shared buffer: [0] = Pyodide interrupt (2 = SIGINT), [1] = last id cancelled
+let cancelledUpTo = 0; // the same, from the 'cancel' messages (the only way without the shared buffer)
+let current = 0; // the id of the request being handled
 let queue = Promise.resolve(); // calls run one at a time, in order
 
 const post = (msg, transfer) => self.postMessage(msg, transfer || []);
@@ -37,19 +40,18 @@ const now = () => performance.timeOrigin + performance.now();
  *  itself, so the pending interrupt (set before the flag, see worker_client.js) is disarmed:
  *  otherwise a KeyboardInterrupt would land a moment later inside the error report. */
 function shouldCancel() {
-  if (interrupt !== null && Atomics.load(interrupt, 1) === 1) {
+  if (interrupt !== null && Atomics.load(interrupt, 1) >= current) {
     Atomics.store(interrupt, 0, 0);
     return true;
   }
-  return cancelled;
+  return cancelledUpTo >= current;
 }
 
-function resetCancel() {
-  cancelled = false;
-  if (interrupt !== null) {
-    Atomics.store(interrupt, 0, 0);
-    Atomics.store(interrupt, 1, 0);
-  }
+/** Before and after each request: an interrupt armed for an earlier one is dropped. Called before
+ *  the id check (the page stores the id first, then arms): a Cancel for this request that comes
+ *  meanwhile is seen by the check or lands as an interrupt afterwards, never lost. */
+function resetInterrupt() {
+  if (interrupt !== null) Atomics.store(interrupt, 0, 0);
 }
 
 const prefetched = new Map(); // url -> Promise<text>: the bundled vocabulary is fetched while Pyodide starts
@@ -309,9 +311,11 @@ async function runCode(msg) {
 
 async function handle(msg) {
   const { id } = msg;
-  resetCancel(); // a Cancel meant for an earlier task does not stop this one; one during it does, at any step
+  current = id;
+  resetInterrupt(); // a Cancel meant for an earlier task does not stop this one; one for it does, at any step
   try {
     let result;
+    if (shouldCancel()) throw cancelledError('cancelled before it started');
     if (msg.type === 'vocab') result = await readVocab(msg);
     else if (msg.type === 'run') result = await runCode(msg);
     else result = await callBridge(id, msg.name, msg.args || []);
@@ -321,7 +325,7 @@ async function handle(msg) {
     const info = err && err.info ? err.info : { kind: 'Error', message: String(err && err.message ? err.message : err) };
     post({ id, type: 'result', ok: false, error: info });
   } finally {
-    resetCancel();
+    resetInterrupt();
   }
 }
 
@@ -330,7 +334,7 @@ self.onmessage = (event) => {
   if (msg.type === 'init') {
     queue = queue.then(() => init(msg));
   } else if (msg.type === 'cancel') {
-    cancelled = true; // seen by shouldCancel between the build's yields
+    cancelledUpTo = Math.max(cancelledUpTo, msg.upTo ?? current); // seen by shouldCancel between the build's yields
   } else {
     queue = queue.then(() => (bridge ? handle(msg) : post({ id: msg.id, type: 'result', ok: false, error: { kind: 'Error', message: 'Python is not loaded' } })));
   }

@@ -117,6 +117,33 @@ def test_cancel_twice_then_build_again_at_once(page):
     assert page.evaluate("window.buildStates") == ["error", "building", "done"]  # cancelled, then built
 
 
+def test_cancel_of_a_request_still_on_its_way_to_the_worker(page):
+    """The Cancel reaches the worker before the build request it stops (as when the request waits
+    behind another one): the request is answered cancelled, not run; the next build is not stopped."""
+    page.evaluate("""() => {
+        const send = Worker.prototype.postMessage;
+        window.heldBuilds = [];
+        window.releaseBuilds = () => { Worker.prototype.postMessage = send; for (const [w, args] of window.heldBuilds) send.apply(w, args); };
+        Worker.prototype.postMessage = function (...args) {
+            const msg = args[0];
+            if (msg && msg.type === 'call' && msg.name === 'build_index') { window.heldBuilds.push([this, args]); return; }
+            return send.apply(this, args);
+        };
+    }""")
+    try:
+        page.get_by_test_id("regex-input").fill("[0-9]{3}")
+        mark_state(page)
+        page.get_by_test_id("build-button").click()
+        page.wait_for_function("() => window.heldBuilds.length === 1")
+        page.get_by_test_id("cancel-button").click()
+    finally:
+        page.evaluate("() => window.releaseBuilds()")
+    assert wait_state(page, "done", "error") == "error"
+    expect(page.get_by_test_id("error")).to_have_attribute("data-kind", "BuildCancelled")
+    expect(page.get_by_test_id("error")).to_contain_text("Build cancelled")
+    assert build(page, "[0-9]{3}") == "done", page.get_by_test_id("error").text_content()
+
+
 def test_cancel_while_the_vocabulary_is_read(page):
     if not LLAMA3_TOKENIZER.is_file():
         pytest.skip("the Llama 3 tokenizer is missing (npm ci in web/)")

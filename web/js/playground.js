@@ -50,6 +50,7 @@ async function run() {
   const t0 = performance.now();
   timer = setInterval(() => { elapsed.textContent = `${((performance.now() - t0) / 1000).toFixed(1)} s`; }, 100);
   let failed = true, stopped = false;
+  client.beginTask();
   try {
     const res = await client.request({ type: 'run', code: editor.value, vocabUrl: VOCAB }, (stage, text) => {
       if (stage === 'output') output.append(document.createTextNode(text)); // text, never markup

@@ -14,6 +14,7 @@ export class WorkerClient {
       this.cancelView = new Int32Array(new SharedArrayBuffer(8));
     }
     this.nextId = 1;
+    this.taskCancelled = false; // a Cancel came during the page's current task (see beginTask)
     this.pending = new Map(); // id -> {resolve, reject, onProgress}
     this.handlers = { status: () => {}, ready: () => {}, fatal: () => {} };
     if (!early) this.listen();
@@ -53,6 +54,9 @@ export class WorkerClient {
 
   /** Send a message expecting one answer; progress messages go to onProgress(stage, done, total). */
   request(msg, onProgress) {
+    if (this.taskCancelled) { // the task's next step, after a Cancel that came between two of its requests
+      return Promise.reject(Object.assign(new Error('cancelled'), { info: { kind: 'BuildCancelled', message: 'cancelled before it started' } }));
+    }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
@@ -63,14 +67,22 @@ export class WorkerClient {
   /** Call tokenguide._web_bridge.<name>(...args); '$progress' and '$cancel' become the worker's hooks. */
   call(name, args, onProgress) { return this.request({ type: 'call', name, args }, onProgress); }
 
-  /** Stop the running task: interrupt Python when the page is cross-origin isolated, else set a flag it polls. */
+  /** A page task starts or ends (several requests, one Cancel): a Cancel stops the rest of the
+   *  task it came in, and nothing after it. */
+  beginTask() { this.taskCancelled = false; }
+
+  /** Stop the running task (every request sent so far, and the task's later ones): interrupt Python
+   *  when the page is cross-origin isolated, else set a flag it polls. */
   cancel() {
+    const upTo = this.nextId - 1;
+    this.taskCancelled = true;
     if (this.cancelView) {
-      // The interrupt first, then the flag: a checkpoint that sees the flag can disarm the
-      // interrupt (worker.js shouldCancel), so one Cancel never raises twice in Python.
+      // The id first, then the interrupt: the worker, starting a request, drops the interrupt and
+      // then reads the id, so a Cancel for that request is never lost (worker.js resetInterrupt).
+      // A checkpoint that sees the id disarms the interrupt; one that lands anyway is a cancel too.
+      Atomics.store(this.cancelView, 1, upTo); // polled by the build's checkpoints
       Atomics.store(this.cancelView, 0, 2); // Pyodide interrupt buffer: SIGINT -> KeyboardInterrupt
-      Atomics.store(this.cancelView, 1, 1); // polled by the build's checkpoints
     }
-    this.worker.postMessage({ type: 'cancel' });
+    this.worker.postMessage({ type: 'cancel', upTo });
   }
 }
