@@ -167,7 +167,7 @@ def test_char_trie_subtrees_are_key_ranges():
     assert trie.labels == ["", "a", "b", "c", "b", "a"]
     a_node = 1
     assert trie.keys_before[a_node] == 0 and trie.keys_before[trie.ends[a_node]] == 3
-    assert trie.below[a_node] == 0b110 and trie.below[0] == 0b111
+    assert trie.below_of(a_node) == 0b110 and trie.below_of(0) == 0b111
     assert trie.flat_ids[trie.id_start[2] : trie.id_start[3]] == [2, 7]
     assert trie.max_depth == 3 and trie.num_nodes == 6
 

@@ -7,8 +7,9 @@ for every token at once, without parsing token by token:
 - the reference's lexing rules are a lazily built deterministic machine over characters
   (`machine.ConfigurationMachine`: scan states, configurations, memoized steps and viability);
 - the vocabulary's token texts are put in a character trie (`trie.CharTrie`), one per decoding
-  context (first token, after a token that ended inside a UTF-8 sequence, ...); the usual
-  context's trie is built once, at preparation; `trie.walk` finds every viable token in one pass;
+  context (first token, after a token that ended inside a UTF-8 sequence, ...); the trie's
+  arrays are the vocabulary's and shared by every guide on it (`tokens.token_texts`), the
+  grammar only classifies its characters; `trie.walk` finds every viable token in one pass;
 - the answer is cached by the configuration reached after the pending text (inside a string,
   every step reaches the same one).
 
@@ -44,9 +45,9 @@ from typing import Any, Iterable, Iterator, Optional
 from ...arguments import check_token_id, describe
 from ...errors import ArgumentError
 from ..instructions import DEFAULT_MASK_CACHE_BYTES, Generate, Instruction, MaskCache, Write, bitmask_words, pack_tokens
-from .chars import held_label, split_utf8
 from .machine import ConfigurationMachine, unsupported_reason
 from .reference import CFGState, ReferenceCFGGuide, check_state
+from .tokens import TokenTexts, token_texts
 from .trie import CharTrie, walk, walk_ranges
 
 __all__ = ["FastCFGGuide", "CharTrie"]
@@ -74,14 +75,16 @@ class FastCFGGuide(ReferenceCFGGuide):
         grammar = self.grammar
         self.fallback_reason = unsupported_reason(grammar)
         self._bytes_decoding = self.on_bytes
-        self._token_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} - {self.eos_token_id})
-        self._token_bytes: dict[int, bytes] = {}
-        if self.on_bytes:
-            self._token_bytes = {t: self.tokenizer.token_bytes(t) for t in self._token_ids}
+        self._texts: Optional[TokenTexts] = token_texts(self.tokenizer) if self.on_bytes else None
+        if self._texts is not None:
+            self._token_ids = self._texts.token_ids
+            self._token_bytes = self._texts.token_bytes
+        else:
+            self._token_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} - {self.eos_token_id})
+            self._token_bytes = {}
         windows = [grammar.scanner(name).window for name in grammar.pattern_terminals()]
         self._tail = max(windows + [1]) - 1  # characters before the current one that lookbehinds see
         self._reset_tables()
-        self._continuations: Optional[list[int]] = None
         self._tries: dict[Any, CharTrie] = {}
         if self.fallback_reason is None:
             self._trie_for_context(b"" if self.on_bytes else None)  # the usual context, prepared now
@@ -107,21 +110,16 @@ class FastCFGGuide(ReferenceCFGGuide):
         """The trie of token texts after held bytes `held` (built on first use, then kept); for
         tokenizers without token bytes, `held` is the context of `_context`.
 
-        Keys are the complete text of (held + token bytes) followed by the held-byte labels of
-        an incomplete last character; tokens whose bytes cannot continue valid UTF-8 have no
-        key. After held bytes only tokens starting with a continuation byte can have one."""
+        On token bytes the trie is the vocabulary's shared skeleton (`tokens.TokenTexts`) with
+        this grammar's character classes. Otherwise keys are the token texts decoded after the
+        previous token."""
         found = self._tries.get(held)
         if found is not None:
             return found
-        pieces: dict[str, list[int]] = {}
-        if self.on_bytes:
-            token_bytes = self._token_bytes
-            for t in self._token_ids if not held else self._continuation_tokens():
-                split = split_utf8(held + token_bytes[t])
-                if split is not None and split != ("", held):
-                    key = split[0] + held_label(split[1])
-                    pieces.setdefault(key, []).append(t)
+        if self._texts is not None:
+            trie = CharTrie.from_skeleton(self._texts.skeleton(held), self.chars.class_of)
         else:
+            pieces: dict[str, list[int]] = {}
             prev = None if held is None else held[1]
             state = CFGState(None, prev)
             before = None if prev is None else self.tokenizer.decode([[prev]])[0]
@@ -129,20 +127,13 @@ class FastCFGGuide(ReferenceCFGGuide):
                 text = self.token_text(state, t, before)
                 if text:
                     pieces.setdefault(text, []).append(t)
-        trie = CharTrie(pieces, self.chars.class_of)
+            trie = CharTrie(pieces, self.chars.class_of)
         if held:
             extra = [k for k in self._tries if k]
             if len(extra) >= _CONTEXT_TRIES:
                 del self._tries[extra[0]]
         self._tries[held] = trie
         return trie
-
-    def _continuation_tokens(self) -> list[int]:
-        """Tokens whose first byte is a UTF-8 continuation byte (the only ones allowed after held bytes)."""
-        if self._continuations is None:
-            data = self._token_bytes
-            self._continuations = [t for t in self._token_ids if data[t][:1] and 0x80 <= data[t][0] <= 0xBF]
-        return self._continuations
 
     # -- allowed tokens ---------------------------------------------------------------------
     def allowed_token_ids(self, state: CFGState) -> list[int]:

@@ -13,21 +13,25 @@ from ...index.trie import preorder_trie
 from .chars import HELD_BASE
 from .machine import UNKNOWN, ConfigurationMachine
 
-__all__ = ["CharTrie", "walk"]
+__all__ = ["CharTrie", "TrieSkeleton", "walk"]
 
 
-class CharTrie:
-    """Token texts as a character trie in pre-order arrays.
+class TrieSkeleton:
+    """Token texts as a character trie in pre-order arrays, without character classes: the
+    vocabulary's half of a `CharTrie`, the same for every grammar (see `tokens.TokenTexts`).
 
     Keys (distinct texts) are sorted, so the keys of node i's subtree are
     `keys_before[i] .. keys_before[ends[i]]`. `labels[i]` is the character read to reach node i,
     `depths[i]` its depth, `ends[i]` the first node after its subtree, `ends_key[i]` whether a
-    key ends at i, `below[i]` the bit mask of character classes in its subtree (below i).
-    `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k. A token ending inside a
-    UTF-8 character has its held bytes at the end of its key, as `chars.held_label` characters.
+    key ends at i. `flat_ids[id_start[k]:id_start[k + 1]]` are the token ids of key k.
+    `alphabet` is the sorted distinct labels and `codes[i]` the position of `labels[i]` in it
+    (0 for the root), so a grammar classifies each distinct character once, not each node.
     """
 
-    def __init__(self, pieces: dict[str, list[int]], class_of: Callable[[str], int]):
+    __slots__ = ("keys", "flat_ids", "id_start", "labels", "depths", "ends", "ends_key", "keys_before",
+                 "max_depth", "alphabet", "codes", "_present")
+
+    def __init__(self, pieces: dict[str, list[int]]):
         keys = sorted(pieces)
         self.keys = keys
         flat: list[int] = []
@@ -37,22 +41,76 @@ class CharTrie:
             id_start.append(len(flat))
         self.flat_ids = flat
         self.id_start = id_start
-        labels, depths, ends, parents, ends_key, keys_before = preorder_trie(keys, "")
-        n = len(labels)
-        below = [0] * n
-        classes = [-1] * n  # class of each node's label (-1 for the root)
-        for i in range(n - 1, 0, -1):
-            k = classes[i] = class_of(labels[i])
-            below[parents[i]] |= below[i] | (1 << k)
-        self.classes = classes
+        labels, depths, ends, _parents, ends_key, keys_before = preorder_trie(keys, "")
         self.labels = labels
         self.depths = depths
         self.ends = ends
         self.ends_key = ends_key
-        self.below = below
         self.keys_before = keys_before
         self.max_depth = max(depths)
-        self._all: Optional[bytearray] = None  # token ids present, as a selector (built on demand)
+        self.alphabet = sorted(set(labels[1:]))
+        position = {ch: j for j, ch in enumerate(self.alphabet)}
+        position[""] = 0  # the root's label
+        self.codes = list(map(position.__getitem__, labels))
+        self._present: Optional[bytearray] = None
+
+    def present(self) -> bytearray:
+        """The token ids of the keys as a 0/1 selector indexed by id (built once, never modified)."""
+        if self._present is None:
+            flat = self.flat_ids
+            present = bytearray(max(flat) + 1 if flat else 0)
+            for t in flat:
+                present[t] = 1
+            self._present = present
+        return self._present
+
+
+class CharTrie:
+    """Token texts as a character trie in pre-order arrays, with a grammar's character classes.
+
+    The arrays of `TrieSkeleton` (keys, flat_ids, id_start, labels, depths, ends, ends_key,
+    keys_before, max_depth), plus `classes[i]`, the class of node i's label (-1 for the root),
+    and `below_of(i)`, the bit mask of character classes in node i's subtree (below i), computed
+    when first asked and kept in `below` (-1: not computed yet). A token ending inside a UTF-8
+    character has its held bytes at the end of its key, as `chars.held_label` characters.
+    """
+
+    def __init__(self, pieces: dict[str, list[int]], class_of: Callable[[str], int]):
+        self._attach(TrieSkeleton(pieces), class_of)
+
+    @classmethod
+    def from_skeleton(cls, skeleton: TrieSkeleton, class_of: Callable[[str], int]) -> "CharTrie":
+        """The trie of a prepared skeleton (shared, not copied) under the classes of `class_of`."""
+        trie = cls.__new__(cls)
+        trie._attach(skeleton, class_of)
+        return trie
+
+    def _attach(self, skeleton: TrieSkeleton, class_of: Callable[[str], int]) -> None:
+        self.skeleton = skeleton
+        self.keys = skeleton.keys
+        self.flat_ids = skeleton.flat_ids
+        self.id_start = skeleton.id_start
+        self.labels = skeleton.labels
+        self.depths = skeleton.depths
+        self.ends = skeleton.ends
+        self.ends_key = skeleton.ends_key
+        self.keys_before = skeleton.keys_before
+        self.max_depth = skeleton.max_depth
+        table = [class_of(ch) for ch in skeleton.alphabet]
+        classes = list(map(table.__getitem__, skeleton.codes)) if table else [0] * len(skeleton.codes)
+        classes[0] = -1
+        self.classes = classes
+        self.below = [-1] * len(classes)
+
+    def below_of(self, i: int) -> int:
+        """The bit mask of the character classes of the nodes in node i's subtree, i excluded."""
+        found = self.below[i]
+        if found < 0:
+            found = 0
+            for k in set(self.classes[i + 1 : self.ends[i]]):
+                found |= 1 << k
+            self.below[i] = found
+        return found
 
     @property
     def num_nodes(self) -> int:
@@ -79,13 +137,7 @@ class CharTrie:
                 out.extend(flat[id_start[lo] : id_start[hi]])
             out.sort()
             return out
-        if self._all is None:
-            size = max(flat) + 1 if flat else 0
-            present = bytearray(size)
-            for t in flat:
-                present[t] = 1
-            self._all = present
-        selected = bytearray(self._all)
+        selected = bytearray(self.skeleton.present())
         prev = 0
         for lo, hi in ranges + [(len(self.keys), 0)]:
             for t in flat[id_start[prev] : id_start[lo]]:
@@ -178,6 +230,8 @@ def walk_ranges(
             i = ends[i]
             continue
         mask = below[i]
+        if mask < 0:
+            mask = trie.below_of(i)
         if mask & held_bit:
             mask = (mask ^ held_bit) | non_ascii
         if mask == 0 or (pure[nc] and machine.loops(nc, mask)):
