@@ -16,6 +16,8 @@ json_schema.grammar has already proved unambiguous). Lark's other lexer checks s
 from __future__ import annotations
 
 import copy
+import threading
+from collections import OrderedDict
 from typing import Any, Optional
 
 from lark import Lark, Token
@@ -42,7 +44,7 @@ from ...regex.sre import constants as sre_constants
 from ...regex.sre import parse as sre_parse
 from .scanner import PrefixScanner
 
-__all__ = ["LarkGrammar", "QuietContextualLexer", "lexer_text"]
+__all__ = ["LarkGrammar", "QuietContextualLexer", "build_lark", "clear_lark_cache", "lexer_text", "parse_table", "shared_scanner"]
 
 _ACCEPTS_CACHE_LIMIT = 20_000
 
@@ -68,16 +70,76 @@ class QuietContextualLexer(ContextualLexer):
         super().__init__(conf, states, always_accept)
 
 
-def _lark(text: str) -> Lark:
+def _lark(text: str, strict: bool = False) -> Lark:
     """Lark's LALR parser with the quiet contextual lexer (Lark's own if its version lacks the hook)."""
     options: dict[str, Any] = dict(parser="lalr", lexer="contextual", propagate_positions=False,
-                                   maybe_placeholders=False, import_paths=[GRAMMAR_PATH])
+                                   maybe_placeholders=False, import_paths=[GRAMMAR_PATH], strict=strict)
     try:
         return Lark(text, _plugins={"ContextualLexer": QuietContextualLexer}, **options)
     except ConfigurationError as exc:  # pragma: no cover - a Lark without the `_plugins` option
         if "_plugins" not in str(exc):
             raise
         return Lark(text, **options)
+
+
+_LARK_KEEP = 8  # parsers kept by grammar text
+_lark_lock = threading.Lock()
+_lark_cache: "OrderedDict[tuple[str, bool], Lark]" = OrderedDict()
+
+
+def build_lark(text: str, *, strict: bool = False) -> Lark:
+    """Lark's LALR parser for grammar `text` (quiet contextual lexer), shared by text.
+
+    The last `_LARK_KEEP` parsers are kept, so the grammar path's check (`strict=True`: Lark
+    refuses shift/reduce conflicts instead of resolving them as shifts) and the guide built
+    right after it analyse a grammar once. A strict parser also serves non-strict requests: once
+    built, its tables are exactly the non-strict ones. Lark's errors propagate (nothing is kept).
+    Parsers are only read once built (each parse and guide state copies what it changes)."""
+    with _lark_lock:
+        for key in ((text, True),) if strict else ((text, False), (text, True)):
+            found = _lark_cache.get(key)
+            if found is not None:
+                _lark_cache.move_to_end(key)
+                return found
+    found = _lark(text, strict)
+    with _lark_lock:
+        _lark_cache[(text, strict)] = found
+        while len(_lark_cache) > _LARK_KEEP:
+            _lark_cache.popitem(last=False)
+    return found
+
+
+def parse_table(parser: Lark) -> Any:
+    """The LALR table of a Lark parser: `states[state][terminal or rule name] = (action, arg)`."""
+    return parser.parser.parser._parse_table
+
+
+def clear_lark_cache() -> None:
+    """Forget every shared parser (and terminal scanner): later grammars are analysed anew."""
+    with _lark_lock:
+        _lark_cache.clear()
+        _scanner_cache.clear()
+
+
+_SCANNER_KEEP = 256  # terminal scanners kept by (regex, flags)
+_scanner_cache: "OrderedDict[tuple[str, int], PrefixScanner]" = OrderedDict()
+
+
+def shared_scanner(pattern: str, flags: int) -> PrefixScanner:
+    """The PrefixScanner of a terminal regex, shared by grammars with the same terminal (schema
+    grammars share strings, keys and separators). Scanners only memoize what they computed."""
+    key = (pattern, flags)
+    with _lark_lock:
+        found = _scanner_cache.get(key)
+        if found is not None:
+            _scanner_cache.move_to_end(key)
+            return found
+    found = PrefixScanner(pattern, flags)
+    with _lark_lock:
+        _scanner_cache[key] = found
+        while len(_scanner_cache) > _SCANNER_KEEP:
+            _scanner_cache.popitem(last=False)
+    return found
 
 
 def _bundled() -> list[str]:
@@ -132,7 +194,7 @@ class LarkGrammar:
             raise ArgumentError(f"CFGGuide: the grammar must be a str, got {type(text).__name__}")
         self.text = text
         try:
-            self.parser = _lark(text)
+            self.parser = build_lark(text)
         except LarkError as exc:
             raise GrammarError(f"CFGGuide: the grammar cannot be used with Lark's LALR parser: {exc}") from None
         except OSError as exc:  # %import of a grammar file that does not exist
@@ -208,7 +270,7 @@ class LarkGrammar:
         if found is None:
             pattern = self.terminals[name].pattern.to_regexp()
             try:
-                found = self._scanners[name] = PrefixScanner(pattern, self.regex_flags)
+                found = self._scanners[name] = shared_scanner(pattern, self.regex_flags)
             except TokenguideError as exc:
                 raise GrammarError(f"CFGGuide: terminal {name}: {exc}") from None
         return found
