@@ -582,21 +582,22 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
 def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) -> None:
     """Refuse the grammar unless Lark reads it exactly as written (see the module docstring).
 
-    Uses Lark's grammar loader and LALR analyser directly: building a whole `Lark` object would
-    also run interegular's pairwise terminal comparison, which takes seconds and is subsumed by
-    the prefix checks here."""
-    from lark.common import ParserConf
+    The parser is the CFG guides' own (`build_lark`, strict: shift/reduce conflicts refused; no
+    interegular comparison, which the prefix checks here subsume), kept by grammar text, so the
+    guide built from this grammar next does not analyse it again."""
     from lark.exceptions import GrammarError as LarkGrammarError
-    from lark.load_grammar import load_grammar
-    from lark.parsers.lalr_analysis import LALR_Analyzer, Shift
+    from lark.exceptions import LarkError
+    from lark.parsers.lalr_analysis import Shift
+
+    from ..guides.cfg.grammar import build_lark, parse_table
 
     try:
-        grammar, _ = load_grammar(text, "<json schema>", None, False)
-        terminals, rules, _ = grammar.compile(["start"], set())
-        analyzer = LALR_Analyzer(ParserConf(rules, {}, ["start"]), strict=True)
-        analyzer.compute_lalr()
+        parser = build_lark(text, strict=True)
     except LarkGrammarError as exc:
         raise _refuse(f"the grammar is not LALR(1) ({str(exc).splitlines()[0]})") from None
+    except LarkError as exc:
+        raise _refuse(f"Lark cannot lex the grammar ({str(exc).splitlines()[0]})") from None
+    terminals, rules = parser.terminals, parser.rules
     _check_productive(rules)
     lark_regex = {t.name: t.pattern.to_regexp() for t in terminals}
     dfas: dict[str, dfa_mod.ByteDFA] = {}
@@ -612,7 +613,7 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
             raise _refuse(f"terminal {name} matches the empty string")
         _check_prefix_safe(name, d, name in trailing_space)
         dfas[name] = d
-    table = analyzer.parse_table
+    table = parse_table(parser)
     after_space: set[str] = set()  # terminals that may come right after one with a trailing space
     for actions in table.states.values():
         for t, (action, arg) in actions.items():

@@ -1,0 +1,176 @@
+"""The CFG guides' start-up caches: same answers with and without them, never a stale entry, bounded.
+
+Three caches make a grammar guide start fast: the vocabulary's token texts and trie skeletons
+(`tokens.token_texts`, per Vocabulary object), Lark parsers by grammar text
+(`grammar.build_lark`, shared by the JSON Schema grammar path's check and the guide built next)
+and terminal scanners by regex (`grammar.shared_scanner`). Each test compares a guide built on a
+warm cache with one built after the caches were cleared, or checks the key and the bounds.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from lark.exceptions import GrammarError as LarkGrammarError
+
+from tokenguide import grammars
+from tokenguide.guides.cfg import FastCFGGuide, ReferenceCFGGuide
+from tokenguide.guides.cfg import grammar as cfg_grammar
+from tokenguide.guides.cfg import tokens as cfg_tokens
+from tokenguide.guides.cfg.chars import held_label, split_utf8
+from tokenguide.guides.cfg.trie import CharTrie
+from tokenguide.vocabulary import Tokenizer, Vocabulary
+
+PIECES = ["{", "}", "[", "]", '"', ":", ",", " ", "a", "b", "ab", '"a', 'b"', "1", "12", "-", ".", "e",
+          "true", "fal", "se", "null", "é", "日本", "\\", '\\"', "x"]
+
+
+def vocab_of(pieces, eos="<eos>") -> Vocabulary:
+    mapping = {eos: 0}
+    for i, p in enumerate(pieces):
+        mapping[p] = i + 1
+    return Vocabulary(0, mapping)
+
+
+def walk_answers(guide: FastCFGGuide, seed: int, steps: int = 25, states: list | None = None) -> list:
+    """Allowed tokens and masks along a seeded random generation (its states put in `states`)."""
+    rng = random.Random(seed)
+    state, out = guide.initial_state, []
+    for _ in range(steps):
+        allowed = guide.allowed_token_ids(state)
+        out.append((state.text, allowed, guide.mask_bytes(state)))
+        if states is not None:
+            states.append(state)
+        choices = [t for t in allowed if t != guide.eos_token_id]
+        if not choices:
+            break
+        state = guide.get_next_state(state, rng.choice(choices))
+    return out
+
+
+def cold(grammar: str, tokenizer) -> FastCFGGuide:
+    """A guide built with every start-up cache empty."""
+    cfg_tokens.clear_token_texts()
+    cfg_grammar.clear_lark_cache()
+    return FastCFGGuide(grammar, tokenizer)
+
+
+@pytest.mark.parametrize("name", ["json", "arithmetic"])
+def test_warm_and_cold_guides_answer_alike(name):
+    grammar = grammars.load(name)
+    tok = Tokenizer(vocab_of(PIECES))
+    first = cold(grammar, tok)
+    warm = FastCFGGuide(grammar, Tokenizer(tok.core_vocabulary))  # same vocabulary, new tokenizer object
+    assert warm._texts is first._texts and warm.parser is first.parser
+    for seed in range(3):
+        expected = walk_answers(cold(grammar, tok), seed)
+        states: list = []
+        assert walk_answers(warm, seed, states=states) == expected
+        for state, (_text, allowed, _mask) in list(zip(states, expected))[:6]:  # both are the reference's answer
+            assert allowed == list(ReferenceCFGGuide.iter_valid_token_ids(warm, state, warm.candidate_ids))
+
+
+def test_trie_from_a_shared_skeleton_is_the_trie_built_alone():
+    tok = Tokenizer(vocab_of(PIECES + ["\u00e9t\u00e9", "\u65e5"]))
+    guide = cold(grammars.json, tok)
+    pieces: dict = {}
+    for t in guide._token_ids:
+        split = split_utf8(tok.token_bytes(t))
+        if split is not None and split != ("", b""):
+            pieces.setdefault(split[0] + held_label(split[1]), []).append(t)
+    alone = CharTrie(pieces, guide.chars.class_of)
+    shared = guide._trie_for_context(b"")
+    assert shared.skeleton is cfg_tokens.token_texts(tok).skeleton(b"")
+    for attr in ("keys", "labels", "depths", "ends", "ends_key", "keys_before", "flat_ids", "classes"):
+        assert getattr(shared, attr) == getattr(alone, attr), attr
+    assert [shared.below_of(i) for i in range(shared.num_nodes)] == [alone.below_of(i) for i in range(alone.num_nodes)]
+    # below_of is the classes strictly inside the subtree
+    for i in range(alone.num_nodes):
+        inside = {alone.classes[j] for j in range(i + 1, alone.ends[i])}
+        assert alone.below_of(i) == sum(1 << k for k in inside)
+
+
+def test_another_vocabulary_never_gets_a_stale_entry():
+    cfg_tokens.clear_token_texts()
+    one = Tokenizer(vocab_of(["a", "b", "ab"]))
+    swapped = Tokenizer(Vocabulary(0, {"<eos>": 0, "b": 1, "a": 2, "ab": 3}))  # same strings, other ids
+    other_eos = Tokenizer(Vocabulary(3, {"<eos>": 0, "a": 1, "b": 2, "ab": 3}))
+    grammar = 'start: "a" "b"'
+    answers = {}
+    for name, tok in (("one", one), ("swapped", swapped), ("other_eos", other_eos)):
+        guide = FastCFGGuide(grammar, tok)
+        assert guide._texts.vocabulary is tok.core_vocabulary
+        answers[name] = guide.allowed_token_ids(guide.initial_state)
+        assert answers[name] == list(ReferenceCFGGuide.iter_valid_token_ids(guide, guide.initial_state, guide.candidate_ids))
+    assert answers == {"one": [1, 3], "swapped": [2, 3], "other_eos": [1]}  # "ab" is EOS there
+    equal_copy = Tokenizer(vocab_of(["a", "b", "ab"]))  # equal content, another object: its own entry
+    assert cfg_tokens.token_texts(equal_copy) is not cfg_tokens.token_texts(one)
+
+
+def test_prepared_vocabularies_and_skeletons_are_bounded(monkeypatch):
+    cfg_tokens.clear_token_texts()
+    keep = cfg_tokens._KEEP
+    toks = [Tokenizer(vocab_of(PIECES[: 5 + i])) for i in range(keep + 2)]
+    for tok in toks:
+        cfg_tokens.token_texts(tok)
+    assert cfg_tokens.cached_vocabularies() == keep
+    assert cfg_tokens.token_texts(toks[-1]) is cfg_tokens.token_texts(toks[-1])  # the newest are kept
+    texts = cfg_tokens.token_texts(Tokenizer(Vocabulary(0, {"<eos>": 0, **{bytes([0xC3, b]): b for b in range(0x80, 0xA0)},
+                                                          b"\xc3": 200, b"\xe6": 201, b"\xe6\x97": 202,
+                                                          b"\xa9": 203, b"\x97\xa5": 204})))
+    helds = [b"\xc3", b"\xe6", b"\xe6\x97", b"\xe2", b"\xe2\x82", b"\xf0", b"\xf0\x9f", b"\xf0\x9f\x98", b"\xce"]
+    for held in helds:
+        texts.skeleton(held)
+    assert len([k for k in texts._skeletons if k]) == cfg_tokens._CONTEXT_SKELETONS
+    assert texts.skeleton(b"") is texts.skeleton(b"")
+
+
+def test_lark_parsers_are_shared_by_text_and_strictness():
+    cfg_grammar.clear_lark_cache()
+    conflict = "start: a | b\na: X\nb: X\nX: /x/\n"  # reduce/reduce: refused even without strict
+    with pytest.raises(LarkGrammarError):
+        cfg_grammar.build_lark(conflict)
+    shift_reduce = 'start: e\ne: e "+" e | "1"\n'  # a shift/reduce conflict Lark resolves as a shift
+    loose = cfg_grammar.build_lark(shift_reduce)
+    with pytest.raises(LarkGrammarError, match="Shift/Reduce"):
+        cfg_grammar.build_lark(shift_reduce, strict=True)  # the non-strict parser does not answer for it
+    assert cfg_grammar.build_lark(shift_reduce) is loose
+    strict = cfg_grammar.build_lark(grammars.json, strict=True)
+    assert cfg_grammar.build_lark(grammars.json) is strict  # a strict parser serves non-strict requests
+    assert cfg_grammar.build_lark(grammars.json + "\n") is not strict  # another text, another parser
+    for i in range(cfg_grammar._LARK_KEEP + 2):
+        cfg_grammar.build_lark(f'start: "a{i}"')
+    assert len(cfg_grammar._lark_cache) == cfg_grammar._LARK_KEEP
+    assert cfg_grammar.build_lark(grammars.json, strict=True) is not strict  # evicted, built again
+
+
+def test_terminal_scanners_are_shared_and_bounded(monkeypatch):
+    cfg_grammar.clear_lark_cache()
+    one = FastCFGGuide('start: NAME ":" NAME\nNAME: /[a-z]+/', Tokenizer(vocab_of(PIECES)))
+    two = FastCFGGuide('start: NAME "," NAME\nNAME: /[a-z]+/', Tokenizer(vocab_of(PIECES)))
+    assert one.grammar.scanner("NAME") is two.grammar.scanner("NAME")
+    assert one.allowed_token_ids(one.initial_state) == two.allowed_token_ids(two.initial_state)
+    monkeypatch.setattr(cfg_grammar, "_SCANNER_KEEP", 3)
+    for i in range(6):
+        cfg_grammar.shared_scanner(f"a{i}+", 0)
+    assert len(cfg_grammar._scanner_cache) == 3
+    assert cfg_grammar.shared_scanner("a5+", 0).scan("a555").match_end == 4
+
+
+def test_json_schema_check_and_guide_analyse_the_grammar_once():
+    from tokenguide.guides.stateful import Guide
+    from tokenguide.json_schema import compile_json_schema
+
+    cfg_grammar.clear_lark_cache()
+    schema = {"type": "object", "properties": {"tag": {}, "n": {"type": "integer"}}, "required": ["tag"]}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar"
+    checked = cfg_grammar.build_lark(compiled.grammar, strict=True)
+    assert len(cfg_grammar._lark_cache) == 1  # the check built it
+    guide = Guide.from_json_schema(schema, vocab_of(PIECES))
+    assert guide.source.parser is checked
+    cfg_grammar.clear_lark_cache()
+    again = Guide.from_json_schema(schema, vocab_of(PIECES))
+    assert again.source.parser is not checked
+    assert again.mask_bytes() == guide.mask_bytes()
