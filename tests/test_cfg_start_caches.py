@@ -174,3 +174,56 @@ def test_json_schema_check_and_guide_analyse_the_grammar_once():
     again = Guide.from_json_schema(schema, vocab_of(PIECES))
     assert again.source.parser is not checked
     assert again.mask_bytes() == guide.mask_bytes()
+
+
+SCHEMAS = [
+    {"type": "object", "properties": {"tag": {}, "n": {"type": "number"}}, "required": ["tag"]},
+    {"$defs": {"t": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/t"}},
+                                                     "name": {"type": "string"}}}}, "$ref": "#/$defs/t"},
+]
+
+
+def grammar_texts() -> list[str]:
+    from tokenguide.json_schema import compile_json_schema
+
+    texts = [grammars.json, grammars.arithmetic, grammars.csv, 'start: e\ne: e "+" e | "1"\n',
+             'start: a b c\na: "a"*\nb: ("b" a)?\nc: "c" | "d" c\n']  # nullable rules
+    return texts + [compile_json_schema(s, path="grammar").grammar for s in SCHEMAS]
+
+
+def canonical_table(table) -> tuple:
+    """An LALR table with its states numbered in BFS order from the start state (Lark numbers
+    them in set order, which changes between constructions)."""
+    start = table.start_states["start"]
+    order, queue = {start: 0}, [start]
+    while queue:
+        state = queue.pop(0)
+        for sym in sorted(table.states[state]):
+            action, arg = table.states[state][sym]
+            if action.name == "Shift" and arg not in order:
+                order[arg] = len(order)
+                queue.append(arg)
+    states = {order[s]: {sym: (action.name, order[arg] if action.name == "Shift" else str(arg))
+                         for sym, (action, arg) in table.states[s].items()} for s in order}
+    return states, sorted(order[s] for s in table.end_states.values()), len(table.states)
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_lark_analysis_with_lazy_follow_gives_lark_tables(index):
+    from lark import Lark
+    from lark.grammar import NonTerminal, Rule, Terminal
+    from lark.parsers import grammar_analysis
+
+    text = grammar_texts()[index]
+    cfg_grammar.clear_lark_cache()
+    ours = cfg_grammar.build_lark(text)
+    assert grammar_analysis.calculate_sets is not None and grammar_analysis.calculate_sets.__module__.startswith("lark")
+    plain = Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=False,
+                 _plugins={"ContextualLexer": cfg_grammar.QuietContextualLexer})
+    mine, theirs = canonical_table(cfg_grammar.parse_table(ours)), canonical_table(cfg_grammar.parse_table(plain))
+    assert mine == theirs and len(mine[0]) > 1
+    rules = list(ours.rules) + [Rule(NonTerminal("$root_start"), [NonTerminal("start"), Terminal("$END")])]
+    first, follow, nullable = grammar_analysis.calculate_sets(rules)
+    assert cfg_grammar.first_and_nullable(rules) == (first, nullable)
+    lazy = cfg_grammar.LazyFollow(rules, grammar_analysis.calculate_sets)
+    assert dict(lazy) == follow and len(lazy) == len(follow)
