@@ -182,7 +182,8 @@ def _longer(manifest: dict) -> None:
 def test_unusable_snapshot_falls_back_to_a_normal_start(browser, tmp_path, case, expected):
     """A missing snapshot, one made by another Pyodide build, one made with other tokenguide files, or
     one whose size is not what its manifest says: the page says so in a note and starts normally;
-    everything works."""
+    everything works (checked once per kind of failure: the size cases only reach the same fallback
+    by another check)."""
     dist = dist_dir()
     _need_snapshot(dist)
     if case == "missing":
@@ -201,6 +202,9 @@ def test_unusable_snapshot_falls_back_to_a_normal_start(browser, tmp_path, case,
         ids, marks = _phases(page)
         assert ids == ["runtime", "python", "import", "vocabulary"]
         assert [marks[i] for i in ids] == sorted(marks[i] for i in ids)
-        _check_usable(page, tmp_path)
+        if case not in ("shorter", "longer"):
+            _check_usable(page, tmp_path)
+        else:
+            assert page.get_by_test_id("build-button").is_enabled()
     finally:
         _close(*rest)
