@@ -403,6 +403,33 @@ def site_image(wheels: list[Path]) -> bytes:
     return b"".join([SITE_IMAGE_MAGIC, len(index).to_bytes(4, "little"), index, *(data for _, data in files)])
 
 
+SNAPSHOT_PAGE = 4096
+SNAPSHOT_MIN_ZERO_RUN = 16 * SNAPSHOT_PAGE  # shorter runs of zeros stay in the file
+
+
+def pack_snapshot(raw: bytes) -> tuple[bytes, list[list[int]]]:
+    """The snapshot's file: its bytes without the runs of zero pages of at least 64 KB, and those
+    runs as [offset, length] pairs for its manifest (web/js/snapshot_file.js puts the rest back in
+    place). A quarter of Pyodide's memory is zeros, in a few long runs: left out, not downloaded."""
+    zero_page = bytes(SNAPSHOT_PAGE)
+    runs: list[list[int]] = []
+    start = None
+    for offset in range(0, len(raw) - len(raw) % SNAPSHOT_PAGE + SNAPSHOT_PAGE, SNAPSHOT_PAGE):
+        zero = offset + SNAPSHOT_PAGE <= len(raw) and raw[offset:offset + SNAPSHOT_PAGE] == zero_page
+        if zero and start is None:
+            start = offset
+        elif not zero and start is not None:
+            if offset - start >= SNAPSHOT_MIN_ZERO_RUN:
+                runs.append([start, offset - start])
+            start = None
+    parts, pos = [], 0
+    for begin, length in runs:
+        parts.append(raw[pos:begin])
+        pos = begin + length
+    parts.append(raw[pos:])
+    return b"".join(parts), runs
+
+
 @functools.lru_cache(maxsize=1)
 def node_jspi_args() -> tuple[str, ...] | None:
     """Node arguments that give it WebAssembly stack switching (JSPI), as browsers have it: () when
@@ -423,8 +450,8 @@ def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
     cached in .cache/snapshot/ by the hash of everything it is made of. None (the app then starts
     normally) when Node cannot run WebAssembly stack switching, which the browsers' Pyodide has.
 
-    The snapshot is served as it is, not gzip'ed: inflating its 65 MB in the browser took longer
-    (about 1.3 s of CPU on 2 cores) than reading them from the server or a cache."""
+    The snapshot is served without its long zero runs (pack_snapshot), not gzip'ed: inflating its
+    65 MB in the browser took longer (about 1.3 s of CPU on 2 cores) than reading them."""
     jspi = node_jspi_args()
     if jspi is None:
         log("no Node with WebAssembly stack switching (JSPI): the bundle has no start-up snapshot", "bundle")
@@ -435,7 +462,7 @@ def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
     for p in inputs:
         h.update(p.name.encode() + b"\0" + sha256_file(p).encode() + b"\n")
     image_sha = hashlib.sha256(image).hexdigest()
-    h.update(f"{image_sha} {BUNDLED_VOCAB_NAME} {BUNDLED_VOCAB_KEY} {' '.join(jspi)}".encode())
+    h.update(f"{image_sha} {BUNDLED_VOCAB_NAME} {BUNDLED_VOCAB_KEY} {' '.join(jspi)} zero runs {SNAPSHOT_MIN_ZERO_RUN}".encode())
     key = h.hexdigest()[:16]
     out, manifest_path = SNAPSHOT_CACHE / f"{key}.bin", SNAPSHOT_CACHE / f"{key}.json"
     if not (out.is_file() and manifest_path.is_file()):
@@ -450,6 +477,7 @@ def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
             run(["node", *jspi, SNAPSHOT_SCRIPT, PYODIDE_NPM, image_path, GPT2_VOCAB, BUNDLED_VOCAB_NAME,
                  BUNDLED_VOCAB_KEY, raw_path, Path(tmp) / "vocab-info.json"], quiet=True)
             raw = raw_path.read_bytes()
+            packed, zero_runs = pack_snapshot(raw)
             # the worker's description of the prepared vocabulary, as the snapshot's Python gives it
             # (the page shows it at once, with no call into Python: tools/make_snapshot.mjs)
             vocab_info = json.loads((Path(tmp) / "vocab-info.json").read_text())
@@ -457,14 +485,14 @@ def startup_snapshot(image: bytes) -> tuple[Path, str] | None:
         manifest = {
             "format": 1,
             "pyodide": version,
-            "snapshot": {"file": "startup-snapshot.bin", "size": len(raw)},
+            "snapshot": {"file": "startup-snapshot.bin", "size": len(raw), "file_size": len(packed), "zero_runs": zero_runs},
             "site_image": {"file": "site-packages.bin", "sha256": image_sha},
             "vocabulary": {"name": BUNDLED_VOCAB_NAME, "key": BUNDLED_VOCAB_KEY, "info": vocab_info},
             "env": {"PYTHONHASHSEED": "0"},
         }
-        out.write_bytes(raw)
+        out.write_bytes(packed)
         manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        log(f"start-up snapshot: {len(raw):,} bytes (Node {time.monotonic() - t0:.1f} s)", "bundle")
+        log(f"start-up snapshot: {len(raw):,} bytes, {len(packed):,} in its file (Node {time.monotonic() - t0:.1f} s)", "bundle")
     return out, manifest_path.read_text()
 
 

@@ -4,6 +4,7 @@ same inputs, it is the same bytes: deterministic; offline, since the tests run o
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.util
 import json
@@ -72,7 +73,6 @@ def test_site_image_holds_every_wheel_file(tmp_path):
                 if not info.filename.endswith("/"):
                     expected[info.filename] = zf.read(info)
     assert set(files) == set(expected)
-    import base64
 
     for name, data in expected.items():
         assert files[name][0] == len(data) and base64.b64decode(files[name][1]) == data, name
@@ -92,6 +92,78 @@ def test_site_image_reader_refuses_a_damaged_image(tmp_path, cut):
         _read_with_js(path)
 
 
+FILL = """
+import { SnapshotFiller, snapshotSegments } from %s;
+const [packed, size, runs, cut] = JSON.parse(process.argv[1]);
+const bytes = Buffer.from(packed, 'base64');
+try {
+  const into = new Uint8Array(size);
+  const filler = new SnapshotFiller(into, runs);
+  for (let at = 0; at < bytes.length; at += cut) filler.push(new Uint8Array(bytes.subarray(at, at + cut)));
+  filler.finish();
+  console.log(JSON.stringify({ ok: Buffer.from(into).toString('base64'), segments: snapshotSegments(size, runs) }));
+} catch (err) {
+  console.log(JSON.stringify({ error: err.message }));
+}
+"""
+
+
+def _fill_with_js(packed: bytes, size: int, runs, cut: int) -> dict:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node (Node.js) is not installed")
+    script = FILL % json.dumps((REPO / "web" / "js" / "snapshot_file.js").as_uri())
+    arg = json.dumps([base64.b64encode(packed).decode(), size, runs, cut])
+    proc = subprocess.run([node, "--input-type=module", "-e", script, arg], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def _sample_memory() -> bytes:
+    """Bytes shaped like a snapshot: data, long zero runs (one at the end), short zero runs kept."""
+    page = 4096
+    head = b"\0snp" + bytes(range(256)) * 40 + bytes(20 * page) + b"data" * 3000 + bytes(3 * page) + b"more" * 1500 + b"!"
+    return head + bytes(-len(head) % page + 17 * page)  # page-aligned, as a wasm memory is
+
+
+@pytest.mark.parametrize("cut", [1000, 4096, 65536, 10**7])
+def test_packed_snapshot_is_filled_back_in_place(cut):
+    """build.py leaves the zero runs of 64 KB or more out of the snapshot's file and lists them; the
+    worker's filler puts every byte back at its place, whatever the chunks the download gives."""
+    build = _load_build()
+    raw = _sample_memory()
+    packed, runs = build.pack_snapshot(raw)
+    assert len(runs) == 2 and runs[-1][0] + runs[-1][1] == len(raw)  # the 3-page run stays in the file
+    assert len(packed) == len(raw) - sum(length for _, length in runs)
+    assert build.pack_snapshot(raw) == (packed, runs)
+    result = _fill_with_js(packed, len(raw), runs, cut)
+    assert base64.b64decode(result["ok"]) == raw
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("longer", "more bytes than its manifest says"),
+    ("shorter", "bytes, its manifest says"),
+    ("runs out of order", "bad zero run"),
+    ("run past the end", "bad zero run"),
+])
+def test_snapshot_filler_refuses_a_file_that_does_not_fit(case, expected):
+    """A file with more or fewer bytes than its manifest says, or a manifest whose zero runs cannot
+    be: refused with a sentence (the worker then starts without the snapshot and shows it)."""
+    build = _load_build()
+    raw = _sample_memory()
+    packed, runs = build.pack_snapshot(raw)
+    if case == "longer":
+        packed += b"x"
+    elif case == "shorter":
+        packed = packed[:-1]
+    elif case == "runs out of order":
+        runs = runs[::-1]
+    else:
+        runs = [[runs[0][0], len(raw)]]
+    result = _fill_with_js(packed, len(raw), runs, 65536)
+    assert expected in result.get("error", ""), result
+
+
 def test_snapshot_is_deterministic(tmp_path, monkeypatch):
     """Making the snapshot again from the same inputs gives the bytes the bundle serves (served
     as they are, not gzip'ed), and its manifest names the site-packages image the bundle serves."""
@@ -109,9 +181,10 @@ def test_snapshot_is_deterministic(tmp_path, monkeypatch):
     assert made is not None
     path, text = made
     assert json.loads(text) == manifest
-    raw = path.read_bytes()
-    assert len(raw) == manifest["snapshot"]["size"]
-    assert raw == (DIST / "pyodide" / manifest["snapshot"]["file"]).read_bytes()
+    packed = path.read_bytes()
+    assert len(packed) == manifest["snapshot"]["file_size"] < manifest["snapshot"]["size"]
+    assert packed == (DIST / "pyodide" / manifest["snapshot"]["file"]).read_bytes()
+    assert packed[:4] == b"\0snp"  # Pyodide's snapshot header comes first, where the worker reads it
     # the description the page shows comes from the manifest: the one Python gives for it
     info = manifest["vocabulary"]["info"]
     assert info["snapshot"] is True and info["reused"] is True and info["seconds"] == 0.0

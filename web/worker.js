@@ -23,6 +23,7 @@
 
 import { loadPyodide } from './pyodide/pyodide.mjs';
 import { writeSiteImage } from './js/site_image.js';
+import { SnapshotFiller } from './js/snapshot_file.js';
 
 const evaluatedAt = performance.now(); // this module and its imports fetched and run (ms since the worker was created)
 let pyodide = null;
@@ -80,23 +81,23 @@ async function fetchBytes(name) {
   return new Uint8Array(await resp.arrayBuffer());
 }
 
-/** Stream a file of dist/pyodide/ into `into` (a Uint8Array of the size its manifest says), with
- *  no copy beyond that one. Rejects with a sentence saying what is wrong when the file is missing
- *  or not that size. */
-async function fetchInto(name, into) {
+/** Stream the snapshot's file into `into` (a zero-filled Uint8Array of the snapshot's size), each
+ *  part at its place (the file leaves out the zero runs its manifest lists: js/snapshot_file.js).
+ *  Rejects with a sentence saying what is wrong when the file is missing or not the right size. */
+async function fetchInto(name, into, zeroRuns) {
+  const filler = new SnapshotFiller(into, zeroRuns);
   const resp = await fetch(PYODIDE_DIR + name);
   if (!resp.ok) throw new Error(`${name}: HTTP ${resp.status}`);
   const reader = resp.body.getReader();
-  let at = 0;
   for (let { done, value } = await reader.read(); !done; { done, value } = await reader.read()) {
-    if (at + value.length > into.length) {
+    try {
+      filler.push(value);
+    } catch (err) {
       reader.cancel().catch(() => {});
-      throw new Error(`it has more bytes than its manifest says (${into.length})`);
+      throw err;
     }
-    into.set(value, at);
-    at += value.length;
   }
-  if (at !== into.length) throw new Error(`it has ${at} bytes, its manifest says ${into.length}`);
+  filler.finish();
 }
 
 async function sha256(bytes) {
@@ -110,7 +111,7 @@ async function sha256(bytes) {
 function loadSnapshot(manifest, marks, t0) {
   const bytes = new Uint8Array(manifest.snapshot.size);
   const filled = Promise.all([
-    fetchInto(manifest.snapshot.file, bytes).then(() => { marks.snapshotFetched = performance.now() - t0; }),
+    fetchInto(manifest.snapshot.file, bytes, manifest.snapshot.zero_runs).then(() => { marks.snapshotFetched = performance.now() - t0; }),
     early.image.then(async (image) => {
       if ((await sha256(image)) !== manifest.site_image.sha256) throw new Error('it was made with other tokenguide files than this bundle serves');
     }),

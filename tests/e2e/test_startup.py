@@ -164,34 +164,39 @@ def _other_site_image(manifest: dict) -> None:
     manifest["site_image"]["sha256"] = "0" * 64  # made with other site-packages files
 
 
-def _shorter(manifest: dict) -> None:
-    manifest["snapshot"]["size"] -= 4096  # the file has more bytes than the manifest says
+def _bad_zero_runs(manifest: dict) -> None:
+    manifest["snapshot"]["zero_runs"].reverse()  # runs out of order: they cannot be put back
 
 
-def _longer(manifest: dict) -> None:
-    manifest["snapshot"]["size"] += 4096  # the file ends before the size the manifest says
+def _longer_file(dist: Path, tmp_path: Path) -> Path:
+    """A copy of dist/ whose snapshot file has one byte more than its manifest says."""
+    copy = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.bin"})
+    (copy / "pyodide" / "startup-snapshot.bin").write_bytes((dist / "pyodide" / "startup-snapshot.bin").read_bytes() + b"\0")
+    return copy
 
 
 @pytest.mark.parametrize("case, expected", [
     ("missing", "the bundle has none"),
     ("build id", "build id mismatch"),
     ("site image", "other tokenguide files"),
-    ("shorter", "more bytes than its manifest says"),
-    ("longer", "bytes, its manifest says"),
+    ("longer", "more bytes than its manifest says"),
+    ("zero runs", "bad zero run"),
 ])
 def test_unusable_snapshot_falls_back_to_a_normal_start(browser, tmp_path, case, expected):
     """A missing snapshot, one made by another Pyodide build, one made with other tokenguide files, or
-    one whose size is not what its manifest says: the page says so in a note and starts normally;
-    everything works (checked once per kind of failure: the size cases only reach the same fallback
-    by another check)."""
+    one whose file does not fit its manifest: the page says so in a note and starts normally;
+    everything works (the build checked once per kind of failure: the file cases reach the same
+    fallback by another check; every message of the filler: test_startup_snapshot.py)."""
     dist = dist_dir()
     _need_snapshot(dist)
     if case == "missing":
         root = _copy_of_dist(tmp_path, {"pyodide/startup-snapshot.json", "pyodide/startup-snapshot.bin"})
     elif case == "build id":
         root = _corrupt_build_id(dist, tmp_path)
+    elif case == "longer":
+        root = _longer_file(dist, tmp_path)
     else:
-        root = _other_manifest(dist, tmp_path, {"site image": _other_site_image, "shorter": _shorter, "longer": _longer}[case])
+        root = _other_manifest(dist, tmp_path, {"site image": _other_site_image, "zero runs": _bad_zero_runs}[case])
     page, *rest = _start(browser, root)
     try:
         assert page.get_attribute("body", "data-snapshot") == "not used", page.get_by_test_id("error").text_content()
@@ -202,7 +207,7 @@ def test_unusable_snapshot_falls_back_to_a_normal_start(browser, tmp_path, case,
         ids, marks = _phases(page)
         assert ids == ["runtime", "python", "import", "vocabulary"]
         assert [marks[i] for i in ids] == sorted(marks[i] for i in ids)
-        if case not in ("shorter", "longer"):
+        if case not in ("longer", "zero runs"):
             _check_usable(page, tmp_path)
         else:
             assert page.get_by_test_id("build-button").is_enabled()
