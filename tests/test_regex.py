@@ -223,19 +223,16 @@ def test_unicode_classes_are_pinned():
 
 
 def test_deep_nesting_is_a_named_limit():
+    """Only pathological nesting is refused (deep nesting itself: tests/test_guide_build_limits.py)."""
     from tokenguide.errors import RegexNestingError
     from tokenguide.regex.parser import MAX_GROUP_DEPTH
 
-    deep = "(" * 1000 + "a" + ")" * 1000
+    deep = "(" * (MAX_GROUP_DEPTH + 5) + "a" + ")" * (MAX_GROUP_DEPTH + 5)
     with pytest.raises(RegexNestingError) as info:
         compile_regex(deep)
     assert info.value.limit == MAX_GROUP_DEPTH and info.value.pos == MAX_GROUP_DEPTH
-    assert "nested more than" in str(info.value)
-    # At the limit it works; brackets and escapes do not count as groups.
-    ok = "(?:" * MAX_GROUP_DEPTH + "a|b" + ")*" * MAX_GROUP_DEPTH
-    dfa = compile_regex(ok)
-    for text in ("", "a", "abba", "c"):
-        assert dfa.accepts(text.encode()) == bool(re.fullmatch(ok, text))
+    assert "nested more than" in str(info.value) and "flatten the regex" in str(info.value)
+    # Brackets and escapes do not count as groups.
     literal = r"[(]" * 300 + r"\(" * 300
     assert compile_regex(literal).accepts(b"(" * 600)
 

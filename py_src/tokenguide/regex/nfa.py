@@ -17,16 +17,30 @@ __all__ = ["NFA", "epsilon_closure", "estimate_size"]
 
 def estimate_size(node: tuple) -> int:
     """Rough number of NFA states the tree expands to (repetitions unrolled), checked before building."""
-    kind = node[0]
-    if kind in ("chars", "end"):
-        return 2
-    if kind == "look":  # the body runs as its own automaton, followed by any text
-        return 6 + estimate_size(node[2])
-    if kind in ("seq", "alt"):
-        return 2 + sum(estimate_size(n) for n in node[1])
-    inner = estimate_size(node[1])
-    lo, hi = node[2], node[3]
-    return 2 + inner * max(1, (hi if hi is not None else lo + 1))
+    sizes: list[int] = []  # sizes of the subtrees done, in the order they were finished
+    stack: list[tuple[tuple, bool]] = [(node, False)]
+    while stack:
+        n, children_done = stack.pop()
+        kind = n[0]
+        if kind in ("chars", "end"):
+            sizes.append(2)
+            continue
+        children = n[1] if kind in ("seq", "alt") else (n[2] if kind == "look" else n[1],)
+        if not children_done:
+            stack.append((n, True))
+            stack.extend((c, False) for c in children)
+            continue
+        k = len(children)
+        inner = sum(sizes[len(sizes) - k :])
+        del sizes[len(sizes) - k :]
+        if kind == "look":  # the body runs as its own automaton, followed by any text
+            sizes.append(6 + inner)
+        elif kind in ("seq", "alt"):
+            sizes.append(2 + inner)
+        else:
+            lo, hi = n[2], n[3]
+            sizes.append(2 + inner * max(1, (hi if hi is not None else lo + 1)))
+    return sizes[0]
 
 
 class NFA:
@@ -49,18 +63,42 @@ class NFA:
         return len(self.eps) - 1
 
     def fragment(self, node: tuple) -> tuple[int, int]:
+        """(start, end) states of a new fragment for `node`, built depth-first with an explicit
+        stack (any nesting depth): `_build` yields the child nodes it needs, and is sent back
+        each child's (start, end)."""
+        stack = [self._build(node)]
+        value: tuple[int, int] | None = None
+        while True:
+            try:
+                child = stack[-1].send(value)
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return stop.value
+                value = stop.value
+                continue
+            if child[0] == "chars":  # the common leaf, without a generator
+                value = self._chars(child)
+            else:
+                stack.append(self._build(child))
+                value = None
+
+    def _chars(self, node: tuple) -> tuple[int, int]:
+        s, e = self.new(), self.new()
+        if node[1]:
+            self.edges[s].append((node[1], e))
+        else:
+            self.has_empty_set = True
+        return s, e
+
+    def _build(self, node: tuple):
         kind = node[0]
         if kind == "chars":
-            s, e = self.new(), self.new()
-            if node[1]:
-                self.edges[s].append((node[1], e))
-            else:
-                self.has_empty_set = True
-            return s, e
+            return self._chars(node)
         if kind == "seq":
             s = cur = self.new()
             for child in node[1]:
-                cs, ce = self.fragment(child)
+                cs, ce = yield child
                 self.eps[cur].append(cs)
                 cur = ce
             return s, cur
@@ -68,7 +106,7 @@ class NFA:
             key = (bool(node[1]), _frozen(node[2]))
             k = self.look_ids.get(key)
             if k is None:
-                bs, be = self.fragment(("seq", [node[2], ("rep", ("chars", ALL), 0, None)]))
+                bs, be = yield ("seq", [node[2], ("rep", ("chars", ALL), 0, None)])
                 k = self.look_ids[key] = len(self.looks)
                 self.looks.append((bool(node[1]), bs, be))
             s, e = self.new(), self.new()
@@ -83,7 +121,7 @@ class NFA:
             if not node[1]:
                 self.has_empty_set = True
             for child in node[1]:
-                cs, ce = self.fragment(child)
+                cs, ce = yield child
                 self.eps[s].append(cs)
                 self.eps[ce].append(e)
             return s, e
@@ -91,19 +129,19 @@ class NFA:
         child, lo, hi = node[1], node[2], node[3]
         s = cur = self.new()
         for _ in range(lo):
-            cs, ce = self.fragment(child)
+            cs, ce = yield child
             self.eps[cur].append(cs)
             cur = ce
         if hi is None:
             loop = self.new()
             self.eps[cur].append(loop)
-            cs, ce = self.fragment(child)
+            cs, ce = yield child
             self.eps[loop].append(cs)
             self.eps[ce].append(loop)
             return s, loop
         e = self.new()
         for _ in range(hi - lo):
-            cs, ce = self.fragment(child)
+            cs, ce = yield child
             self.eps[cur].append(e)
             self.eps[cur].append(cs)
             cur = ce
@@ -112,15 +150,25 @@ class NFA:
 
 
 def _frozen(node: tuple) -> tuple:
-    """A hashable copy of a tree (lists become tuples)."""
-    kind = node[0]
-    if kind in ("seq", "alt"):
-        return (kind, tuple(_frozen(n) for n in node[1]))
-    if kind == "rep":
-        return (kind, _frozen(node[1]), node[2], node[3])
-    if kind == "look":
-        return (kind, node[1], _frozen(node[2]))
-    return node
+    """A flat hashable key of a tree (its nodes in preorder, with their arity), so equal trees
+    get equal keys without nested tuples (whose hashing and comparison recurse)."""
+    out: list = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = n[0]
+        if kind in ("seq", "alt"):
+            out.append((kind, len(n[1])))
+            stack.extend(reversed(n[1]))
+        elif kind == "rep":
+            out.append((kind, n[2], n[3]))
+            stack.append(n[1])
+        elif kind == "look":
+            out.append((kind, n[1]))
+            stack.append(n[2])
+        else:
+            out.append(n)
+    return tuple(out)
 
 
 def epsilon_closure(nfa: NFA, states: Iterable[int]) -> frozenset[int]:

@@ -32,13 +32,12 @@ from . import ranges as charset
 from . import sre, unicode_tables
 from .ranges import Ranges
 from .sre import constants as C
-from .sre import parser as P
 
 Node = tuple
 
-#: Deepest group nesting accepted: the parser and the automaton builder recurse once per level,
-#: and the browser's (WebAssembly) stack is smaller than CPython's.
-MAX_GROUP_DEPTH = 100
+#: Deepest group nesting accepted, a guard against pathological input only: parsing (`sre.parse`
+#: in slices), conversion and the automaton builders use explicit stacks, not recursion.
+MAX_GROUP_DEPTH = 10_000
 
 IGNORECASE = C.SRE_FLAG_IGNORECASE
 DOTALL = C.SRE_FLAG_DOTALL
@@ -64,9 +63,14 @@ def parse(pattern: str, *, ascii: bool = False) -> Node:
     if not isinstance(pattern, str):
         raise RegexError(f"the regex must be a str, not {type(pattern).__name__}")
     flags = re.ASCII if ascii else 0
-    _check_nesting(pattern)
+    shape = sre.outline(pattern, flags)
+    if shape.max_depth > MAX_GROUP_DEPTH:
+        raise RegexNestingError(
+            f"groups are nested more than {MAX_GROUP_DEPTH:,} deep; flatten the regex",
+            pattern, shape.depth_at[MAX_GROUP_DEPTH], MAX_GROUP_DEPTH,
+        )
     try:
-        tree = P.parse(pattern, flags)
+        tree = sre.parse(pattern, flags, shape)
     except re.error as exc:
         raise RegexError(f"invalid regex: {exc.msg}", pattern, exc.pos) from None
     except (OverflowError, RecursionError) as exc:
@@ -74,45 +78,33 @@ def parse(pattern: str, *, ascii: bool = False) -> Node:
     global_flags = tree.state.flags
     if global_flags & re.VERBOSE:
         global_flags &= ~re.VERBOSE
-    return _Converter(pattern).convert(list(tree), global_flags, True, True)
-
-
-def _check_nesting(pattern: str) -> None:
-    """RegexNestingError at the first group opened deeper than MAX_GROUP_DEPTH (escapes and classes skipped)."""
-    depth = 0
-    i = 0
-    n = len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":  # a class: skip to its closing bracket (a leading ] or ^] is literal)
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
-            continue
-        if ch == "(":
-            depth += 1
-            if depth > MAX_GROUP_DEPTH:
-                raise RegexNestingError(
-                    f"groups are nested more than {MAX_GROUP_DEPTH} deep; flatten the regex", pattern, i, MAX_GROUP_DEPTH
-                )
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        i += 1
+    return _Converter(pattern).run(list(tree), global_flags)
 
 
 class _Converter:
+    """sre items to tree nodes, depth-first with an explicit stack (any nesting depth): `convert`
+    is a generator that yields (items, flags, at_start, at_end) for each sub-sequence it needs
+    and is sent back that sub-sequence's node."""
+
     def __init__(self, pattern: str):
         self.pattern = pattern
         self.fold_cache: dict[tuple[int, int], Ranges] = {}
         self.class_cache: dict[tuple, Ranges] = {}  # long regexes (JSON Schema) repeat the same classes
+
+    def run(self, items: list, flags: int) -> Node:
+        stack = [self.convert(items, flags, True, True)]
+        value: Any = None
+        while True:
+            try:
+                request = stack[-1].send(value)
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return stop.value
+                value = stop.value
+                continue
+            stack.append(self.convert(*request))
+            value = None
 
     # -- errors -------------------------------------------------------------
     def fail(self, what: str, needles: tuple[str, ...] = ()) -> None:
@@ -124,7 +116,7 @@ class _Converter:
         raise RegexError(f"{what} cannot be turned into an automaton", self.pattern, pos)
 
     # -- tree walk ----------------------------------------------------------
-    def convert(self, items: list, flags: int, at_start: bool, at_end: bool) -> Node:
+    def convert(self, items: list, flags: int, at_start: bool, at_end: bool):
         """Convert a sequence of sre items; at_start/at_end say whether nothing can come before/after."""
         out: list[Node] = []
         n = len(items)
@@ -140,7 +132,28 @@ class _Converter:
                 if node is not None:
                     out.append(node)
                 continue
-            out.append(self.item(op, av, flags, start_here, end_here))
+            if op is C.BRANCH:
+                branches = []
+                for b in av[1]:
+                    branches.append((yield (list(b), flags, start_here, end_here)))
+                out.append(("alt", branches))
+            elif op is C.SUBPATTERN:
+                _group, add_flags, del_flags, sub = av
+                out.append((yield (list(sub), (flags | add_flags) & ~del_flags, start_here, end_here)))
+            elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
+                lo, hi, sub = av
+                hi = None if hi is C.MAXREPEAT else int(hi)
+                single = hi is not None and hi <= 1
+                inner = yield (list(sub), flags, start_here and single, end_here and single)
+                out.append(("rep", inner, int(lo), hi))
+            elif op in (C.ASSERT, C.ASSERT_NOT):
+                direction, sub = av
+                if direction < 0:
+                    self.fail("a lookbehind assertion (?<=...) or (?<!...)", ("(?<=", "(?<!"))
+                body = yield (list(sub), flags, start_here, False)
+                out.append(("look", op is C.ASSERT, body))
+            else:
+                out.append(self.item(op, av, flags))
         if len(out) == 1:
             return out[0]
         return ("seq", out)
@@ -165,7 +178,8 @@ class _Converter:
         self.fail(f"the anchor {av}", ("$", "\\Z"))
         raise AssertionError  # unreachable
 
-    def item(self, op: Any, av: Any, flags: int, at_start: bool, at_end: bool) -> Node:
+    def item(self, op: Any, av: Any, flags: int) -> Node:
+        """A node without sub-sequences (character sets), or a RegexError for what is not regular."""
         if op is C.LITERAL:
             return ("chars", self.literal(av, flags))
         if op is C.NOT_LITERAL:
@@ -178,27 +192,10 @@ class _Converter:
             if found is None:
                 found = self.class_cache[key] = self.char_class(av, flags)
             return ("chars", found)
-        if op is C.BRANCH:
-            return ("alt", [self.convert(list(b), flags, at_start, at_end) for b in av[1]])
-        if op is C.SUBPATTERN:
-            _group, add_flags, del_flags, sub = av
-            return self.convert(list(sub), (flags | add_flags) & ~del_flags, at_start, at_end)
-        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-            lo, hi, sub = av
-            hi = None if hi is C.MAXREPEAT else int(hi)
-            single = hi is not None and hi <= 1
-            inner = self.convert(list(sub), flags, at_start and single, at_end and single)
-            return ("rep", inner, int(lo), hi)
         if op is getattr(C, "POSSESSIVE_REPEAT", object()):
             self.fail("a possessive repeat (*+, ++, ?+, {m,n}+)", ("*+", "++", "?+", "}+"))
         if op is getattr(C, "ATOMIC_GROUP", object()):
             self.fail("an atomic group (?>...)", ("(?>",))
-        if op in (C.ASSERT, C.ASSERT_NOT):
-            direction, sub = av
-            if direction < 0:
-                self.fail("a lookbehind assertion (?<=...) or (?<!...)", ("(?<=", "(?<!"))
-            body = self.convert(list(sub), flags, at_start, False)
-            return ("look", op is C.ASSERT, body)
         if op is C.GROUPREF:
             self.fail("a backreference", ("(?P=", "\\"))
         if op is C.GROUPREF_EXISTS:
