@@ -16,8 +16,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from tokenguide.errors import RegexError, RegexNestingError
+from tokenguide.errors import RegexError, RegexNestingError, StateLimitError
+from tokenguide.guides.instructions import MaskCache
 from tokenguide.guides.stateful import Guide
+from tokenguide.index import Index
+from tokenguide.index.lazy import LazyIndex
 from tokenguide.json_schema import compile_json_schema
 from tokenguide.regex import sre
 from tokenguide.regex.dfa import compile_regex
@@ -191,4 +194,130 @@ def byte_tokens(vocabulary) -> list[int]:
     return found
 
 
-warnings.filterwarnings("ignore", category=UserWarning, module="tokenguide")
+
+
+# -- state limits ---------------------------------------------------------------------------
+
+WINDOW = "[ab]*a[ab]{4}"  # its lazy automaton keeps growing along a random text (32 states in all)
+
+
+@pytest.fixture(scope="module")
+def window_index(gpt2_vocabulary):
+    return Index(WINDOW, gpt2_vocabulary)
+
+
+def random_walk(guide: Guide, oracle: Index, steps: int, seed: int, vocabulary) -> bytes:
+    """Advance along random allowed tokens, checking every step's tokens against the eager index."""
+    rng = random.Random(seed)
+    state, text = oracle.initial_state, b""
+    vocab_eos = oracle.eos_token_id
+    for _ in range(steps):
+        tokens = guide.get_tokens()
+        assert tokens == list(oracle.get_allowed_tokens(state))
+        token = rng.choice([t for t in tokens if t != vocab_eos])
+        guide.advance(token, return_tokens=False)
+        state = oracle.get_next_state(state, token)
+        text += vocabulary.id_to_bytes(token)
+        assert guide.is_finished() == oracle.is_final_state(state) == (re.fullmatch(WINDOW, text.decode()) is not None)
+    return text
+
+
+def test_lazy_guide_meeting_max_states_mid_generation_goes_on(gpt2_vocabulary, window_index):
+    """The first mask fits in 30 states, the generation does not: the guide goes on in a fresh
+    automaton, with the same tokens allowed at every step as the eager index, rollback included."""
+    lazy = LazyIndex(WINDOW, gpt2_vocabulary, max_states=30)
+    lazy.mask_bytes(lazy.initial_state)
+    guide = Guide(lazy, max_rollback=4)  # a renewal carries the history over: 6 states
+    random_walk(guide, window_index, 120, 1, gpt2_vocabulary)
+    assert guide.renewals > 0 and guide.index is not lazy
+    twin, texts = guide.copy(), [b"", b"ab" * 9]
+    for text in texts:  # the twin and the guide go on separately, each renewing its own automaton
+        twin.reset()
+        for b in text:
+            twin.advance(gpt2_vocabulary.get(chr(b))[0], return_tokens=False)
+        state = window_index.initial_state
+        for b in text:
+            state = window_index.get_next_state(state, gpt2_vocabulary.get(chr(b))[0])
+        assert twin.get_tokens() == list(window_index.get_allowed_tokens(state))
+    guide.rollback_state(4)
+    guide.reset()
+    random_walk(guide, window_index, 60, 2, gpt2_vocabulary)
+    # without the renewal the same walk is stranded: the raw index raises
+    raw = LazyIndex(WINDOW, gpt2_vocabulary, max_states=30)
+    with pytest.raises(StateLimitError, match="max_states=30"):
+        state = raw.initial_state
+        for token in (t for t in [gpt2_vocabulary.get(x)[0] for x in "ab" * 40]):
+            state = raw.get_next_state(state, token)
+            raw.mask_bytes(state)
+
+
+def test_renewal_with_a_callers_mask_cache_drops_stale_masks(gpt2_vocabulary, window_index):
+    guide = Guide(LazyIndex(WINDOW, gpt2_vocabulary, max_states=30), max_rollback=4, mask_cache=MaskCache())
+    rng = random.Random(4)
+    state = window_index.initial_state
+    for _ in range(80):
+        assert guide.mask_bytes() == window_index.mask_bytes(state)
+        token = rng.choice([t for t in guide.get_tokens() if t != window_index.eos_token_id])
+        guide.advance(token, return_tokens=False)
+        state = window_index.get_next_state(state, token)
+    assert guide.renewals > 0
+
+
+def test_one_step_beyond_max_states_is_a_named_error(gpt2_vocabulary):
+    """What a fresh automaton cannot hold either: an error that says so, not a stranded loop."""
+    guide = Guide(LazyIndex(WINDOW, gpt2_vocabulary, max_states=24))
+    with pytest.raises(StateLimitError, match="one step needs more automaton states than the limit.*max_states=24"):
+        for _ in range(200):
+            guide.advance(next(t for t in guide.get_tokens() if t != gpt2_vocabulary.eos_token_id), return_tokens=False)
+    with pytest.raises(StateLimitError, match="max_states=5"):
+        Guide.from_regex(WINDOW, gpt2_vocabulary, max_states=5).get_tokens()
+
+
+def jsonschema_valid(schema: dict, text: str) -> bool:
+    jsonschema = pytest.importorskip("jsonschema")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
+INSTANCES = ['"abaab"', '"bbbbaabab"', '"abab"', '"aaaaaaaaaaaaaaaaaaaaaaaabbbb"', '"abba"', '"ab', 'abaab',
+             '{"n":1,"s":"ab"}', '{"n":-3}', '{"s":"x"}', '{"n":1.5}', '{"n":2,"s":"a","t":1}', '{}']
+
+
+MID_STATES = 30  # the first mask fits, a long string does not
+
+
+def test_json_schema_guide_meeting_max_states_mid_generation_stays_exact(gpt2_vocabulary):
+    schema = {"type": "string", "pattern": f"^{WINDOW}$"}
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=MID_STATES, max_rollback=4)
+    assert guide.compiled.path == "regex"
+    for text in INSTANCES + ['"' + "ab" * 60 + 'bab"', '"' + "ba" * 70 + 'abbbb"']:
+        assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
+    assert guide.renewals > 0
+
+
+def test_automaton_over_max_states_builds_on_the_grammar_path(gpt2_vocabulary):
+    """Eager (lazy=False) or with a lookahead (the whole automaton up front): the limit is met
+    while building, and the guide is the grammar path's, accepting what jsonschema accepts."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
+              "required": ["n"], "additionalProperties": False}
+    for kwargs in ({"lazy": False, "use_cache": False}, {"lazy": True}):
+        guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=4, **kwargs)
+        assert guide.compiled.path == "grammar" and "max_states=4" in guide.compiled.reason
+        for text in INSTANCES:
+            assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
+
+
+def test_both_paths_refused_names_the_place_and_the_fix(gpt2_vocabulary):
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(150)}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(StateLimitError) as info:
+            Guide.from_json_schema(schema, gpt2_vocabulary, lazy=False, use_cache=False, max_states=50)
+    text = str(info.value)
+    assert "max_states=50" in text and "grammar path cannot take this schema either" in text
+    assert "at #" in text and "raise max_states" in text
+    with pytest.raises(StateLimitError, match="max_states=2"):
+        Guide.from_json_schema({"type": "string", "pattern": f"^{WINDOW}$"}, gpt2_vocabulary, max_states=2, path="regex")

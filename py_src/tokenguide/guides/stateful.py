@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Iterable, Optional
 
-from ..errors import ArgumentError, GuideError, InvalidTokenError, MaskBufferError
+from ..errors import ArgumentError, GuideError, InvalidTokenError, MaskBufferError, StateLimitError
 from ..index import LazyIndex
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
@@ -105,6 +105,7 @@ class Guide:
         self._state = self._initial
         self._history: deque = deque(maxlen=self.max_rollback)
         self._last_mask: tuple[Any, bytes] = (_NO_STATE, b"")
+        self.renewals = 0  # times a lazy index met max_states mid-generation and started afresh
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
@@ -173,9 +174,11 @@ class Guide:
                 try:
                     grammar = compile_json_schema(schema, path="grammar", **options).grammar
                 except UnsupportedSchemaError as refusal:
+                    where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
+                        f"at {refusal.pointer or '#'}"
                     raise type(exc)(
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
-                        f"({refusal}); raise max_states or simplify the schema", exc.pattern) from None
+                        f"({refusal}; {where}); raise max_states or simplify the schema there", exc.pattern) from None
                 compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})", grammar=grammar)
             else:
                 guide.compiled = compiled
@@ -218,7 +221,7 @@ class Guide:
 
     def _allowed(self, state: Any) -> list[int]:
         if self.index is not None:
-            tokens = self.index.get_allowed_tokens(state)
+            tokens = self._ask("get_allowed_tokens", state)
             return [] if tokens is None else list(tokens)
         tokens = self.guide.allowed_tokens(state)
         return list(range(self.vocab_size)) if tokens is None else sorted(tokens)
@@ -226,7 +229,7 @@ class Guide:
     def _next(self, state: Any, token_id: int) -> Any:
         """The state after `token_id`, or None when the token is not allowed in `state`."""
         if self.index is not None:
-            return self.index.get_next_state(state, token_id)
+            return self._ask("get_next_state", state, token_id)
         if token_id >= self.vocab_size or not mask_has(self._mask(state), token_id):
             return None
         try:
@@ -287,18 +290,59 @@ class Guide:
         self._state = self._initial
         self._history.clear()
 
+    def _ask(self, method: str, state: Any, *args: Any) -> Any:
+        """`self.index.method(state, *args)`; a lazy index that meets max_states mid-generation is
+        renewed (`_renew`) and asked again, so a generation is never stranded by the cache limit."""
+        try:
+            return getattr(self.index, method)(state, *args)
+        except StateLimitError:
+            if self.guide is not None or getattr(self.index, "fresh", None) is None:
+                raise
+        try:
+            state = self._renew(state)
+            return getattr(self.index, method)(state, *args)
+        except StateLimitError as exc:
+            raise StateLimitError(
+                f"Guide: one step needs more automaton states than the limit, even in a fresh automaton holding "
+                f"only the {len(self._history) + 1} states of this guide ({exc.msg})", exc.pattern) from None
+
+    def _renew(self, state: Any) -> Any:
+        """Go on in `index.fresh()` (the lazy automaton with an empty state cache): this guide's
+        states are carried over (`carry`), masks cached under the old numbers dropped; returns
+        `state`'s new number. Other guides over the old index go on there until they meet it too."""
+        old = self.index
+        new = old.fresh()
+        if new is old:
+            raise StateLimitError(f"Guide: {old!r} met its state limit and cannot start afresh")
+        self._history = deque((new.carry(s, old) for s in self._history), maxlen=self.max_rollback)
+        self._state, self._initial = new.carry(self._state, old), new.carry(self._initial, old)
+        self.index = self.source = new
+        self._last_mask = (_NO_STATE, b"")
+        if self._source_mask is not None:
+            self._masks, self._source_mask = shared_mask_cache(new), new.mask_bytes
+        else:
+            self._masks.clear()  # the caller's cache: its keys are the old state numbers
+        self.renewals += 1
+        return new.carry(state, old)
+
     # -- masks -----------------------------------------------------------------------------
     def _mask(self, state: Any) -> bytes:
         if state is self._last_mask[0]:  # the usual step: write_mask_into, then advance from the same state
             return self._last_mask[1]
-        if self._source_mask is not None:
+        renewals = self.renewals
+        if self._source_mask is not None and self.guide is None:
+            mask = as_mask_bytes(self._ask("mask_bytes", state))
+        elif self._source_mask is not None:
             mask = as_mask_bytes(self._source_mask(state))
         else:
             mask = self._masks.get(state)
             if mask is None:
                 mask = pack_tokens(self._allowed(state), self.vocab_size)
+                if renewals != self.renewals:  # `state` is an old number now: nothing to cache it under
+                    return mask
                 self._masks.put(state, mask)
-        self._last_mask = (state, mask)
+        if renewals == self.renewals:
+            self._last_mask = (state, mask)
         return mask
 
     def mask_bytes(self) -> bytes:

@@ -58,6 +58,23 @@ class LazyIndex:
 
         return cls(build_regex_from_schema(schema, whitespace_pattern), vocabulary, **kwargs)
 
+    def fresh(self) -> "LazyIndex":
+        """The same index with empty caches (a `fresh` automaton sharing the NFA and the trie): where
+        a generation goes on when this one meets max_states; `carry` translates its states.
+        A regex with lookaheads has its whole automaton already, which never grows: itself."""
+        if not hasattr(self.dfa, "fresh"):
+            return self
+        twin = object.__new__(LazyIndex)
+        twin.__dict__.update(self.__dict__)
+        twin.dfa = self.dfa.fresh()
+        twin._walker = TrieWalker.over_lazy(twin.dfa, self._trie)
+        twin._ranges, twin._tokens, twin._masks = {}, {}, ByteLRU(self.mask_cache_bytes)
+        return twin
+
+    def carry(self, state: int, source: "LazyIndex") -> int:
+        """This index's number for `state` of `source` (the index it is `fresh` from)."""
+        return state if source.dfa is self.dfa else self.dfa.carry(state, source.dfa)
+
     initial_state = 0
 
     @property

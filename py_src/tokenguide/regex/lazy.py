@@ -15,6 +15,7 @@ an `EagerRows`: the eager minimal `dfa.compile_tree` automaton behind the same i
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_right
 
 from ..errors import RegexError, StateLimitError
@@ -124,6 +125,11 @@ class LazyByteDFA:
         self._alive_nfa = alive
         self._atoms_of = atoms_of
         self._atom_edges: dict[int, list[tuple[int, int]]] = {}  # NFA state -> (atom, alive target), on demand
+        self._first = frozenset(s for s in epsilon_closure(nfa, (start,)) if alive[s])
+        self._start_cache()
+
+    def _start_cache(self) -> None:
+        """Empty the states (the cache that max_states bounds) and create the initial one."""
         self._subsets: list[frozenset[int]] = []
         self._subset_id: dict[frozenset[int], int] = {}
         self._moves: list[dict[int, int] | None] = []  # subset id -> {atom: target subset id}
@@ -131,8 +137,19 @@ class LazyByteDFA:
         self._state_of: dict[tuple[int, int, int, int], int] = {}
         self._rows: list[list[int] | None] = []
         self.finals: set[int] = set()
-        first = frozenset(s for s in epsilon_closure(nfa, (start,)) if alive[s])
-        self._state(self._subset(first), -1, -1, 0)
+        self._state(self._subset(self._first), -1, -1, 0)
+
+    def fresh(self) -> "LazyByteDFA":
+        """The same automaton with an empty state cache (only the initial state), sharing the NFA:
+        where a walk goes on once this one has met max_states (`carry` moves states over)."""
+        twin = copy.copy(self)
+        twin._start_cache()
+        return twin
+
+    def carry(self, state: int, source: "LazyByteDFA") -> int:
+        """This automaton's number for `state` of `source` (a `fresh` twin): the same subset and position."""
+        subset, lo, hi, rem = source._keys[state]
+        return self._state(self._subset(source._subsets[subset]), lo, hi, rem)
 
     # -- construction ------------------------------------------------------------------------
     @staticmethod
