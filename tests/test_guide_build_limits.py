@@ -321,3 +321,20 @@ def test_both_paths_refused_names_the_place_and_the_fix(gpt2_vocabulary):
     assert "at #" in text and "raise max_states" in text
     with pytest.raises(StateLimitError, match="max_states=2"):
         Guide.from_json_schema({"type": "string", "pattern": f"^{WINDOW}$"}, gpt2_vocabulary, max_states=2, path="regex")
+
+
+def test_both_paths_refused_says_where_once(gpt2_vocabulary):
+    """A grammar refusal that names its keyword and pointer is quoted as is, and the fix offered
+    fits the regex path's limit (max_states, or the repetition counts that max_states does not bound)."""
+    schema = {"type": "object", "properties": {"e": {"type": "string", "format": "email", "maxLength": 1024}},
+              "additionalProperties": False}
+    with pytest.raises(StateLimitError) as info:
+        Guide.from_json_schema(schema, gpt2_vocabulary, max_states=1000)
+    text = str(info.value)
+    assert text.count("keyword 'maxLength' at #/properties/e/maxLength") == 1 and "raise max_states" in text
+    huge = {"type": "array", "items": {"type": "string", "maxLength": 3000}, "maxItems": 1000}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(StateLimitError) as info:
+            Guide.from_json_schema(huge, gpt2_vocabulary, path="regex")
+    assert "automaton pieces" in str(info.value) and "reduce the repetition counts" in str(info.value)

@@ -176,9 +176,12 @@ class Guide:
                 except UnsupportedSchemaError as refusal:
                     where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
                         f"at {refusal.pointer or '#'}"
+                    why = str(refusal) if where in str(refusal) else f"{refusal}; {where}"
+                    fix = "raise max_states or simplify the schema there" if "max_states" in exc.msg else \
+                        "simplify the schema there"
                     raise type(exc)(
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
-                        f"({refusal}; {where}); raise max_states or simplify the schema there", exc.pattern) from None
+                        f"({why}); {fix}", exc.pattern) from None
                 compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})", grammar=grammar)
             else:
                 guide.compiled = compiled
