@@ -237,6 +237,20 @@ def test_deep_nesting_is_a_named_limit():
     assert compile_regex(literal).accepts(b"(" * 600)
 
 
+def test_deep_nesting_builds_without_recursion():
+    """Deeper than re itself can parse (about 490 levels), here and in Pyodide's smaller stack:
+    parsed in slices, converted and built with explicit stacks (more in test_guide_build_limits)."""
+    from tokenguide.regex.lazy import lazy_regex
+    from tokenguide.regex.parser import MAX_GROUP_DEPTH
+
+    depth = MAX_GROUP_DEPTH
+    nested = "(?:x" * depth + ")?" * depth  # the same language as x{0,1000}
+    assert compile_regex(nested) == compile_regex(f"x{{0,{depth}}}")
+    lazy = lazy_regex("(?:" * (depth - 1) + "(a|b)" + ")*" * (depth - 1))  # (a|b)*
+    for text in (b"", b"abba", b"abc"):
+        assert lazy.accepts(text) == (re.fullmatch("[ab]*", text.decode()) is not None)
+
+
 def test_exploding_regex_is_refused_within_the_memory_budget(monkeypatch):
     """Whatever max_states says, building stops at the memory budget with a StateLimitError."""
     import tracemalloc

@@ -35,9 +35,10 @@ from .sre import constants as C
 
 Node = tuple
 
-#: Deepest group nesting accepted, a guard against pathological input only: parsing (`sre.parse`
-#: in slices), conversion and the automaton builders use explicit stacks, not recursion.
-MAX_GROUP_DEPTH = 10_000
+#: Deepest group nesting accepted (ten times what JSON Schema regexes need): parsing (`sre.parse`
+#: in slices), conversion and the automaton builders use explicit stacks, but freeing a tree
+#: still recurses in C once per level, and Pyodide's stack overflows near 2,000 levels.
+MAX_GROUP_DEPTH = 1_000
 
 IGNORECASE = C.SRE_FLAG_IGNORECASE
 DOTALL = C.SRE_FLAG_DOTALL
@@ -78,7 +79,11 @@ def parse(pattern: str, *, ascii: bool = False) -> Node:
     global_flags = tree.state.flags
     if global_flags & re.VERBOSE:
         global_flags &= ~re.VERBOSE
-    return _Converter(pattern).run(list(tree), global_flags)
+    try:
+        return _Converter(pattern).run(list(tree), global_flags)
+    finally:
+        if shape.max_depth > sre.SLICE_DEPTH:
+            sre.release(tree)
 
 
 class _Converter:

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - older layout (not supported, kept for 
 from _sre import unicode_iscased, unicode_tolower  # sre's own simple case mapping
 
 __all__ = [
-    "SLICE_DEPTH", "Outline", "constants", "extra_cases", "outline", "parser", "parse", "subpattern",
+    "SLICE_DEPTH", "Outline", "constants", "extra_cases", "outline", "parser", "parse", "release", "subpattern",
     "unicode_iscased", "unicode_tolower",
 ]
 
@@ -234,6 +234,39 @@ def _parse_slices(pattern: str, flags: int, outline: Outline):
     return trees[0]
 
 
+def _sub_lists(op, av) -> list:
+    """The sub-sequences of one sre item (none for a leaf)."""
+    if op is C.BRANCH:
+        return list(av[1])
+    if op is C.SUBPATTERN:
+        return [av[3]]
+    if op in _REPEATS:
+        return [av[2]]
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return [av[1]]
+    if op is getattr(C, "ATOMIC_GROUP", None):
+        return [av]
+    if op is C.GROUPREF_EXISTS:
+        return [x for x in av[1:] if x is not None]
+    return []
+
+
+def release(tree) -> None:
+    """Empty every sequence of a parsed tree, so that freeing it does not recurse once per level
+    (Pyodide's stack overflows freeing about 1,000 nested SubPatterns)."""
+    held, stack = [], [tree]
+    while stack:
+        seq = stack.pop()
+        held.append(seq)
+        for op, av in seq:
+            stack.extend(_sub_lists(op, av))
+    for seq in held:
+        if isinstance(seq, list):
+            seq.clear()
+        else:
+            seq.data = []
+
+
 def _splice(tree, mark: int, item: tuple) -> None:
     """Put `item` where the placeholder `mark` stands in `tree` (re may have merged it into a set)."""
     stack = [tree]
@@ -250,16 +283,6 @@ def _splice(tree, mark: int, item: tuple) -> None:
                     branches = [subpattern([(C.IN, rest)])] if rest else []
                     seq[k] = (C.BRANCH, (None, branches + [subpattern([item])]))
                     return
-            elif op is C.BRANCH:
-                stack.extend(av[1])
-            elif op is C.SUBPATTERN:
-                stack.append(av[3])
-            elif op in _REPEATS:
-                stack.append(av[2])
-            elif op in (C.ASSERT, C.ASSERT_NOT):
-                stack.append(av[1])
-            elif op is getattr(C, "ATOMIC_GROUP", None):
-                stack.append(av)
-            elif op is C.GROUPREF_EXISTS:
-                stack.extend(x for x in av[1:] if x is not None)
+            else:
+                stack.extend(_sub_lists(op, av))
     raise AssertionError(f"placeholder U+{mark:04X} not found in the parsed slice")  # pragma: no cover
