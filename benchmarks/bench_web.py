@@ -67,7 +67,7 @@ PHASE_LABELS = {
     "worker created": "worker created (its script fetched)",
     "worker module run": "worker's module and imports fetched and run",
     "worker": "worker started (its 'init' message received)",
-    "snapshot fetched": "start-up snapshot downloaded (65 MB, in parallel with the runtime)",
+    "snapshot fetched": "start-up snapshot downloaded (in parallel with the runtime)",
     "runtime": "Python runtime: pyodide.asm.wasm fetched, compiled, instantiated",
     "module ready": "runtime and snapshot both in (Pyodide restores next)",
     "snapshot": "start-up snapshot restored (tokenguide imported, GPT-2 prepared at build time)",
