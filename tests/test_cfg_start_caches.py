@@ -227,3 +227,32 @@ def test_lark_analysis_with_lazy_follow_gives_lark_tables(index):
     assert cfg_grammar.first_and_nullable(rules) == (first, nullable)
     lazy = cfg_grammar.LazyFollow(rules, grammar_analysis.calculate_sets)
     assert dict(lazy) == follow and len(lazy) == len(follow)
+
+
+def test_character_ranges_memo_gives_the_ranges_of_re(monkeypatch):
+    from tokenguide.guides.cfg import chars as chars_module
+    from tokenguide.guides.cfg.scanner import CharTest
+    from tokenguide.regex.ranges import ranges_of_class
+
+    monkeypatch.setattr(chars_module, "_RANGES_LIMIT", 4)
+    chars_module._ranges_memo.clear()
+    tests = [CharTest(p, f) for p, f in (("[a-z]", 0), ("[a-z]", 2), (r"[^\"\\\x00-\x1f]", 0), (r"\U00000061", 0),
+                                         (r"\U00000061", 2), (r"[\d_]", 0), (r"[\w]", 256), (".", 0), (".", 16))]
+    for _ in range(2):  # computed, then from the memo (cleared once it holds 4)
+        for test in tests:
+            assert chars_module.ranges_of_test(test) == ranges_of_class(test.pattern, test.flags), test.pattern
+    assert len(chars_module._ranges_memo) <= 4
+
+
+def test_lookahead_check_memo_never_accepts_a_lookahead():
+    from tokenguide.errors import GrammarError
+
+    cfg_grammar._lookahead_free.clear()
+    tok = Tokenizer(vocab_of(PIECES))
+    for _ in range(2):  # refused again with its own name when asked again
+        with pytest.raises(GrammarError, match="terminal A .* uses a lookahead at position 1"):
+            FastCFGGuide('start: A "b"\nA: /a(?=b)/', tok)
+    FastCFGGuide('start: A "b"\nA: /a(?<=a)/', tok)  # a lookbehind is fine, and remembered
+    assert "a(?<=a)" in cfg_grammar._lookahead_free and "a(?=b)" not in cfg_grammar._lookahead_free
+    assert FastCFGGuide('start: B "b"\nB: /a(?<=a)/', tok).allowed_token_ids(FastCFGGuide(
+        'start: B "b"\nB: /a(?<=a)/', tok).initial_state) == [PIECES.index("a") + 1, PIECES.index("ab") + 1]

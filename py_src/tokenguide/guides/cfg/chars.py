@@ -113,15 +113,28 @@ def _plain_ranges(pattern: str, flags: int) -> Optional[tuple]:
     return complement(ranges) if negate else ranges
 
 
+_RANGES_LIMIT = 20_000  # (pattern, flags) -> ranges kept (cleared when full)
+_ranges_memo: dict[tuple[str, int], tuple] = {}
+
+
 def ranges_of_test(test: CharTest) -> tuple:
     """The code points a CharTest accepts, as ranges (categories and case folding asked of `re`
-    itself over every code point, as the test does)."""
-    found = _LITERAL.fullmatch(test.pattern)
-    if found is not None and not test.flags & re.IGNORECASE:
-        cp = int(found.group(1), 16)
-        return ((cp, cp),)
-    plain = _plain_ranges(test.pattern, test.flags)
-    return plain if plain is not None else ranges_of_class(test.pattern, test.flags)
+    itself over every code point, as the test does). Memoized by (pattern, flags): grammars
+    repeat classes (every JSON string terminal has the same ones)."""
+    key = (test.pattern, test.flags)
+    found = _ranges_memo.get(key)
+    if found is None:
+        literal = _LITERAL.fullmatch(test.pattern)
+        if literal is not None and not test.flags & re.IGNORECASE:
+            cp = int(literal.group(1), 16)
+            found = ((cp, cp),)
+        else:
+            plain = _plain_ranges(test.pattern, test.flags)
+            found = plain if plain is not None else ranges_of_class(test.pattern, test.flags)
+        if len(_ranges_memo) >= _RANGES_LIMIT:
+            _ranges_memo.clear()
+        _ranges_memo[key] = found
+    return found
 
 
 class CharClasses:

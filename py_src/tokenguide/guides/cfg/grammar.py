@@ -222,12 +222,26 @@ def _bundled() -> list[str]:
     return sorted(f[:-5] for f in os.listdir(GRAMMAR_PATH) if f.endswith(".lark"))
 
 
+_LOOKAHEAD_FREE_KEEP = 4096
+_lookahead_free: set[str] = set()  # regexes checked already (schema grammars share terminals)
+
+
 def _check_no_lookahead(name: str, regex: str) -> None:
     """GrammarError when terminal `name`'s regex holds a lookahead (?=...) or (?!...)."""
+    if regex in _lookahead_free:
+        return
     try:
         stack = [list(sre_parse(regex))]
     except Exception:  # syntax errors are reported by the scanner, with their position
         return
+    _find_lookahead(name, regex, stack)
+    if len(_lookahead_free) >= _LOOKAHEAD_FREE_KEEP:
+        _lookahead_free.clear()
+    _lookahead_free.add(regex)
+
+
+def _find_lookahead(name: str, regex: str, stack: list) -> None:
+    """Raise _check_no_lookahead's GrammarError if a lookahead is in the parsed `stack`."""
     while stack:
         for op, av in stack.pop():
             if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and av[0] > 0:
