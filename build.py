@@ -216,6 +216,11 @@ def ensure_node_modules() -> None:
     if not lock.exists():
         raise SetupError(f"{lock} is missing")
     want = sha256_file(lock)
+    if NODE_MODULES.is_symlink():
+        # a checkout sharing another's node_modules (a git worktree): npm ci would empty the folder
+        # the link points to, under every checkout that shares it
+        log(f"web/node_modules links to {os.readlink(NODE_MODULES)}: left as it is (no npm ci)")
+        return
     if NODE_MODULES.is_dir() and read_stamp("npm-ci") == want and PYODIDE_NPM.is_dir():
         log("web/node_modules up to date")
         return

@@ -189,3 +189,28 @@ def test_snapshot_is_deterministic(tmp_path, monkeypatch):
     info = manifest["vocabulary"]["info"]
     assert info["snapshot"] is True and info["reused"] is True and info["seconds"] == 0.0
     assert (info["vocab_size"], info["eos_token_id"]) == (50257, 50256)
+
+
+def test_linked_node_modules_are_never_reinstalled(tmp_path, monkeypatch):
+    """A web/node_modules that is a link (a worktree sharing another checkout's) is left alone:
+    npm ci there would empty the folder it points to, for every checkout sharing it."""
+    build = _load_build()
+    shared = tmp_path / "shared_node_modules"
+    (shared / "pyodide").mkdir(parents=True)
+    (shared / "pyodide" / "marker").write_text("kept")
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "package-lock.json").write_text("{}")
+    (web / "node_modules").symlink_to(shared)
+    monkeypatch.setattr(build, "WEB", web)
+    monkeypatch.setattr(build, "NODE_MODULES", web / "node_modules")
+    monkeypatch.setattr(build, "CACHE", tmp_path / "cache")  # no stamp: a plain folder would be reinstalled
+    ran = []
+    monkeypatch.setattr(build, "run", lambda cmd, **kwargs: ran.append(cmd))
+    build.ensure_node_modules()
+    assert ran == [] and (shared / "pyodide" / "marker").read_text() == "kept"
+    (web / "node_modules").unlink()
+    (web / "node_modules").mkdir()
+    monkeypatch.setattr(build.shutil, "which", lambda name: "/usr/bin/" + name)
+    build.ensure_node_modules()
+    assert ran and ran[0][:2] == ["npm", "ci"]
