@@ -496,7 +496,7 @@ def compare_report(results: list[dict], args, elapsed: float) -> None:
             failed = str(sum(1 for r in rs if r.get("guide_failed"))) if first_mask else "not checked"
             checked = [r["guide_check"] for r in rs if "guide_check" in r]
             differ = str(sum(len(g.get("differ", [])) for g in checked))
-            extra = f"{failed} | {len(checked)} | {differ}"
+            extra = f"{failed} | {len(checked)} | {differ}" if args.guide_check else f"{failed} | not run | -"
         else:
             extra = "- | - | -"
         print(f"| {system} | {c['pass']} ({pct(c['pass'], n)}) | {c['wrong']} | {c['unsupported']} | "
