@@ -28,6 +28,25 @@ def dumps(v, compact: bool = True) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":")) if compact else json.dumps(v, ensure_ascii=False)
 
 
+def validator(schema):
+    """jsonschema's validator, with format checking (ipv4 and date here: standard library)."""
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def lark_parser(grammar: str):
+    """Lark's LALR parser for `grammar`, built as the CFG guides build it: without interegular's
+    terminal-collision report, which takes minutes on the wide Unicode classes of lexeme rules
+    (json_schema.grammar has proved the terminals unambiguous)."""
+    import lark.lexer
+
+    old = lark.lexer.has_interegular
+    lark.lexer.has_interegular = False
+    try:
+        return lark.Lark(grammar, parser="lalr", lexer="contextual")
+    finally:
+        lark.lexer.has_interegular = old
+
+
 def lark_accepts(p, text: str) -> bool:
     try:
         p.parse(text)
@@ -70,11 +89,11 @@ def check_language(schema, docs, guide=None, regex_too=True):
     """Every doc (and its spaced spelling) is accepted by the grammar iff jsonschema says valid;
     the regex path agrees on docs that do not nest past its cap; so does the CFG guide."""
     grammar = compile_json_schema(schema, path="grammar").grammar
-    p = lark.Lark(grammar, parser="lalr", lexer="contextual")
+    p = lark_parser(grammar)
     regex = compile_json_schema(schema, path="regex").regex if regex_too else None
     valid_seen = invalid_seen = 0
     for doc in docs:
-        valid = jsonschema.Draft202012Validator(schema).is_valid(doc)
+        valid = validator(schema).is_valid(doc)
         valid_seen += valid
         invalid_seen += not valid
         for text in (dumps(doc), dumps(doc, compact=False)):
@@ -115,7 +134,7 @@ def test_many_optional_free_form_members_take_the_grammar_path():
     guide = char_guide(schema)
     check_language(schema, docs, guide)
     # schema order: a later property before an earlier one is outside the output format
-    p = lark.Lark(compiled.grammar, parser="lalr", lexer="contextual")
+    p = lark_parser(compiled.grammar)
     assert not lark_accepts(p, '{"p3":[],"p1":[]}') and not guide_accepts(guide, '{"p3":[],"p1":[]}')
     assert not lark_accepts(p, '{"p1":[],"p1":[]}') and not lark_accepts(p, '{"p1":[],}')
 
@@ -131,7 +150,7 @@ def test_optional_members_with_additional_properties():
     docs += [{"a": 1}, {"c": "y", "f": None, "other": [nested(5)]}]
     check_language(schema, docs, char_guide(schema))
     # extra properties come after the declared ones (the output format's order)
-    p = lark.Lark(compile_json_schema(schema, path="grammar").grammar, parser="lalr", lexer="contextual")
+    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
     assert not lark_accepts(p, '{"zz":1,"a":"x"}') and lark_accepts(p, '{"a":"x","zz":1}')
 
 
@@ -170,3 +189,47 @@ def test_remaining_refusal_still_falls_back_to_the_capped_regex():
     with pytest.warns(UserWarning, match="depth-capped"):
         compiled = compile_json_schema(schema)
     assert compiled.path == "regex" and compiled.depth_capped and "grammar path:" in compiled.reason
+
+
+# -- strings whose keywords intersect (pattern or format with lengths): lexeme rules ---------
+
+def string_docs(texts):
+    return [{"s": t, "free": nested(5)} for t in texts] + [{"s": 1}, {"free": []}]
+
+
+def test_pattern_with_max_length_becomes_rules_from_the_exact_automaton():
+    # the regex path intersects by lookahead; the grammar path writes the intersection's DFA
+    schema = {"type": "object", "properties": {"s": {"type": "string", "maxLength": 8, "pattern": r"^(\d+\.\d+.*)$"},
+                                               "free": {}}}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert "(?=" not in compiled.grammar and "(?!" not in compiled.grammar  # no lookahead in any terminal
+    texts = ["1.2", "12.345", "1.2abcde", "1.2abcdef", "1.", "a1.2", "1.2\"x", "1.2\\n", "12345678", "1.2\u00e9\u4e2d",
+             "1.2\U0001f600", "1.2\t", "0.0.0.0.", "1234.567"]
+    docs = string_docs(texts)
+    check_language(schema, docs, regex_too=True)
+    guide = char_guide(schema)
+    for doc in docs:  # the CFG guide over the ASCII texts its vocabulary can spell
+        text = dumps(doc)
+        if all(ch in CHARS for ch in text):
+            assert guide_accepts(guide, text) == validator(schema).is_valid(doc), text
+
+
+def test_format_with_min_length_and_non_ascii_pattern():
+    schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 3, "maxLength": 4,
+                                                     "pattern": "^[a-zé中]+$"}, "free": {}}}
+    assert compile_json_schema(schema).path == "grammar"
+    check_language(schema, string_docs(["ab", "abc", "abcd", "abcde", "éé中", "中中中中中", "ab中", "abZ", "\U0001f600abc"]))
+    dated = {"type": "object", "properties": {"s": {"type": "string", "format": "date", "maxLength": 9}, "free": {}}}
+    p = lark_parser(compile_json_schema(dated, path="grammar").grammar)
+    assert not lark_accepts(p, '{"s":"2020-01-01"}')  # 10 characters: none fits
+    hosts = {"type": "object", "properties": {"s": {"type": "string", "format": "ipv4", "maxLength": 8}, "free": {}}}
+    check_language(hosts, string_docs(["1.2.3.4", "10.2.3.4", "10.20.3.4", "1.2.3", "01.2.3.4"]), regex_too=False)
+
+
+def test_lexeme_rules_refuse_automata_that_are_too_large():
+    # hostname's 253-character limit times its label automaton: refused, naming the keyword
+    schema = {"type": "object", "properties": {"h": {"type": "string", "format": "hostname"}, "free": {}}}
+    with pytest.raises(UnsupportedSchemaError, match="more than 2,000 states") as info:
+        compile_json_schema(schema, path="grammar")
+    assert info.value.keyword == "format" and info.value.pointer == "#/properties/h/format"

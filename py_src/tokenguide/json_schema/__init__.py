@@ -6,14 +6,16 @@ same documents where both apply but without the depth limits. Modules: `normaliz
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `formats`, `strings` (format, pattern, lengths
-together), `patterns` (ECMA `pattern`), `text`, `grammar`.
+together), `patterns` (ECMA `pattern`), `text`, `grammar`, `lexemes` (string automata as rules).
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
 set of JSON texts, in the output format below, of the instances the schema accepts. The regex
 uses what tokenguide's automaton compiler reads: no backreferences or inner anchors; lookaheads
 only as `text.value_difference`/`value_intersection` write them (exact for complete values,
 which are prefix-free up to what may follow them), where a keyword needs a complement or an
-intersection. Lookaheads exist on the regex path only: the grammar path refuses them by name.
+intersection. Lookaheads exist on the regex path only: the grammar path writes string
+intersections (format/pattern/lengths) as rules from their exact automaton (module `lexemes`)
+and refuses the others by name.
 
 Output format
 -------------
@@ -82,7 +84,8 @@ $schema naming a draft decides if/then/else (draft 7 on), dependencies (drafts 3
 dependentSchemas/dependentRequired (2019-09 on), as that draft's validator does; without one,
 all apply. Complements and intersections (not, overlapping oneOf, if, pattern with format,
 lengths a pattern cannot absorb, key classes, contains, uniqueItems) are lookaheads: regex
-path only, and only with a whitespace pattern that matches JSON whitespace alone.
+path only (string intersections excepted, see above), and only with a whitespace pattern that
+matches JSON whitespace alone.
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339

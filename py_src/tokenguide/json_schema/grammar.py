@@ -5,7 +5,9 @@ value and every number are written as *placeholders* (private-use characters U+F
 stand for grammar rules. This module turns the placeholder regex into Lark EBNF: maximal runs
 without placeholders become terminals, numbers become right-linear rules over single-character
 terminals (from their minimal DFA), free-form values become one recursive `any` rule (no depth
-cap). Then it proves the grammar is read exactly as written, or refuses:
+cap), strings whose keywords intersect become right-linear rules from the intersection's exact
+DFA (module `lexemes`: no lookahead in any terminal), and objects with many optional members
+right-linear rules (`GrammarSink.object_members`: Lark expands optional parts inline). Then it proves the grammar is read exactly as written, or refuses:
 
 * Lark's escape processing kept every terminal's language (DFA equality);
 * the LALR(1) table has no conflict (Lark's analyser in strict mode);
@@ -28,6 +30,7 @@ from ..regex import dfa as dfa_mod
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
+from .lexemes import char_moves, lexeme_dfa
 from .text import NULL, NUMBER, STRING
 
 __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE"]
@@ -62,6 +65,7 @@ class GrammarSink:
         self.pending: list[tuple[str, Any]] = []  # (placeholder, RuleRef) whose body is still to write
         self.bodies: dict[str, str] = {}  # placeholder -> regex with placeholders
         self.numbers: dict[str, str] = {}  # number regex -> placeholder
+        self.lexemes: dict[str, str] = {}  # placeholder -> string regex (lookaheads confined to it)
         self.marks: list[str] = []  # see `mark`
         self.shared: dict[str, str] = {}  # body regex -> placeholder of a shared rule (see `rule`)
         self._any: str | None = None
@@ -137,6 +141,17 @@ class GrammarSink:
         ch = self.numbers.get(regex)
         if ch is None:
             ch = self.numbers[regex] = self._new(f"n{len(self.numbers)}")
+        return ch
+
+    def lexeme(self, regex: str) -> str:
+        """The placeholder of a rule for string regex `regex`, which may hold lookaheads confined
+        to the string (an intersection of string languages): right-linear rules over single
+        characters from its exact DFA (module `lexemes`), one per state."""
+        for ch, known in self.lexemes.items():
+            if known == regex:
+                return ch
+        ch = self._new(f"x{len(self.lexemes)}")
+        self.lexemes[ch] = regex
         return ch
 
     def any_value(self) -> str:
@@ -264,6 +279,7 @@ class _Converter:
         self.trailing_space: set[str] = set()  # terminals ending with a greedy `[ ]?`
         self.number_regex = {ch: regex for regex, ch in sink.numbers.items()}  # placeholder -> regex
         self.numbers: dict[str, str] = {}  # rule name -> regex of the number rules used
+        self.lexemes: dict[str, str] = {}  # rule name -> lexeme regex (see GrammarSink.lexeme)
         self._number_name: dict[str, str] = {}  # placeholder -> name of the rule for its language
         self._by_language: dict[tuple, str] = {}
         self._expansions: dict[str, int] = {}  # EBNF piece -> alternatives Lark expands it into
@@ -461,6 +477,9 @@ class _Converter:
 
     def item(self, op, av) -> str | None:
         if op == C.LITERAL:
+            if chr(av) in self.sink.lexemes:
+                self.lexemes.setdefault(self.names[chr(av)], self.sink.lexemes[chr(av)])
+                return self.names[chr(av)]
             if chr(av) in self.number_regex:
                 name = self.number(chr(av))
                 self.numbers.setdefault(name, self.number_regex[chr(av)])
@@ -520,6 +539,27 @@ def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
     return rules
 
 
+def _lexeme_rules(name: str, regex: str, conv: _Converter) -> list[str]:
+    """Right-linear rules for a lexeme (GrammarSink.lexeme), one per state of its character
+    automaton, over terminals of one character class each (disjoint in every state)."""
+    d = lexeme_dfa(regex)
+    assert d is not None  # strings.constrained_string refused it otherwise
+    memo: dict = {}
+    rules = [f"{name}: {name}_0"]
+    for q in range(d.num_states):
+        moves = char_moves(d, q, memo)
+        if not moves:
+            continue  # a final state without moves: the rules leading here end instead
+        alts = []
+        for t, ranges in moves.items():
+            cls = "[" + "".join(_char(lo, True) if lo == hi else f"{_char(lo, True)}-{_char(hi, True)}"
+                                for lo, hi in ranges) + "]"
+            alts.append(f"{conv.term(cls)} {name}_{t}" if d.live_bytes(t) else conv.term(cls))
+        body = " | ".join(alts)
+        rules.append(f"{name}_{q}: ({body})?" if q in d.finals else f"{name}_{q}: {body}")
+    return rules
+
+
 def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
     """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc).
 
@@ -567,6 +607,8 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
     for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
         number_rules.extend(_number_rules(name, regex, conv))
+    for name, lexeme in conv.lexemes.items():
+        number_rules.extend(_lexeme_rules(name, lexeme, conv))
     lines.extend(f"{name}: {inner}" for inner, name in conv.helpers.items())
     lines.extend(number_rules)
     for regex, name in conv.terms.items():

@@ -4,8 +4,8 @@ The first language (the format's, else the pattern's) is written out; the others
 (`value_intersection`), except where a lookahead-free form is exact: lengths a format's regex
 implies anyway (`FORMAT_WIDTH`), and an anchored pattern with one variable single-character
 repeat, whose repeat bounds absorb the lengths (`pattern_to_string_body`). On the grammar path
-(an emitter with a sink) a needed lookahead is refused (UnsupportedSchemaError naming the
-keyword), or dropped with a warning when lenient.
+(an emitter with a sink) the intersection becomes a lexeme rule (grammar.GrammarSink.lexeme:
+right-linear rules from its exact automaton, no lookahead in any terminal).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
+from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
 from .patterns import PatternError, pattern_to_string_body
 from .text import STRING_CHAR, group, rep, value_intersection
 
@@ -93,13 +94,17 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         checks.append((kw, _quoted(rep(STRING_CHAR, lo, hi))))
     out: str | None = main
     for kw, check in checks:
-        if em.sink is not None:
-            if kw in s:
-                where, what = s.kptr(kw), f"{kw} together with format/pattern"
-            else:
-                kw, where, what = "format", s.kptr("format"), f"format {fmt!r} (at most {hi} characters)"
-            em.unsupported(kw, where, f"{what} needs a lookahead, which the grammar path cannot express "
-                           "(the regex path can: compile_json_schema(..., path='regex'))")
-            continue
         out = value_intersection(out, check)
+    if em.sink is not None and checks:  # grammar mode: rules from the intersection's exact automaton
+        if lexeme_dfa(out) is not None:
+            return em.sink.lexeme(out)
+        kw = checks[0][0]
+        if kw in s:
+            where, what = s.kptr(kw), f"{kw} together with format/pattern"
+        else:
+            kw, where, what = "format", s.kptr("format"), f"format {fmt!r} (at most {hi} characters)"
+        em.unsupported(kw, where, f"{what} needs a lookahead, which the grammar path writes as rules from the "
+                       f"automaton of the intersection; this one has more than {MAX_LEXEME_STATES:,} states "
+                       "(the regex path can: compile_json_schema(..., path='regex'))")
+        return main
     return out
