@@ -162,3 +162,29 @@ def test_join_uri_follows_rfc3986_for_hierarchical_bases(base, ref):
         from urllib.parse import urljoin
 
         assert out == urljoin(base, ref)
+
+
+def test_refs_in_properties_merged_from_allof_keep_their_base():
+    """allOf merges `properties` of both sides; each member keeps the pointer of where it is
+    written, so a `$ref` inside it resolves even when embedded `$id` resources make base URIs
+    matter (it was refused as "base URI unknown")."""
+    schema = {"type": "object", "properties": {"k": {"$ref": "#/$defs/d"}},
+              "allOf": [{"properties": {"m": {"$ref": "#/$defs/d"}}}],
+              "$defs": {"d": {"type": "integer"}, "e": {"$id": "e.json"}}}
+    import lark  # noqa: PLC0415 - the grammar path's oracle: Lark parses the emitted grammar
+
+    def accepts(compiled, text: str) -> bool:
+        if compiled.path == "regex":
+            return re.fullmatch(compiled.regex, text) is not None
+        try:
+            lark.Lark(compiled.grammar, parser="lalr", lexer="contextual").parse(text)
+        except lark.exceptions.LarkError:
+            return False
+        return True
+
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in ("regex", "grammar"):
+        compiled = compile_json_schema(schema, path=path)
+        assert compiled.path == path
+        for text in ('{"k":1,"m":2}', '{"k":1}', '{"m":2}', '{"k":"x","m":2}', '{"k":1,"m":"x"}', '{"k":1,"m":2.5}'):
+            assert accepts(compiled, text) == validator.is_valid(json.loads(text)), (path, text)

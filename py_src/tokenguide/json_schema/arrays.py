@@ -664,7 +664,7 @@ def _object_candidates(em: Any, s: Node, level: int) -> list[tuple[Any, str]] | 
         return None
     per = {}
     for name, sub in props.items():
-        c = _candidates(em, sub, f"{s.kptr('properties')}/{name}", level + 1)
+        c = _candidates(em, sub, s.member_ptr("properties", name), level + 1)
         if c is None:
             return None
         per[name] = c

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import UnsupportedSchemaError
 from .normalize import Node, RuleRef, enum_values, types_of
-from .text import alt, group, json_literal, json_type_of, lit, ptr_escape, value_difference, value_intersection
+from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
 __all__ = ["CANONICAL_NUMBER", "logic_value", "subtract", "canonical", "order_compatible", "skeleton",
            "json_whitespace_only", "lookahead_allowed", "strict_merge"]
@@ -355,7 +355,7 @@ def skeleton(norm: Any, n: Any, ptr: str, level: int = 0) -> dict:
     for p in parts or []:
         pp = p.get("properties")
         for k, sub in (pp.items() if isinstance(pp, dict) else ()):
-            props.setdefault(k, []).append((sub, f"{p.kptr('properties')}/{ptr_escape(k)}"))
+            props.setdefault(k, []).append((sub, p.member_ptr("properties", k)))
         req = p.get("required")
         for r in req if isinstance(req, list) else ():
             if isinstance(r, str):

@@ -90,6 +90,11 @@ class Node:
         """The JSON pointer of keyword `key` in the user's schema."""
         return self.ptrs.get(key, f"{self.ptr}/{ptr_escape(key)}")
 
+    def member_ptr(self, key: str, name: str) -> str:
+        """The JSON pointer of member `name` of keyword `key` (e.g. one of `properties`): after an
+        allOf merge, members from different branches keep the pointers of where they are written."""
+        return self.ptrs.get(f"{key}/{ptr_escape(name)}", f"{self.kptr(key)}/{ptr_escape(name)}")
+
     def constrains(self) -> bool:
         """Does the node restrict instances at all?"""
         return bool(self.groups or self.not_enum) or any(k in VALIDATION for k in self.kw)
@@ -378,7 +383,7 @@ class Normalizer:
                 out.kw[k] = v
                 out.ptrs[k] = bk
                 continue
-            out.ptrs.setdefault(k, bk)
+            out.ptrs.setdefault(k, a.kptr(k))  # the merged keyword stays where the first side wrote it
             av = out.kw[k]
             if canon(av) == canon(v) and k != "properties":
                 continue
@@ -386,8 +391,14 @@ class Normalizer:
                 out.kw[k] = type_intersection(av, v)
             elif k == "properties":
                 pa = dict(av)
+                for name in av:
+                    out.ptrs.setdefault(f"{k}/{ptr_escape(name)}", a.member_ptr(k, name))
                 for name, sub in v.items():
-                    pa[name] = {"allOf": [pa[name], sub]} if name in pa else sub
+                    if name in pa:
+                        pa[name] = {"allOf": [pa[name], sub]}
+                    else:
+                        pa[name] = sub
+                        out.ptrs[f"{k}/{ptr_escape(name)}"] = b.member_ptr(k, name)
                 out.kw[k] = pa
             elif k == "required":
                 out.kw[k] = list(dict.fromkeys(list(av) + list(v)))

@@ -17,7 +17,7 @@ from .any_order import any_order_body
 from .keys import extra_member
 from .normalize import Node
 from .patterns import PatternError, ecma_search
-from .text import MAX_REGEX_CHARS, alt, cat, compact, lit, opt, ptr_escape, rep
+from .text import MAX_REGEX_CHARS, alt, cat, compact, lit, opt, rep
 
 __all__ = ["object_regex"]
 
@@ -41,7 +41,6 @@ def object_regex(em: Any, s: Node) -> str | None:
         required = []
     pprops = s.get("patternProperties") or {}
     addl = s.get("additionalProperties", True)
-    pptr = s.kptr("properties")
     names = list(props)  # declared names, then required names not declared
     for r in required:
         if isinstance(r, str) and r not in props:
@@ -50,7 +49,7 @@ def object_regex(em: Any, s: Node) -> str | None:
     ptrs: list[str] = []
     for n in names:
         if n in props:
-            sch, p = props[n], f"{pptr}/{ptr_escape(n)}"
+            sch, p = props[n], s.member_ptr("properties", n)
         else:
             sch, p = None, s.kptr("required")
         matching = []
