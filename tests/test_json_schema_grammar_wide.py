@@ -233,3 +233,13 @@ def test_lexeme_rules_refuse_automata_that_are_too_large():
     with pytest.raises(UnsupportedSchemaError, match="more than 2,000 states") as info:
         compile_json_schema(schema, path="grammar")
     assert info.value.keyword == "format" and info.value.pointer == "#/properties/h/format"
+
+
+def test_check_grammar_skips_terminals_left_unused():
+    # a retried conversion may write a terminal no rule uses; Lark drops it (it was a KeyError)
+    from tokenguide.json_schema import grammar as G
+
+    G.check_grammar("start: T0\nT0: /a/\nT1: /b/\n", {"a": "T0", "b": "T1"}, set())
+    with pytest.raises(UnsupportedSchemaError, match="can both match"):  # the used ones are still checked
+        G.check_grammar("start: T0 T1 | T2\nT0: /a/\nT1: /b/\nT2: /ab/\nT3: /c/\n",
+                        {"a": "T0", "b": "T1", "ab": "T2", "c": "T3"}, set())
