@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .ranges import ALL
+from .trampoline import run_nested
 
 __all__ = ["NFA", "epsilon_closure", "estimate_size"]
 
@@ -66,22 +67,12 @@ class NFA:
         """(start, end) states of a new fragment for `node`, built depth-first with an explicit
         stack (any nesting depth): `_build` yields the child nodes it needs, and is sent back
         each child's (start, end)."""
-        stack = [self._build(node)]
-        value: tuple[int, int] | None = None
-        while True:
-            try:
-                child = stack[-1].send(value)
-            except StopIteration as stop:
-                stack.pop()
-                if not stack:
-                    return stop.value
-                value = stop.value
-                continue
+        def expand(child: tuple) -> tuple:
             if child[0] == "chars":  # the common leaf, without a generator
-                value = self._chars(child)
-            else:
-                stack.append(self._build(child))
-                value = None
+                return None, self._chars(child)
+            return self._build(child), None
+
+        return run_nested(self._build(node), expand)
 
     def _chars(self, node: tuple) -> tuple[int, int]:
         s, e = self.new(), self.new()

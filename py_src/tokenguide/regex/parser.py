@@ -32,6 +32,7 @@ from . import ranges as charset
 from . import sre, unicode_tables
 from .ranges import Ranges
 from .sre import constants as C
+from .trampoline import run_nested
 
 Node = tuple
 
@@ -97,19 +98,7 @@ class _Converter:
         self.class_cache: dict[tuple, Ranges] = {}  # long regexes (JSON Schema) repeat the same classes
 
     def run(self, items: list, flags: int) -> Node:
-        stack = [self.convert(items, flags, True, True)]
-        value: Any = None
-        while True:
-            try:
-                request = stack[-1].send(value)
-            except StopIteration as stop:
-                stack.pop()
-                if not stack:
-                    return stop.value
-                value = stop.value
-                continue
-            stack.append(self.convert(*request))
-            value = None
+        return run_nested(self.convert(items, flags, True, True), lambda request: (self.convert(*request), None))
 
     # -- errors -------------------------------------------------------------
     def fail(self, what: str, needles: tuple[str, ...] = ()) -> None:
