@@ -53,7 +53,7 @@ WARM_UP = {"type": "object", "properties": {"x": {}}, "required": ["x"]}
 PHASES = [
     ("compile_json_schema", "tokenguide.json_schema", "compile_json_schema"),
     ("  grammar check", "tokenguide.json_schema.grammar", "check_grammar"),
-    ("  terminal DFAs", "tokenguide.json_schema.grammar", "_terminal_dfa"),
+    ("  terminal DFAs", "tokenguide.json_schema.grammar_checks", "terminal_dfa"),
     ("CFG guide", "tokenguide.guides.cfg.fast", "FastCFGGuide.__init__"),
     ("  LarkGrammar", "tokenguide.guides.cfg.grammar", "LarkGrammar.__init__"),
     ("  character classes", "tokenguide.guides.cfg.chars", "CharClasses.__init__"),

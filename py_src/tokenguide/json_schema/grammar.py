@@ -7,20 +7,12 @@ without placeholders become terminals, numbers become right-linear rules over si
 terminals (from their minimal DFA), free-form values become one recursive `any` rule (no depth
 cap), strings whose keywords intersect become right-linear rules from the intersection's exact
 DFA (module `lexemes`: no lookahead in any terminal), and objects with many optional members
-right-linear rules (`GrammarSink.object_members`: Lark expands optional parts inline). Then it proves the grammar is read exactly as written, or refuses:
-
-* Lark's escape processing kept every terminal's language (DFA equality);
-* the LALR(1) table has no conflict (Lark's analyser in strict mode);
-* each terminal has at most one match at any position: its language is prefix-free except for
-  one trailing optional space written as a greedy ``[ ]?`` (``[ ]?`` is the only whitespace
-  pattern allowed on this path), and a leading space is optional wherever it may occur;
-* in every parser state, no acceptable terminal's string is a prefix of another's, so Lark's
-  contextual lexer never has a choice to make.
+right-linear rules (`GrammarSink.object_members`: Lark expands optional parts inline). Then
+module `grammar_checks` proves that Lark reads the grammar exactly as written, or refuses.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from typing import Any
@@ -30,6 +22,8 @@ from ..regex import dfa as dfa_mod
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
+from . import grammar_checks
+from .grammar_checks import check_grammar, refuse
 from .lexemes import char_moves, lexeme_dfa
 from .text import NULL, NUMBER, STRING
 
@@ -37,22 +31,10 @@ __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHO
 
 PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
-_TERMINAL_MAX_STATES = 20_000
 _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
 _MAX_ALTERNATIVES = 600  # alternatives of all rules: Lark's LALR analysis grows faster than that
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
-
-
-@functools.lru_cache(maxsize=512)
-def _terminal_dfa(regex: str) -> dfa_mod.ByteDFA:
-    """The minimal DFA of a terminal or number regex, cached: schema grammars share terminals
-    (strings, keys, separators), and their automata are most of the time the checks take."""
-    return dfa_mod.compile_regex(regex, max_states=_TERMINAL_MAX_STATES)
-
-
-def _refuse(why: str, keyword: str | None = None, pointer: str = "#") -> UnsupportedSchemaError:
-    return UnsupportedSchemaError(f"the grammar path cannot express this schema exactly: {why}", keyword, pointer)
 
 
 class GrammarSink:
@@ -73,7 +55,7 @@ class GrammarSink:
 
     def _new(self, name: str) -> str:
         if len(self.names) >= _PLACEHOLDER_LIMIT:
-            raise _refuse("too many grammar rules")
+            raise refuse("too many grammar rules")
         ch = chr(PLACEHOLDER_BASE + len(self.names))
         self.names[ch] = name
         return ch
@@ -208,7 +190,7 @@ def _unparse_item(op, av) -> str:
             elif iop == C.CATEGORY:
                 out.append(_CATEGORY_TEXT[iav])
             else:
-                raise _refuse(f"regex item {iop} in a terminal")
+                raise refuse(f"regex item {iop} in a terminal")
         return "[" + "".join(out) + "]"
     if op == C.CATEGORY:
         return _CATEGORY_TEXT[av]
@@ -223,12 +205,12 @@ def _unparse_item(op, av) -> str:
             return _unparse(items) + _quantifier(lo, hi)
         return "(?:" + _unparse(items) + ")" + _quantifier(lo, hi)
     if op in (C.ASSERT, C.ASSERT_NOT, C.AT):
-        raise _refuse(
+        raise refuse(
             "a lookaround (what exact not, overlapping oneOf, if/then/else and pattern with format compile to) "
             "would be part of a grammar terminal, and a terminal's automaton cannot see the text after it; "
             "such keywords need the regex path (a schema without recursive $ref)"
         )
-    raise _refuse(f"regex item {op} in a terminal")
+    raise refuse(f"regex item {op} in a terminal")
 
 
 def _ends_with_optional_space(items) -> bool:
@@ -301,7 +283,7 @@ class _Converter:
         grammar compiler would take minutes: k optional pieces in a row are 2**k alternatives)."""
         if text is not None:
             if n > _MAX_EXPANSIONS:
-                raise _refuse(f"a rule would expand into more than {_MAX_EXPANSIONS:,} alternatives "
+                raise refuse(f"a rule would expand into more than {_MAX_EXPANSIONS:,} alternatives "
                               "(too many optional parts in a row)")
             self._expansions[text] = max(n, self._expansions.get(text, 1))
         return text
@@ -347,9 +329,9 @@ class _Converter:
         if name is None:
             regex = self.number_regex[ch]
             try:
-                d = _terminal_dfa(regex)
+                d = grammar_checks.terminal_dfa(regex)
             except StateLimitError:
-                raise _refuse("a number rule's automaton is too large") from None
+                raise refuse("a number rule's automaton is too large") from None
             name = self._by_language.setdefault((d.classes, tuple(d.table), d.finals), self.names[ch])
             self._number_name[ch] = name
         return name
@@ -446,12 +428,12 @@ class _Converter:
             return self.seq(run + list(av[-1].data) + rest)
         if op == C.LITERAL and not self.names[chr(av)]:
             return self.seq(run + rest)  # drop the cut rather than leave an empty piece
-        raise _refuse("a piece between grammar rules can be empty: " + _unparse(run))
+        raise refuse("a piece between grammar rules can be empty: " + _unparse(run))
 
     def flush(self, run: list, out: list[str]) -> None:
         if run:
             if subpattern(list(run)).getwidth()[0] == 0:
-                raise _refuse("a piece between grammar rules can be empty: " + _unparse(run))
+                raise refuse("a piece between grammar rules can be empty: " + _unparse(run))
             out.append(self.term(_unparse(run), list(run)))
             run.clear()
 
@@ -489,7 +471,7 @@ class _Converter:
             chars = [[(iop, iav)] for iop, iav in av if iop == C.LITERAL and chr(iav) in self.names]
             others = [x for x in av if x[0] != C.LITERAL or chr(x[1]) not in self.names]
             if others and others[0][0] == C.NEGATE:
-                raise _refuse("a negated set of grammar rules")
+                raise refuse("a negated set of grammar rules")
             return self.branch(chars + ([[(C.IN, others)]] if others else []))
         if op == C.SUBPATTERN:
             inner = self.seq(av[-1].data)
@@ -520,13 +502,13 @@ class _Converter:
 
 def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
     """Right-linear rules for a number regex, one per DFA state, over single-character terminals."""
-    dfa = _terminal_dfa(regex)
+    dfa = grammar_checks.terminal_dfa(regex)
     rules = []
     for q in range(dfa.num_states):
         targets: dict[int, list[int]] = {}
         for b in dfa.live_bytes(q):
             if b >= 0x80:
-                raise _refuse(f"number regex {regex!r} is not ASCII")
+                raise refuse(f"number regex {regex!r} is not ASCII")
             targets.setdefault(dfa.next_state(q, b), []).append(b)
         if not targets:
             continue  # a final state without moves: the rules leading here end instead
@@ -589,13 +571,13 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
         try:
             parsed = sre_parse(regex.replace(sink.cut, "") if merge else regex)
         except (RecursionError, OverflowError):
-            raise _refuse("the schema nests too deeply") from None
+            raise refuse("the schema nests too deeply") from None
         out = conv.seq(list(parsed.data))
         if out is None:
-            raise _refuse("an empty value")
+            raise refuse("an empty value")
         conv.alternatives += conv.expansions(out)
         if conv.alternatives > _MAX_ALTERNATIVES:
-            raise _refuse(f"the grammar would have more than {_MAX_ALTERNATIVES:,} alternatives once Lark expands "
+            raise refuse(f"the grammar would have more than {_MAX_ALTERNATIVES:,} alternatives once Lark expands "
                           "its optional parts (too slow to analyse); the regex path caps nesting instead")
         return out
 
@@ -616,132 +598,6 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
     text = "\n".join(lines) + "\n"
     check_grammar(text, conv.terms, conv.trailing_space)
     return text
-
-
-# --------------------------------------------------------------------------- exactness checks
-
-
-def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) -> None:
-    """Refuse the grammar unless Lark reads it exactly as written (see the module docstring).
-
-    The parser is the CFG guides' own (`build_lark`, strict: shift/reduce conflicts refused; no
-    interegular comparison, which the prefix checks here subsume), kept by grammar text, so the
-    guide built from this grammar next does not analyse it again."""
-    from lark.exceptions import GrammarError as LarkGrammarError
-    from lark.exceptions import LarkError
-    from lark.parsers.lalr_analysis import Shift
-
-    from ..guides.cfg.grammar import build_lark, parse_table
-
-    try:
-        parser = build_lark(text, strict=True)
-    except LarkGrammarError as exc:
-        raise _refuse(f"the grammar is not LALR(1) ({str(exc).splitlines()[0]})") from None
-    except LarkError as exc:
-        raise _refuse(f"Lark cannot lex the grammar ({str(exc).splitlines()[0]})") from None
-    terminals, rules = parser.terminals, parser.rules
-    _check_productive(rules)
-    lark_regex = {t.name: t.pattern.to_regexp() for t in terminals}
-    dfas: dict[str, dfa_mod.ByteDFA] = {}
-    for regex, name in terms.items():
-        if name not in lark_regex:
-            continue  # written but left unused (a retried piece): Lark drops it, the language has none
-        try:
-            d = _terminal_dfa(regex)
-            seen = d if lark_regex[name] == regex else _terminal_dfa(lark_regex[name])
-        except StateLimitError:
-            raise _refuse("a terminal's automaton is too large") from None
-        if d != seen:
-            raise _refuse(f"Lark reads terminal {name} differently")
-        if 0 in d.finals:
-            raise _refuse(f"terminal {name} matches the empty string")
-        _check_prefix_safe(name, d, name in trailing_space)
-        dfas[name] = d
-    table = parse_table(parser)
-    after_space: set[str] = set()  # terminals that may come right after one with a trailing space
-    for actions in table.states.values():
-        for t, (action, arg) in actions.items():
-            if t in trailing_space and action is Shift:
-                after_space.update(x for x in table.states[arg] if x in dfas)
-    for name in sorted(after_space):
-        _check_leading_space(name, dfas[name])
-    done: set[tuple[str, str]] = set()
-    for actions in table.states.values():
-        acceptable = sorted(t for t in actions if t in dfas)
-        for i, a in enumerate(acceptable):
-            for b in acceptable[i + 1:]:
-                if (a, b) not in done:
-                    done.add((a, b))
-                    if _prefix_related(dfas[a], dfas[b]):
-                        raise _refuse(f"terminals {a} and {b} can both match at one position")
-
-
-def _check_productive(rules) -> None:
-    """Every rule derives some finite text: otherwise a guide could enter it and never finish."""
-    productive: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for r in rules:
-            if r.origin.name not in productive and all(x.is_term or x.name in productive for x in r.expansion):
-                productive.add(r.origin.name)
-                changed = True
-    stuck = sorted({r.origin.name for r in rules} - productive)
-    if stuck:
-        raise UnsupportedSchemaError(
-            f"the schema accepts no finite value through rule {stuck[0]} (a recursion without a base case)",
-            "$ref", "#")
-
-
-def _check_prefix_safe(name: str, d: dfa_mod.ByteDFA, greedy_space: bool) -> None:
-    """No match of the terminal extends to a longer one, except by a greedy trailing `[ ]?`."""
-    for f in d.finals:
-        live = d.live_bytes(f)
-        if not live:
-            continue
-        g = d.next_state(f, _SPACE)
-        if live != b" " or g not in d.finals or d.live_bytes(g) or not greedy_space:
-            raise _refuse(f"terminal {name} has matches that are prefixes of other matches")
-
-
-def _check_leading_space(name: str, d: dfa_mod.ByteDFA) -> None:
-    """Whatever the terminal accepts after a leading space it also accepts without it."""
-    q1 = d.next_state(0, _SPACE)
-    if q1 < 0:
-        return
-    seen = {(q1, 0)}
-    todo = [(q1, 0)]
-    while todo:
-        a, b = todo.pop()
-        if a in d.finals and b not in d.finals:
-            raise _refuse(f"terminal {name} needs a leading space")
-        for byte in range(256):
-            na = d.next_state(a, byte)
-            if na < 0:
-                continue
-            nb = d.next_state(b, byte) if b >= 0 else -1
-            if nb < 0:
-                raise _refuse(f"terminal {name} needs a leading space")
-            if (na, nb) not in seen:
-                seen.add((na, nb))
-                todo.append((na, nb))
-
-
-def _prefix_related(a: dfa_mod.ByteDFA, b: dfa_mod.ByteDFA) -> bool:
-    """Is some string of one language a prefix of (or equal to) a string of the other?"""
-    seen = {(0, 0)}
-    todo = [(0, 0)]
-    pairs = {(a.classes[c], b.classes[c]) for c in range(256)}
-    while todo:
-        x, y = todo.pop()
-        if x in a.finals or y in b.finals:
-            return True  # both states are live (trimmed automata): one extends to the other
-        for ca, cb in pairs:
-            nx, ny = a.table[x][ca], b.table[y][cb]
-            if nx >= 0 and ny >= 0 and (nx, ny) not in seen:
-                seen.add((nx, ny))
-                todo.append((nx, ny))
-    return False
 
 
 def schema_uses_placeholders(schema: Any) -> bool:
