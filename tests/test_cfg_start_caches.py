@@ -126,6 +126,35 @@ def test_prepared_vocabularies_and_skeletons_are_bounded(monkeypatch):
     assert texts.skeleton(b"") is texts.skeleton(b"")
 
 
+def test_prepared_vocabularies_are_bounded_by_total_tokens(monkeypatch):
+    """Past `_KEEP_TOKENS` tokens in all the oldest vocabularies go; a vocabulary larger than the
+    bound alone is still kept (alone), and a guide on an evicted vocabulary answers the same."""
+    cfg_tokens.clear_token_texts()
+    monkeypatch.setattr(cfg_tokens, "_KEEP", 5)
+    monkeypatch.setattr(cfg_tokens, "_KEEP_TOKENS", 30)
+    small = [Tokenizer(vocab_of([f"{c}{i}" for i in range(12)])) for c in "abc"]  # 12 tokens each
+    first = cfg_tokens.token_texts(small[0])
+    cfg_tokens.token_texts(small[1])
+    assert (cfg_tokens.cached_vocabularies(), cfg_tokens.cached_tokens()) == (2, 24)
+    cfg_tokens.token_texts(small[2])  # 36 > 30: the oldest goes
+    assert (cfg_tokens.cached_vocabularies(), cfg_tokens.cached_tokens()) == (2, 24)
+    assert cfg_tokens.token_texts(small[1]) is cfg_tokens.token_texts(small[1])
+    again = cfg_tokens.token_texts(small[0])
+    assert again is not first and again.token_ids == first.token_ids == list(range(1, 13))
+    assert again.token_bytes == first.token_bytes
+    large = Tokenizer(vocab_of(PIECES + [f"x{i}" for i in range(20)]))  # 47 tokens, over the bound alone
+    texts = cfg_tokens.token_texts(large)
+    assert (cfg_tokens.cached_vocabularies(), cfg_tokens.cached_tokens()) == (1, 47)
+    assert cfg_tokens.token_texts(large) is texts
+    grammar = 'start: ("a" | "x1")+'
+    kept = FastCFGGuide(grammar, large).allowed_token_ids(FastCFGGuide(grammar, large).initial_state)
+    cfg_tokens.token_texts(small[2])  # evicts the large one
+    assert cfg_tokens.cached_vocabularies() == 1
+    rebuilt = FastCFGGuide(grammar, large)
+    assert rebuilt._texts is not texts
+    assert rebuilt.allowed_token_ids(rebuilt.initial_state) == kept == [9, 27, 29]  # "a", "x", "x1"
+
+
 def test_lark_parsers_are_shared_by_text_and_strictness():
     cfg_grammar.clear_lark_cache()
     conflict = "start: a | b\na: X\nb: X\nX: /x/\n"  # reduce/reduce: refused even without strict

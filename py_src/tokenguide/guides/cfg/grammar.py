@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -48,6 +47,7 @@ from ...errors import ArgumentError, GrammarError, TokenguideError
 from ...grammars import GRAMMAR_PATH
 from ...regex.sre import constants as sre_constants
 from ...regex.sre import parse as sre_parse
+from .lru import LRU
 from .scanner import PrefixScanner
 
 __all__ = ["LarkGrammar", "LazyFollow", "QuietContextualLexer", "build_lark", "clear_lark_cache", "first_and_nullable",
@@ -156,8 +156,7 @@ def _lark(text: str, strict: bool = False) -> Lark:
 
 
 _LARK_KEEP = 8  # parsers kept by grammar text
-_lark_lock = threading.Lock()
-_lark_cache: "OrderedDict[tuple[str, bool], Lark]" = OrderedDict()
+_lark_cache = LRU()  # (text, strict) -> Lark
 
 
 def build_lark(text: str, *, strict: bool = False) -> Lark:
@@ -168,17 +167,12 @@ def build_lark(text: str, *, strict: bool = False) -> Lark:
     right after it analyse a grammar once. A strict parser also serves non-strict requests: once
     built, its tables are exactly the non-strict ones. Lark's errors propagate (nothing is kept).
     Parsers are only read once built (each parse and guide state copies what it changes)."""
-    with _lark_lock:
-        for key in ((text, True),) if strict else ((text, False), (text, True)):
-            found = _lark_cache.get(key)
-            if found is not None:
-                _lark_cache.move_to_end(key)
-                return found
+    for key in ((text, True),) if strict else ((text, False), (text, True)):
+        found = _lark_cache.get(key)
+        if found is not None:
+            return found
     found = _lark(text, strict)
-    with _lark_lock:
-        _lark_cache[(text, strict)] = found
-        while len(_lark_cache) > _LARK_KEEP:
-            _lark_cache.popitem(last=False)
+    _lark_cache.put((text, strict), found, _LARK_KEEP)
     return found
 
 
@@ -189,29 +183,22 @@ def parse_table(parser: Lark) -> Any:
 
 def clear_lark_cache() -> None:
     """Forget every shared parser (and terminal scanner): later grammars are analysed anew."""
-    with _lark_lock:
-        _lark_cache.clear()
-        _scanner_cache.clear()
+    _lark_cache.clear()
+    _scanner_cache.clear()
 
 
 _SCANNER_KEEP = 256  # terminal scanners kept by (regex, flags)
-_scanner_cache: "OrderedDict[tuple[str, int], PrefixScanner]" = OrderedDict()
+_scanner_cache = LRU()  # (regex, flags) -> PrefixScanner
 
 
 def shared_scanner(pattern: str, flags: int) -> PrefixScanner:
     """The PrefixScanner of a terminal regex, shared by grammars with the same terminal (schema
     grammars share strings, keys and separators). Scanners only memoize what they computed."""
     key = (pattern, flags)
-    with _lark_lock:
-        found = _scanner_cache.get(key)
-        if found is not None:
-            _scanner_cache.move_to_end(key)
-            return found
-    found = PrefixScanner(pattern, flags)
-    with _lark_lock:
-        _scanner_cache[key] = found
-        while len(_scanner_cache) > _SCANNER_KEEP:
-            _scanner_cache.popitem(last=False)
+    found = _scanner_cache.get(key)
+    if found is None:
+        found = PrefixScanner(pattern, flags)
+        _scanner_cache.put(key, found, _SCANNER_KEEP)
     return found
 
 

@@ -9,8 +9,10 @@ character class of each trie node (`trie.CharTrie.from_skeleton`).
 Only tokenguide `Tokenizer`s are prepared here (their token bytes come from the core
 `Vocabulary`). The cache is keyed on that Vocabulary object itself (identity, as
 `index.trie.prepare_vocabulary`: vocabularies are not modified once built), the tokenizer's
-EOS id and its number of token strings, and holds at most `_KEEP` vocabularies, each with at
-most `_CONTEXT_SKELETONS` skeletons besides the usual one.
+EOS id and its number of token strings, and holds at most `_KEEP` vocabularies and at most
+`_KEEP_TOKENS` tokens in all (a prepared vocabulary costs about 400 bytes a token: ~20 MB for
+GPT-2's 50k, ~100 MB for Gemma's 262k; the newest vocabulary is always kept, alone if it is
+that large), each with at most `_CONTEXT_SKELETONS` skeletons besides the usual one.
 """
 
 from __future__ import annotations
@@ -19,15 +21,17 @@ import threading
 from typing import Any, Optional
 
 from .chars import held_label, split_utf8
+from .lru import LRU
 from .trie import TrieSkeleton
 
-__all__ = ["TokenTexts", "cached_vocabularies", "clear_token_texts", "token_texts"]
+__all__ = ["TokenTexts", "cached_tokens", "cached_vocabularies", "clear_token_texts", "token_texts"]
 
-_KEEP = 3  # vocabularies kept (GPT-2: about 20 MB each)
+_KEEP = 2  # vocabularies kept
+_KEEP_TOKENS = 200_000  # tokens kept in all (GPT-2 + Llama 3 fit; Gemma alone is over it)
 _CONTEXT_SKELETONS = 6  # skeletons kept per vocabulary for contexts after held bytes
 
-_lock = threading.Lock()
-_cache: list[tuple[tuple, "TokenTexts"]] = []  # most recently used first
+_lock = threading.Lock()  # guards the skeletons of each TokenTexts
+_cache = LRU(weight=lambda texts: len(texts.token_ids))  # _key(tokenizer) -> TokenTexts
 
 
 class TokenTexts:
@@ -83,27 +87,25 @@ def _key(tokenizer: Any) -> tuple:
 def token_texts(tokenizer: Any) -> TokenTexts:
     """The TokenTexts of a tokenguide Tokenizer, shared with earlier guides on the same vocabulary."""
     key = _key(tokenizer)
-    with _lock:
-        for i, (known, texts) in enumerate(_cache):
-            if known == key and texts.vocabulary is tokenizer.core_vocabulary:
-                if i:
-                    _cache.insert(0, _cache.pop(i))
-                return texts
-    texts = TokenTexts(tokenizer)
-    with _lock:
-        _cache[:] = [(k, t) for k, t in _cache if k != key]
-        _cache.insert(0, (key, texts))
-        del _cache[_KEEP:]
+    found = _cache.get(key)
+    if found is not None and found.vocabulary is tokenizer.core_vocabulary:
+        return found
+    texts = TokenTexts(tokenizer)  # (a vocabulary freed and another at its id: replaced)
+    _cache.put(key, texts, _KEEP, _KEEP_TOKENS)
     return texts
 
 
 def clear_token_texts() -> None:
     """Forget every prepared vocabulary (the next guide prepares its own again)."""
-    with _lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def cached_vocabularies() -> int:
     """How many vocabularies are prepared now (at most `_KEEP`)."""
-    with _lock:
-        return len(_cache)
+    return len(_cache)
+
+
+def cached_tokens() -> int:
+    """How many tokens the prepared vocabularies hold in all (at most `_KEEP_TOKENS`, unless the
+    newest vocabulary alone has more)."""
+    return _cache.weight
