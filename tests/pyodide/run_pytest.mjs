@@ -155,7 +155,17 @@ sys.stdout.flush()
 sys.stderr.flush()
 _tg_code
 `);
-  process.exitCode = Number(code);
+  // Exit now rather than when Node's event loop drains: timers Python left behind (asyncio.wait's
+  // timeout handle, cancelled in Python but still pending in JavaScript) would keep the process
+  // alive for up to their full delay (a minute for cancel_races.py's guard). Flush output first.
+  await flush(process.stdout);
+  await flush(process.stderr);
+  process.exit(Number(code));
+}
+
+/** Resolve once everything written to `stream` so far has been handed to the OS. */
+function flush(stream) {
+  return new Promise((resolve) => stream.write("", resolve));
 }
 
 main().catch((err) => {
