@@ -84,8 +84,8 @@ def random_walk(guide, tok, rng, *, walks: int, steps: int, probes: int) -> None
             state = guide.get_next_state(state, choice)
 
 
-@pytest.mark.parametrize("which", ["gpt2", "llama2", "llama3"])
 @pytest.mark.parametrize("name", sorted(WALK_GRAMMARS))
+@pytest.mark.parametrize("which", ["gpt2", "llama2", "llama3"])  # outer: one vocabulary prepared at a time
 def test_random_walks_have_no_dead_ends(which, name, request):
     tok = Tokenizer(request.getfixturevalue(f"{which}_vocabulary"))
     guide = CFGGuide(WALK_GRAMMARS[name], tok)
