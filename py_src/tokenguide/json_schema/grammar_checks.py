@@ -13,8 +13,13 @@ import functools
 
 from ..errors import StateLimitError, UnsupportedSchemaError
 from ..regex import dfa as dfa_mod
+from ..regex import parser as regex_ast
+from ..regex.char_dfa import CharDFA, compile_char_dfa, overlay
 
-__all__ = ["TERMINAL_MAX_STATES", "check_grammar", "refuse", "terminal_dfa"]
+__all__ = [
+    "TERMINAL_MAX_STATES", "check_grammar", "check_automaton", "needs_leading_space", "prefix_related",
+    "prefix_safe", "refuse", "same_language", "terminal_dfa",
+]
 
 TERMINAL_MAX_STATES = 20_000
 _SPACE = 0x20
@@ -25,6 +30,21 @@ def terminal_dfa(regex: str) -> dfa_mod.ByteDFA:
     """The minimal DFA of a terminal or number regex, cached: schema grammars share terminals
     (strings, keys, separators), and their automata are most of the time the checks take."""
     return dfa_mod.compile_regex(regex, max_states=TERMINAL_MAX_STATES)
+
+
+@functools.lru_cache(maxsize=512)
+def check_automaton(regex: str) -> CharDFA:
+    """The trimmed character automaton the checks ask about a terminal, cached by regex: the
+    checks ask only about languages, which this answers without the byte DFA's UTF-8 spelling
+    and minimization (most of its cost on long counted strings)."""
+    return compile_char_dfa(regex, max_states=TERMINAL_MAX_STATES)
+
+
+@functools.lru_cache(maxsize=512)
+def _same_tree(regex: str, other: str) -> bool:
+    """Do two regex texts parse to the same tree (so the same language)? Lark's reading of a
+    terminal mostly differs from ours only in how escapes are spelled."""
+    return regex_ast.parse(regex) == regex_ast.parse(other)
 
 
 def refuse(why: str, keyword: str | None = None, pointer: str = "#") -> UnsupportedSchemaError:
@@ -53,20 +73,22 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
     terminals, rules = parser.terminals, parser.rules
     _check_productive(rules)
     lark_regex = {t.name: t.pattern.to_regexp() for t in terminals}
-    dfas: dict[str, dfa_mod.ByteDFA] = {}
+    dfas: dict[str, CharDFA] = {}
     for regex, name in terms.items():
         if name not in lark_regex:
             continue  # written but left unused (a retried piece): Lark drops it, the language has none
+        seen = lark_regex[name]
         try:
-            d = terminal_dfa(regex)
-            seen = d if lark_regex[name] == regex else terminal_dfa(lark_regex[name])
+            d = check_automaton(regex)
+            differs = seen != regex and not _same_tree(regex, seen) and not same_language(d, check_automaton(seen))
         except StateLimitError:
             raise refuse("a terminal's automaton is too large") from None
-        if d != seen:
+        if differs:
             raise refuse(f"Lark reads terminal {name} differently")
         if 0 in d.finals:
             raise refuse(f"terminal {name} matches the empty string")
-        _check_prefix_safe(name, d, name in trailing_space)
+        if not prefix_safe(d, name in trailing_space):
+            raise refuse(f"terminal {name} has matches that are prefixes of other matches")
         dfas[name] = d
     table = parse_table(parser)
     after_space: set[str] = set()  # terminals that may come right after one with a trailing space
@@ -75,7 +97,8 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
             if t in trailing_space and action is Shift:
                 after_space.update(x for x in table.states[arg] if x in dfas)
     for name in sorted(after_space):
-        _check_leading_space(name, dfas[name])
+        if needs_leading_space(dfas[name]):
+            raise refuse(f"terminal {name} needs a leading space")
     done: set[tuple[str, str]] = set()
     for actions in table.states.values():
         acceptable = sorted(t for t in actions if t in dfas)
@@ -83,7 +106,7 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
             for b in acceptable[i + 1:]:
                 if (a, b) not in done:
                     done.add((a, b))
-                    if _prefix_related(dfas[a], dfas[b]):
+                    if prefix_related(dfas[a], dfas[b]):
                         raise refuse(f"terminals {a} and {b} can both match at one position")
 
 
@@ -104,52 +127,72 @@ def _check_productive(rules) -> None:
             "$ref", "#")
 
 
-def _check_prefix_safe(name: str, d: dfa_mod.ByteDFA, greedy_space: bool) -> None:
-    """No match of the terminal extends to a longer one, except by a greedy trailing `[ ]?`."""
+def prefix_safe(d: CharDFA, greedy_space: bool) -> bool:
+    """Does no match extend to a longer one, except (when `greedy_space`) by one trailing space
+    after which nothing follows?"""
     for f in d.finals:
-        live = d.live_bytes(f)
-        if not live:
+        row = d.edges[f]
+        if not row:
             continue
-        g = d.next_state(f, _SPACE)
-        if live != b" " or g not in d.finals or d.live_bytes(g) or not greedy_space:
-            raise refuse(f"terminal {name} has matches that are prefixes of other matches")
+        if not greedy_space or len(row) != 1 or row[0][:2] != (_SPACE, _SPACE):
+            return False
+        g = row[0][2]
+        if g not in d.finals or d.edges[g]:
+            return False
+    return True
 
 
-def _check_leading_space(name: str, d: dfa_mod.ByteDFA) -> None:
-    """Whatever the terminal accepts after a leading space it also accepts without it."""
-    q1 = d.next_state(0, _SPACE)
+def needs_leading_space(d: CharDFA) -> bool:
+    """Does the language have a string that starts with a space and is not in the language (or
+    not a prefix of one) without it?"""
+    q1 = d.step(0, _SPACE)
     if q1 < 0:
-        return
+        return False
     seen = {(q1, 0)}
     todo = [(q1, 0)]
     while todo:
         a, b = todo.pop()
         if a in d.finals and b not in d.finals:
-            raise refuse(f"terminal {name} needs a leading space")
-        for byte in range(256):
-            na = d.next_state(a, byte)
+            return True
+        for na, nb in overlay(d.edges[a], d.edges[b]):
             if na < 0:
                 continue
-            nb = d.next_state(b, byte) if b >= 0 else -1
             if nb < 0:
-                raise refuse(f"terminal {name} needs a leading space")
+                return True
             if (na, nb) not in seen:
                 seen.add((na, nb))
                 todo.append((na, nb))
+    return False
 
 
-def _prefix_related(a: dfa_mod.ByteDFA, b: dfa_mod.ByteDFA) -> bool:
+def prefix_related(a: CharDFA, b: CharDFA) -> bool:
     """Is some string of one language a prefix of (or equal to) a string of the other?"""
     seen = {(0, 0)}
     todo = [(0, 0)]
-    pairs = {(a.classes[c], b.classes[c]) for c in range(256)}
     while todo:
         x, y = todo.pop()
         if x in a.finals or y in b.finals:
             return True  # both states are live (trimmed automata): one extends to the other
-        for ca, cb in pairs:
-            nx, ny = a.table[x][ca], b.table[y][cb]
+        for nx, ny in overlay(a.edges[x], b.edges[y]):
             if nx >= 0 and ny >= 0 and (nx, ny) not in seen:
                 seen.add((nx, ny))
                 todo.append((nx, ny))
     return False
+
+
+def same_language(a: CharDFA, b: CharDFA) -> bool:
+    """Do the two automata accept the same strings? (Trimmed: the languages differ exactly when
+    some string leads to a live state in one and none, or to a final state in one only.)"""
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        x, y = todo.pop()
+        if (x in a.finals) != (y in b.finals):
+            return False
+        for nx, ny in overlay(a.edges[x], b.edges[y]):
+            if nx < 0 or ny < 0:
+                return False
+            if (nx, ny) not in seen:
+                seen.add((nx, ny))
+                todo.append((nx, ny))
+    return True

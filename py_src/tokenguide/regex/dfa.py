@@ -113,6 +113,22 @@ def compile_tree(
     checkpoint: Callable[[], None] | None = None,
     pattern: str | None = None,
 ) -> ByteDFA:
+    """Compile a parsed regex tree (`parser.parse`) to its minimal byte-level DFA."""
+    char_edges, char_accept = char_automaton(tree, max_states=max_states, checkpoint=checkpoint, pattern=pattern)
+    table, accept = _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint)
+    return _minimize(table, accept, checkpoint)
+
+
+def char_automaton(
+    tree: tuple,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+    checkpoint: Callable[[], None] | None = None,
+    pattern: str | None = None,
+) -> tuple[list[list[tuple[int, int, int]]], list[bool]]:
+    """The tree's character automaton before its UTF-8 spelling: per state its sorted, disjoint
+    (lo, hi, target) code-point edges, and whether it accepts. State 0 is initial; all states are
+    reachable, merged where equivalent, but not trimmed of dead ones."""
     size = estimate_size(tree)
     if size > _NFA_LIMIT:
         raise StateLimitError(
@@ -129,8 +145,7 @@ def compile_tree(
         char_edges, char_accept = _merge_char_states(moves, accept, atom_intervals, checkpoint)
     else:
         char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
-    table, accept = _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint)
-    return _minimize(table, accept, checkpoint)
+    return char_edges, char_accept
 
 
 def _tick(checkpoint: Callable[[], None] | None, i: int) -> None:
