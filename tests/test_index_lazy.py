@@ -74,6 +74,38 @@ def test_lazy_index_walks_like_the_eager_index(name, gpt2_vocabulary):
     assert lazy.num_visited_states <= eager.num_states * 4
 
 
+def test_lazy_index_token_lists_are_bounded(monkeypatch):
+    """The allowed-token lists are kept in an LRU bounded by bytes: a long generation visiting many
+    states keeps at most the budget, and lists evicted then asked again are the same lists."""
+    from tokenguide.vocabulary import Vocabulary
+
+    pieces = sorted({a + b for a in "ab .01" for b in "ab .01"} | set("ab .01xyz"))
+    vocabulary = Vocabulary(0, {"<eos>": 0, **{p: i + 1 for i, p in enumerate(pieces)}})
+    budget = 3 * 4 * vocabulary.vocab_size  # about three whole-vocabulary lists
+    monkeypatch.setattr(LazyIndex, "token_cache_bytes", budget)
+    regex = r"[ab ]{0,30}\.[01]{1,20}"
+    lazy, eager = LazyIndex(regex, vocabulary), Index(regex, vocabulary)
+    rng = random.Random(5)
+    seen = []
+    for _ in range(8):
+        ls, es = lazy.initial_state, eager.initial_state
+        for _ in range(40):
+            allowed = lazy.get_allowed_tokens(ls)
+            assert allowed == eager.get_allowed_tokens(es)
+            assert lazy._tokens.size <= budget
+            seen.append((ls, es))
+            token = rng.choice(allowed)
+            if token == vocabulary.eos_token_id:
+                break
+            ls, es = lazy.get_next_state(ls, token), eager.get_next_state(es, token)
+    assert lazy.num_visited_states > 20 and len(lazy._tokens) < lazy.num_visited_states  # some were evicted
+    for ls, es in seen:  # evicted or kept, the same answers
+        assert lazy.get_allowed_tokens(ls) == eager.get_allowed_tokens(es)
+    twin = lazy.fresh()
+    assert len(twin._tokens) == 0 and twin._tokens.max_bytes == budget
+    assert twin.get_allowed_tokens(twin.initial_state) == eager.get_allowed_tokens(eager.initial_state)
+
+
 def test_lazy_index_unknown_states_and_schema(gpt2_vocabulary):
     lazy = LazyIndex(r"\d{3}", gpt2_vocabulary)
     assert lazy.get_allowed_tokens(10**6) is None and lazy.get_next_state(10**6, 15) is None

@@ -2,10 +2,12 @@
 
 The regex becomes a lazy byte automaton (regex.lazy: subset states created when reached) and a
 state's allowed tokens are found by one walk of the vocabulary's byte trie the first time the
-state is visited, then cached. So the first mask costs one trie walk over the states that the
-tokens' bytes reach, not the whole automaton: that is what a generation needs. It answers
-exactly like `Index` for the same regex and vocabulary, but its states are numbered in the
-order they are reached; use `Index` to save files, count transitions or compare indexes.
+state is visited, then cached: the walk's ranges per visited state (at most the automaton's
+`max_states` of them), the sorted token lists and packed masks made from them in LRU caches
+bounded by bytes, so a long generation does not grow memory without bound. So the first mask
+costs one trie walk over the states that the tokens' bytes reach, not the whole automaton: that
+is what a generation needs. It answers exactly like `Index` for the same regex and vocabulary,
+but its states are numbered in the order they are reached; use `Index` to save files, count transitions or compare indexes.
 A regex with lookaheads or `\\Z` gets the eager automaton (`regex.lazy.lazy_regex`): only the
 whole automaton knows which of its states can still match.
 """
@@ -39,6 +41,9 @@ class LazyIndex:
 
     #: Byte budget of the packed-mask cache.
     mask_cache_bytes = 64 << 20
+    #: Byte budget of the allowed-token-list cache (4 bytes a token id: GPT-2's whole vocabulary
+    #: is 200 KB); a list evicted is rebuilt from the state's ranges, the same list.
+    token_cache_bytes = 32 << 20
 
     def __init__(self, regex: str, vocabulary: "Vocabulary", *, ascii: bool = False, max_states: int = DEFAULT_MAX_STATES):
         self.regex = regex
@@ -48,7 +53,7 @@ class LazyIndex:
         self._vocab_size = vocabulary.vocab_size
         self._eos = vocabulary.eos_token_id
         self._ranges: dict[int, tuple[array, array, array]] = {}
-        self._tokens: dict[int, list[int]] = {}
+        self._tokens = ByteLRU(self.token_cache_bytes)  # state -> sorted ids as int32 bytes
         self._masks = ByteLRU(self.mask_cache_bytes)
 
     @classmethod
@@ -68,7 +73,7 @@ class LazyIndex:
         twin.__dict__.update(self.__dict__)
         twin.dfa = self.dfa.fresh()
         twin._walker = TrieWalker.over_lazy(twin.dfa, self._trie)
-        twin._ranges, twin._tokens, twin._masks = {}, {}, ByteLRU(self.mask_cache_bytes)
+        twin._ranges, twin._tokens, twin._masks = {}, ByteLRU(self.token_cache_bytes), ByteLRU(self.mask_cache_bytes)
         return twin
 
     def carry(self, state: int, source: "LazyIndex") -> int:
@@ -105,7 +110,7 @@ class LazyIndex:
         """Sorted token ids allowed in `state` (eos included on final states); None for an unknown state."""
         found = self._tokens.get(state)
         if found is not None:
-            return list(found)
+            return array("i", found).tolist()
         try:
             ranges = self._state_ranges(state)
         except KeyError:
@@ -114,8 +119,8 @@ class LazyIndex:
         tokens = sorted(t for lo, hi in zip(ranges[0], ranges[1]) for t in trie.flat_ids[trie.id_start[lo] : trie.id_start[hi]])
         if self.dfa.is_final(state):
             tokens.insert(bisect_right(tokens, self._eos), self._eos)
-        self._tokens[state] = tokens
-        return list(tokens)
+        self._tokens.put(state, array("i", tokens).tobytes())
+        return tokens
 
     def get_next_state(self, state: int, token_id: int) -> int | None:
         """The state after `token_id`, or None when the token is not allowed there."""
