@@ -25,6 +25,11 @@ LUMINANCE = """() => {
   return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 }"""
 
+# Resolves once web fonts are loaded and two animation frames have passed (the second starts only
+# after the first frame's style, layout and paint): the page as loaded is laid out for measuring.
+SETTLED = """() => document.fonts.ready.then(() => new Promise((resolve) =>
+  requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))))"""
+
 
 @pytest.fixture(scope="module")
 def served():
@@ -50,7 +55,7 @@ def test_narrow_screen_has_no_horizontal_scroll(browser, served, name):
     page = context.new_page()
     page.goto(served + name)
     page.wait_for_load_state("load")
-    page.wait_for_timeout(300)
+    page.evaluate(SETTLED)  # fonts in and the loaded DOM laid out and painted: then measure
     width = page.evaluate("document.documentElement.scrollWidth")
     wide = page.evaluate("""() => [...document.querySelectorAll('body *')].filter((el) => {
         const r = el.getBoundingClientRect(); return r.width > 0 && r.right > window.innerWidth + 1 && getComputedStyle(el).position !== 'absolute'

@@ -380,7 +380,17 @@ def test_xss_vocabulary_is_shown_as_text(page: Page, tmp_path: Path) -> None:
     card(page, 0).click()
     expect(page.get_by_test_id("generated-text")).to_have_text(evil)
     assert page.locator("main img, main script, main b").count() == 0
-    page.wait_for_timeout(200)
+    # A positive control instead of a fixed sleep: an image that fails (a data: URL that is no
+    # image; the page's CSP allows only data: and blob: images, so an injected src="x" is blocked
+    # and reported on the console, which the teardown checks). Once its error event has run, and
+    # a task after it, the error of an image injected earlier has run its onerror too, and an
+    # alert blocks the page until the handler above dismissed (recorded) it.
+    assert page.evaluate("""() => new Promise((resolve) => {
+        const probe = new Image();
+        probe.onload = () => resolve('loaded');
+        probe.onerror = () => setTimeout(() => resolve('error'), 0);
+        probe.src = 'data:image/png;base64,AAAA';
+    })""") == "error"
     assert dialogs == []
 
 
