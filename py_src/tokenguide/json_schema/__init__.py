@@ -5,7 +5,7 @@
 same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `one_of`, `logic` (not,
-overlapping oneOf, if/then/else), `numbers`, `formats`, `strings` (format, pattern, lengths
+overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules).
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
@@ -71,8 +71,12 @@ finite set of at most 256 values (enum/const, boolean, null, bounded integer ran
 closed objects of those; at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
-exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: divisors of a
-power of ten without a range; numbers: 1, 0.1, 0.01, 0.001, 0.0001), allOf (merged), anyOf,
+exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,
+with or without a range, as a digit automaton by remainder written without lookaheads, up to
+50,000 characters: every divisor up to 8, 10, 12, 15, 16, 20, 24, 25, 30, 40 and every divisor
+of a power of ten unbounded, any divisor over a range of a few hundred values; a non-integer
+multipleOf p/q on integers is multipleOf p; numbers: 1, 0.1, 0.01, 0.001, 0.0001, and integer
+divisors within +-1e16; several multipleOf in allOf: their least common multiple), allOf (merged), anyOf,
 oneOf (disjoint branches as they are; overlapping ones, at most 8, as each branch minus the
 others), not (type lists, enum/const and required names directly; anything else by
 complement), if/then/else ((base and if and then) or ((base and else) minus if)),
@@ -98,7 +102,7 @@ json-pointer (RFC 6901), relative-json-pointer (index manipulation from 2020-12)
 annotations.
 
 Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): other multipleOf
-values, unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
+values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
 unbounded item sets (not regular), two different contains in one allOf, oneOf with more than 8
 overlapping branches, patterns that are not regular or use inline flags, lookaheads on the
 grammar path, and the combinations above that are not listed as supported.

@@ -12,6 +12,7 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 from ..errors import UnsupportedSchemaError
+from .multiples import multiple_lcm
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
@@ -417,6 +418,8 @@ class Normalizer:
                 return False  # two different values
             elif k in _MERGE_SCHEMA_KEYWORDS and not isinstance(av, list) and not isinstance(v, list):
                 out.kw[k] = {"allOf": [av, v]}
+            elif k == "multipleOf" and multiple_lcm(av, v) is not None:
+                out.kw[k] = multiple_lcm(av, v)  # a multiple of both is a multiple of their lcm
             elif k in ("pattern", "format", "multipleOf") and not self.grammar:
                 # both: also "not (not {k: v})", which the regex path writes with lookaheads
                 both = {"not": {k: v}}

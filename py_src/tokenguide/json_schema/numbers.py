@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from fractions import Fraction
 from typing import Callable
 
+from .multiples import MAX_MULTIPLE_CHARS, multiples_of
 from .text import NUMBER, alt, balanced_group, cat, group, lit, rep
 
 Unsupported = Callable[[str, str], None]
@@ -246,18 +248,36 @@ def integer_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool
         ihi = int(math.ceil(hi)) - 1 if hi_s else int(math.floor(hi))
     if multiple is not None:
         m = multiple
-        ok = False
-        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
-            dm = Decimal(repr(m)) if isinstance(m, float) else Decimal(m)
-            ok = Decimal(1) % dm == 0  # every integer is a multiple of m
-            if not ok and dm == dm.to_integral_value() and ilo is None and ihi is None:
-                r = multiples_regex(int(dm))
-                if r is not None:
-                    return r
-        if not ok:
-            unsupported("multipleOf", f"multipleOf {m!r} on integers is not supported (divisors of a power of "
-                        "ten without minimum/maximum are)")
+        if not isinstance(m, (int, float)) or isinstance(m, bool) or m <= 0:
+            unsupported("multipleOf", f"multipleOf must be a number greater than 0, not {m!r}")
+        else:
+            k = Fraction(Decimal(repr(m)) if isinstance(m, float) else Decimal(m)).numerator
+            # n is a multiple of p/q (lowest terms) iff p divides n q, iff p divides n
+            if k != 1:
+                return _integer_multiples(ilo, ihi, k, unsupported)
     return int_range_regex(ilo, ihi)
+
+
+def _integer_multiples(ilo: int | None, ihi: int | None, k: int, unsupported: Unsupported) -> str | None:
+    """Canonical integers in [ilo, ihi] (None: unbounded) that are multiples of k > 1."""
+    if ilo is None and ihi is None:
+        r = multiples_regex(k)
+        if r is not None:
+            return r
+    if ilo is not None and ihi is not None and ilo > ihi:
+        return None
+    parts: list[str | None] = []
+    if ilo is None or ilo < 0:  # negatives: -n with n in [max(1, -ihi), -ilo]
+        neg = multiples_of(1 if ihi is None or ihi >= 0 else -ihi, None if ilo is None else -ilo, k)
+        parts.append(neg if neg is None or neg is False else "-" + group(neg))
+    if ihi is None or ihi >= 0:
+        parts.append(multiples_of(0 if ilo is None else max(ilo, 0), ihi, k))
+    if any(p is False for p in parts):
+        unsupported("multipleOf", f"multipleOf {k} on integers with this range would need a regex over "
+                    f"{MAX_MULTIPLE_CHARS:,} characters (its digit automaton is too large): use a divisor "
+                    "up to 8, 10, 12 or a divisor of a power of ten, or a range of a few hundred values")
+        return int_range_regex(ilo, ihi)
+    return alt(parts)  # type: ignore[arg-type]
 
 
 def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool, multiple,
@@ -266,7 +286,13 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
     budget: int | None = None
     if multiple is not None:
         m = multiple
-        if isinstance(m, (int, float)) and not isinstance(m, bool) and float(m) == 1.0:
+        if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0 and float(m).is_integer():
+            big = Decimal("1e16")
+            if m != 1 and (meets(lo, lo_s, hi, hi_s, None, False, -big, False)
+                           or meets(lo, lo_s, hi, hi_s, big, False, None, False)):
+                unsupported("multipleOf", f"multipleOf {m!r} on numbers is supported below 1e16 in magnitude "
+                            "only (json.dumps writes larger numbers with an exponent): add a maximum and minimum "
+                            "within +-1e16, or use type integer")
             r = integer_regex(lo, lo_s, hi, hi_s, m, unsupported)
             return None if r is None else group(r) + r"(?:\.0+)?"
         dm = Decimal(repr(m)) if isinstance(m, float) else None
