@@ -45,9 +45,9 @@ Output format
   such as ``1.0`` is not an ``integer``); ``number`` accepts any JSON number spelling (``1``,
   ``1.0``, ``1e+16``, ``1E5``...). Within a range (minimum, maximum, multipleOf...), plain
   decimal spellings are exact, and exponent spellings (mantissa ``d.ddd``) are accepted only for
-  the magnitudes json.dumps writes that way, ``|x| >= 1e16`` and ``0 < |x| < 1e-4``, each taken
-  whole when the range contains it; a range that contains only part of one of them
-  (``minimum: 0.00001``, ``maximum: 1e20``) is unsupported. Enum/const numbers match every plain
+  the magnitudes json.dumps writes that way, ``|x| >= 1e16`` and ``0 < |x| < 1e-4``: whole when
+  the range contains them, and per exponent, the mantissas in range, when a bound cuts them
+  (``minimum: 0.00001``, ``maximum: 1e20``; with a decimal multipleOf that is unsupported). Enum/const numbers match every plain
   spelling of their value (``2``, ``2.0``, ``2.00``). Where a value is checked against a lookahead (not, overlapping
   oneOf, if), its numbers are plain decimals without ``-0`` or json.dumps' small exponent form
   (``1.5e-05``); ``1e2`` and ``1E+16`` are not accepted there.

@@ -357,6 +357,49 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
         if contains(a, a_open, b, b_open):
             parts.append(rx)
         elif meets(lo, lo_s, hi, hi_s, a, a_open, b, b_open):
-            unsupported(bound_keyword, "a number range that contains some but not all numbers json.dumps writes "
-                        "with an exponent (|x| >= 1e16 or 0 < |x| < 1e-4) is not supported")
+            if budget is not None:
+                unsupported(bound_keyword, "a number range with multipleOf that contains some but not all numbers "
+                            "json.dumps writes with an exponent (|x| >= 1e16) is not supported")
+                continue
+            negative = rx.startswith("-")
+            y = (None if hi is None else -hi, hi_s, None if lo is None else -lo, lo_s) if negative else (lo, lo_s, hi, hi_s)
+            part = exponent_part(*y, big=a == big or b == -big)
+            parts.append(None if part is None else ("-" + group(part) if negative else part))
+    return alt(parts)
+
+
+def exponent_part(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool, big: bool) -> str | None:
+    """Exponent spellings (mantissa d.ddd, exponent t) of the positive x with lo (<|<=) x (<|<=) hi
+    (None: unbounded) that json.dumps writes that way: t >= 16 (`big`) or t <= -5. Exponents
+    strictly inside the range take every mantissa; at a bound's exponent the mantissa range
+    is [bound / 10^t, 10) or [1, bound / 10^t]."""
+    if big:
+        c_lo, c_lo_s, c_hi, c_hi_s = Decimal("1e16"), False, None, False
+    else:
+        c_lo, c_lo_s, c_hi, c_hi_s = Decimal(0), True, Decimal("1e-4"), True
+    if lo is None or lo < c_lo or (lo == c_lo and c_lo_s):
+        lo, lo_s = c_lo, c_lo_s
+    if c_hi is not None and (hi is None or hi > c_hi or (hi == c_hi and c_hi_s)):
+        hi, hi_s = c_hi, c_hi_s
+    if hi is not None and (hi < lo or (hi == lo and (lo_s or hi_s))):
+        return None
+    t_lo = lo.adjusted() if lo > 0 else None  # the exponent of lo's leading digit
+    t_hi = None if hi is None else (hi.adjusted() if big or hi < c_hi else -5)  # type: ignore[operator]
+    mant = r"[1-9](?:\.[0-9]+)?"
+
+    def exponents(a: int | None, b: int | None) -> str:
+        if big:
+            return r"[eE]\+?0*" + group(nonneg_int_range(a, b))  # type: ignore[arg-type]
+        return r"[eE]-0*" + group(nonneg_int_range(-b, None if a is None else -a))  # type: ignore[arg-type, operator]
+
+    parts: list[str | None] = []
+    for t in sorted({t for t in (t_lo, t_hi) if t is not None}):
+        m_lo, m_lo_s = (lo.scaleb(-t), lo_s) if t == t_lo and lo.adjusted() == t else (Decimal(1), False)
+        m_hi, m_hi_s = (hi.scaleb(-t), hi_s) if hi is not None and t == t_hi and hi.adjusted() == t else (Decimal(10), True)
+        m = plain_nonneg(m_lo, m_lo_s, m_hi, m_hi_s)
+        parts.append(None if m is None else cat(group(m), exponents(t, t)))
+    a = None if t_lo is None else t_lo + 1
+    b = None if t_hi is None else t_hi - 1
+    if a is None or b is None or a <= b:
+        parts.append(mant + exponents(a, b))
     return alt(parts)
