@@ -63,7 +63,9 @@ Keywords
 Supported: type (all seven, lists, draft 3 "any"), enum, const, properties, required,
 additionalProperties, patternProperties (with properties and additionalProperties: a key takes
 every matching pattern's schema, a declared property also those of the patterns matching its
-name, additionalProperties the rest; at most 4 distinct pattern schemas), propertyNames,
+name, additionalProperties the rest; at most 4 distinct pattern schemas; in allOf, the
+patternProperties of every subschema together, unless one side's additionalProperties would
+govern keys only the other's non-false patterns match), propertyNames,
 minProperties, maxProperties, items (schema or draft 4 array), prefixItems, additionalItems,
 minItems, maxItems, contains (draft 6 on) with minContains/maxContains (2019-09 on), counted
 together with prefixItems and minItems/maxItems; uniqueItems when every item's values form a

@@ -403,6 +403,16 @@ class Normalizer:
                 out.kw[k] = pa
             elif k == "required":
                 out.kw[k] = list(dict.fromkeys(list(av) + list(v)))
+            elif k == "patternProperties" and isinstance(av, dict) and isinstance(v, dict):
+                # a key takes every matching pattern's schema: both maps together (a pattern in
+                # both takes both); _merge_additional refuses what additionalProperties would change
+                pp = dict(av)
+                for pat in av:
+                    out.ptrs.setdefault(f"{k}/{ptr_escape(pat)}", a.member_ptr(k, pat))
+                for pat, sub in v.items():
+                    pp[pat] = {"allOf": [pp[pat], sub]} if pat in pp else sub
+                    out.ptrs.setdefault(f"{k}/{ptr_escape(pat)}", b.member_ptr(k, pat))
+                out.kw[k] = pp
             elif k in ("minimum", "minLength", "minItems", "minProperties"):
                 out.kw[k] = max(av, v)
             elif k in ("maximum", "maxLength", "maxItems", "maxProperties"):
@@ -459,7 +469,11 @@ class Normalizer:
             out.kw["properties"] = props
         for side, other in ((a, b), (b, a)):
             pa, pb = side.get("patternProperties"), other.get("patternProperties")
-            if pa and canon(pa) != canon(pb or {}) and (pb or other.get("additionalProperties", True) not in (True, {})):
+            pb = pb if isinstance(pb, dict) else {}
+            # a key only `side`'s pattern matches must also obey the other's additionalProperties,
+            # which the merged node no longer applies to it: exact only if the pattern forbids it
+            if (isinstance(pa, dict) and other.get("additionalProperties", True) not in (True, {})
+                    and any(sub is not False and p not in pb for p, sub in pa.items())):
                 self.unsupported("patternProperties", side.ptr,
-                                 "allOf of patternProperties with another schema's patternProperties or "
-                                 "additionalProperties is not supported")
+                                 "allOf of patternProperties with another schema's additionalProperties is not "
+                                 "supported (unless the patterns' schemas are false)")
