@@ -79,8 +79,10 @@ with or without a range, as a digit automaton by remainder written without looka
 of a power of ten unbounded, any divisor over a range of a few hundred values; a non-integer
 multipleOf p/q on integers is multipleOf p; numbers: 1, 0.1, 0.01, 0.001, 0.0001, and integer
 divisors within +-1e16; several multipleOf in allOf: their least common multiple), allOf (merged), anyOf,
-oneOf (disjoint branches as they are; overlapping ones, at most 8, as each branch minus the
-others), not (type lists, enum/const and required names directly; anything else by
+oneOf (disjoint branches as they are: proved by types, enum/const values, a required
+property with disjoint values, a required key the other branch forbids (false, or closed by
+additionalProperties: false with no pattern matching it), through nested anyOf/oneOf;
+overlapping ones as each branch minus the branches it may overlap, at most 8 such together), not (type lists, enum/const and required names directly; anything else by
 complement), if/then/else ((base and if and then) or ((base and else) minus if)),
 dependencies/dependentRequired/dependentSchemas, local $ref (JSON pointers with ~0/~1 and
 percent-encoding; $id/id bases resolved per RFC 3986 to embedded resources, so remote-looking
@@ -105,8 +107,8 @@ annotations.
 
 Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): other multipleOf
 values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
-unbounded item sets (not regular), two different contains in one allOf, oneOf with more than 8
-overlapping branches, patterns that are not regular or use inline flags, lookaheads on the
+unbounded item sets (not regular), two different contains in one allOf, oneOf with a branch
+that may overlap more than 7 others, patterns that are not regular or use inline flags, lookaheads on the
 grammar path, and the combinations above that are not listed as supported.
 ``lenient=True`` ignores them instead and warns once with the list. Annotations and unknown
 keywords (title, description, examples, default, $comment, deprecated, readOnly...) are ignored,

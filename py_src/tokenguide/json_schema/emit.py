@@ -121,7 +121,7 @@ class Emitter:
             flats = [f for f in (self.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)) if f is not False]
             if kind == "oneOf" and len(flats) > 1 and not one_of.pairwise_disjoint(self, flats, base):
                 exclusive = one_of.exclusive_branches(self, flats, base)
-                flats = exclusive if exclusive is not None else one_of.overlapping(self, flats, gptr)
+                flats = exclusive if exclusive is not None else one_of.overlapping(self, flats, gptr, base)
             branch_lists.append(flats)
         total = 1
         for bl in branch_lists:

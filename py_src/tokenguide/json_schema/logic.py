@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import UnsupportedSchemaError
 from .normalize import Node, RuleRef, enum_values, types_of
+from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
 __all__ = ["CANONICAL_NUMBER", "logic_value", "subtract", "canonical", "order_compatible", "skeleton",
@@ -401,6 +402,8 @@ def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0, any_or
         a = norm.flatten(a, ptr)
     if a is False:
         return True
+    if isinstance(a, Node) and not writes_objects(norm, a, a.ptr):
+        return True  # a writes no object anywhere: no key order to agree on
     a_node = a if isinstance(a, Node) else None
     a_props = a_node.get("properties", {}) if a_node is not None else {}
     a_props = a_props if isinstance(a_props, dict) else {}
@@ -427,11 +430,28 @@ def order_compatible(norm: Any, a: Any, n: Any, ptr: str, level: int = 0, any_or
                 ok = order_compatible(norm, a_node["items"], sub, sp, level + 1, any_order)
             elif where == "not":
                 ok = True  # a `not` inside n is its own lookahead: it does not reorder n's keys
+            elif where.startswith(("patternProperties/", "additionalProperties")) and _closed(a_node):
+                # a closed a: only its declared names appear, each with a's schema for it
+                names = [nm for nm in a_props
+                         if where == "additionalProperties" or _may_match(where[len("patternProperties/"):], nm)]
+                ok = all(order_compatible(norm, a_props[nm], sub, sp, level + 1, any_order) for nm in names)
             else:
                 ok = order_compatible(norm, True, sub, sp, level + 1, any_order)
             if not ok:
                 return False
     return True
+
+
+def _closed(a: Node | None) -> bool:
+    """Does node `a` admit only its declared property names?"""
+    return a is not None and a.get("additionalProperties") is False and not a.get("patternProperties")
+
+
+def _may_match(pattern: str, name: str) -> bool:
+    try:
+        return ecma_search(pattern, name)
+    except PatternError:
+        return True
 
 
 def writes_objects(norm: Any, a: Any, ptr: str, level: int = 0) -> bool:

@@ -448,6 +448,22 @@ class Normalizer:
         self._merge_additional(a, b, out)
         return out
 
+    def _fold_patterns(self, pats: dict, out: Node) -> None:
+        """The other side is closed (additionalProperties false, no patterns): only its declared
+        names may appear, so each takes the schemas of the patterns matching it and the
+        patterns go."""
+        props = dict(out.get("properties", {}) or {})
+        for name in props:
+            try:
+                subs = [sub for p, sub in pats.items() if ecma_search(p, name)]
+            except PatternError as exc:
+                self.unsupported("patternProperties", out.ptr, str(exc))
+                return
+            if subs:
+                props[name] = {"allOf": [props[name], *subs]}
+        out.kw["properties"] = props
+        out.kw.pop("patternProperties", None)
+
     def _merge_additional(self, a: Node, b: Node, out: Node) -> None:
         """Each side's additionalProperties also governs the names only the other side declares."""
         for side, other in ((a, b), (b, a)):
@@ -470,6 +486,9 @@ class Normalizer:
         for side, other in ((a, b), (b, a)):
             pa, pb = side.get("patternProperties"), other.get("patternProperties")
             pb = pb if isinstance(pb, dict) else {}
+            if isinstance(pa, dict) and pa and other.get("additionalProperties", True) is False and not pb:
+                self._fold_patterns(pa, out)
+                continue
             # a key only `side`'s pattern matches must also obey the other's additionalProperties,
             # which the merged node no longer applies to it: exact only if the pattern forbids it
             if (isinstance(pa, dict) and other.get("additionalProperties", True) not in (True, {})

@@ -2,9 +2,10 @@
 
 Without lookaheads, "exactly one of these" needs branches no two of which accept one value.
 `pairwise_disjoint` proves that for common shapes (different types, disjoint enums, a required
-property with disjoint values); `exclusive_branches` rewrites the branches type by type (and
-"exactly one of these required sets") into branches that are disjoint by construction. Other
-branches become `Exclusive`s: each branch minus the others (`logic.subtract`, a lookahead).
+property with disjoint values, a required key the other forbids, through nested anyOf/oneOf);
+`exclusive_branches` rewrites the branches type by type (and "exactly one of these required
+sets") into branches that are disjoint by construction. Other branches become `Exclusive`s:
+each branch minus the branches it may overlap (`logic.subtract`, a lookahead).
 Functions take the `Emitter` (`em`) whose normaliser and membership checks they use.
 """
 
@@ -14,9 +15,11 @@ import itertools
 import re
 from typing import Any, NamedTuple
 
-from ..errors import UnsupportedSchemaError
+from ..errors import TokenguideError, UnsupportedSchemaError
+from ..regex import dfa as dfa_mod
 from . import logic
 from .normalize import Node, RuleRef, enum_values, types_of
+from .patterns import PatternError, ecma_search, pattern_to_string_body
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
 __all__ = ["pairwise_disjoint", "exclusive_branches", "overlapping", "exclusive_value", "Exclusive",
@@ -32,12 +35,18 @@ class Exclusive(NamedTuple):
     ptr: str
 
 
-def overlapping(em: Any, flats: list, gptr: str) -> list:
-    """oneOf branches that may overlap, as Exclusives ("this one and no other"); the branches
-    unchanged when that is refused in lenient mode (then they act as anyOf)."""
-    if len(flats) > MAX_OVERLAPPING:
-        em.unsupported("oneOf", gptr, f"oneOf with {len(flats)} branches that may overlap: at most "
-                       f"{MAX_OVERLAPPING} are supported (each is checked against all the others)")
+def overlapping(em: Any, flats: list, gptr: str, base: Any = None) -> list:
+    """oneOf branches that may overlap, as Exclusives ("this one and none of the others it may
+    overlap with": a branch proved disjoint from another needs no check against it); the
+    branches unchanged when that is refused in lenient mode (then they act as anyOf)."""
+    base = Node({}, gptr) if base is None else base
+    n = len(flats)
+    meets = [[j for j in range(n) if j != i and not pairwise_disjoint(em, [flats[i], flats[j]], base)]
+             for i in range(n)]
+    widest = max(len(m) for m in meets) + 1
+    if widest > MAX_OVERLAPPING:
+        em.unsupported("oneOf", gptr, f"oneOf with {widest} branches that may overlap one another: at most "
+                       f"{MAX_OVERLAPPING} are supported (each is checked against all the others it may overlap)")
         return flats
     if not logic.lookahead_allowed(em, "oneOf", gptr):
         return flats
@@ -46,8 +55,11 @@ def overlapping(em: Any, flats: list, gptr: str) -> list:
     skel = em.norm.flatten({"allOf": [logic.skeleton(em.norm, f, gptr) for f in flats]}, gptr)
     out = []
     for i, f in enumerate(flats):
+        if not meets[i]:
+            out.append(f)  # disjoint from every other branch: as it is
+            continue
         declared = f if isinstance(f, bool) else logic.strict_merge(em.norm, skel, f)
-        out.append(Exclusive(f if declared is None else declared, [g for j, g in enumerate(flats) if j != i], gptr))
+        out.append(Exclusive(f if declared is None else declared, [flats[j] for j in meets[i]], gptr))
     return out
 
 
@@ -189,7 +201,7 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
     if a is True or b is True:
         return False
     if a.groups or b.groups:
-        return False
+        return _groups_disjoint(em, a, b, level)
     ea = enum_values(a)
     eb = enum_values(b)
     if ea is not None and eb is not None:
@@ -219,11 +231,90 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
             for x, y, rx in ((a, b, ra), (b, a, rb)):
                 py = y.get("properties", {})
                 for k in rx:
-                    if (y.get("additionalProperties") is False and not y.get("patternProperties") and k not in py) or py.get(k) is False:
+                    if (y.get("additionalProperties") is False and k not in py and not _pattern_may_match(y, k)) \
+                            or py.get(k) is False:
                         ok = True
-        if not ok:
+        if not ok and not _closed_keys_disjoint(a, b):
             return False
     return True
+
+
+def _closed_keys_disjoint(a: Node, b: Node) -> bool:
+    """Two closed objects (additionalProperties false), one of which needs a key, that allow no
+    key in common: no declared name of one allowed by the other, no two patterns sharing a key."""
+    if a.get("additionalProperties") is not False or b.get("additionalProperties") is not False:
+        return False
+    if not any(x.get("required") or (x.get("minProperties") or 0) >= 1 for x in (a, b)):
+        return False
+    for x, y in ((a, b), (b, a)):
+        px, py = x.get("properties") or {}, y.get("properties") or {}
+        if not isinstance(px, dict) or not isinstance(py, dict):
+            return False
+        for name, sub in px.items():
+            if sub is not False and ((name in py and py[name] is not False) or _pattern_may_match(y, name)):
+                return False
+    pa, pb = a.get("patternProperties") or {}, b.get("patternProperties") or {}
+    if not isinstance(pa, dict) or not isinstance(pb, dict):
+        return False
+    return all(sa is False or sb is False or _patterns_disjoint(p, q)
+               for p, sa in pa.items() for q, sb in pb.items())
+
+
+def _patterns_disjoint(p: str, q: str) -> bool:
+    """Do ECMA patterns `p` and `q` provably match no common key? (product of their DFAs)"""
+    try:
+        rp, rq = pattern_to_string_body(p), pattern_to_string_body(q)
+        if rp is None or rq is None:
+            return True
+        dp = dfa_mod.compile_regex(rp, max_states=2_000)
+        dq = dfa_mod.compile_regex(rq, max_states=2_000)
+    except (PatternError, TokenguideError, RecursionError):
+        return False
+    if not dp.num_states or not dq.num_states:
+        return True
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        s, t = todo.pop()
+        if s in dp.finals and t in dq.finals:
+            return False
+        for byte in dp.live_bytes(s):
+            t2 = dq.next_state(t, byte)
+            if t2 >= 0 and (pair := (dp.next_state(s, byte), t2)) not in seen:
+                if len(seen) > 20_000:
+                    return False
+                seen.add(pair)
+                todo.append(pair)
+    return True
+
+
+def _groups_disjoint(em: Any, a: Node, b: Node, level: int) -> bool:
+    """Disjointness through anyOf/oneOf: a value of `x` satisfies a branch of each of its
+    groups, so `x` and `y` are disjoint when every branch of one group of `x` (with the rest
+    of `x`) is disjoint from `y`."""
+    for x, y in ((a, b), (b, a)):
+        rest = x.copy(keep_groups=False)
+        for g in x.groups:
+            if not isinstance(g.subs, list):
+                continue
+            merged = [logic.strict_merge(em.norm, rest, em.norm.flatten(sub, f"{g.ptr}/{i}"))
+                      for i, sub in enumerate(g.subs)]
+            if all(m is not None and _disjoint(em, m, y, level + 1) for m in merged):
+                return True
+    return False
+
+
+def _pattern_may_match(s: Node, name: str) -> bool:
+    """May one of the patternProperties of `s` match key `name`? (True when unsure.)"""
+    pats = s.get("patternProperties")
+    if not pats:
+        return False
+    if not isinstance(pats, dict):
+        return True
+    try:
+        return any(ecma_search(p, name) for p in pats)
+    except PatternError:
+        return True
 
 
 def _enum_excluded(em: Any, values: list, other: Node, t: str) -> bool:
