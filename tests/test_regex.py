@@ -195,8 +195,10 @@ def test_not_a_string():
 def test_state_limit_is_an_error_not_a_hang():
     with pytest.raises(StateLimitError, match="max_states"):
         compile_regex(r"[ab]*a[ab]{16}", max_states=1000)
-    with pytest.raises(StateLimitError, match="repetition"):
-        compile_regex(r"((a{1000}){1000}){100}")
+    with pytest.raises(StateLimitError, match="repetition"):  # lookaheads: repetitions are unrolled
+        compile_regex(r"(?=a)((a{1000}){1000}){100}")
+    with pytest.raises(StateLimitError, match="max_states=1,000 "):  # counted: the DFA's own limit
+        compile_regex(r"((a{1000}){1000}){100}", max_states=1000)
 
 
 def test_empty_language():

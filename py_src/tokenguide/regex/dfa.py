@@ -21,12 +21,11 @@ from typing import Callable
 
 from ..errors import StateLimitError
 from . import parser as regex_ast
-from .nfa import NFA, epsilon_closure, estimate_size
+from .nfa import build_nfa, epsilon_closure
 from .partition import atoms, hopcroft
 from .threads import determinize_with_lookaheads
 
 DEFAULT_MAX_STATES = 100_000
-_NFA_LIMIT = 2_000_000
 
 #: What building an automaton may take, in bytes, whatever `max_states` says: a state costs about
 #: _STATE_BYTES (its byte row of 256 entries, its subset, bookkeeping; measured on exploding
@@ -34,6 +33,7 @@ _NFA_LIMIT = 2_000_000
 MEMORY_BUDGET = 1 << 30
 _STATE_BYTES = 6_000
 _ROW_BYTES = 2_200  # one byte-level state (a 256-entry row) while lowering to UTF-8
+_COPY_BYTES = 400  # one copy state of a counted repetition (its moves, its keys; nfa.NFA.expand)
 
 
 class ByteDFA:
@@ -129,15 +129,7 @@ def char_automaton(
     """The tree's character automaton before its UTF-8 spelling: per state its sorted, disjoint
     (lo, hi, target) code-point edges, and whether it accepts. State 0 is initial; all states are
     reachable, merged where equivalent, but not trimmed of dead ones."""
-    size = estimate_size(tree)
-    if size > _NFA_LIMIT:
-        raise StateLimitError(
-            f"the regex expands to about {size:,} automaton pieces (limit {_NFA_LIMIT:,}); "
-            "reduce the repetition counts",
-            pattern,
-        )
-    nfa = NFA()
-    start, end = nfa.fragment(tree)
+    nfa, start, end = build_nfa(tree, counted=not regex_ast.has_lookaround(tree), pattern=pattern)
     if nfa.looks or nfa.end_edges:
         moves, accept, atom_intervals = determinize_with_lookaheads(
             nfa, start, end, max_states, checkpoint, pattern, MEMORY_BUDGET
@@ -206,7 +198,7 @@ def _determinize(nfa, start, end, max_states, checkpoint, pattern):
                             pattern,
                         )
                     cost += _STATE_BYTES + 8 * len(state_set)
-                    if cost > MEMORY_BUDGET:
+                    if cost + _COPY_BYTES * nfa.virtual > MEMORY_BUDGET:
                         raise _memory_error("determinizing", len(order), pattern)
                     ids[state_set] = target
                     order.append(state_set)

@@ -22,11 +22,10 @@ from ..errors import RegexError, StateLimitError
 from . import parser as regex_ast
 from .dfa import DEFAULT_MAX_STATES, MEMORY_BUDGET, ByteDFA, compile_tree
 from .partition import atoms
-from .nfa import NFA, epsilon_closure, estimate_size
+from .nfa import NFA, build_nfa, epsilon_closure
 
 __all__ = ["EagerRows", "LazyByteDFA", "LookaheadNeedsEagerError", "lazy_regex"]
 
-_NFA_LIMIT = 2_000_000
 _MAX_CP = 0x10FFFF
 # lead byte -> (first code point of its block, continuation bytes, smallest valid code point)
 _LEADS = {}
@@ -104,14 +103,7 @@ class LazyByteDFA:
                 "use lazy_regex (it builds the eager automaton for such regexes) or dfa.compile_tree",
                 pattern,
             )
-        size = estimate_size(tree)
-        if size > _NFA_LIMIT:
-            raise StateLimitError(
-                f"the regex expands to about {size:,} automaton pieces (limit {_NFA_LIMIT:,}); reduce the repetition counts",
-                pattern,
-            )
-        nfa = NFA()
-        start, self._end = nfa.fragment(tree)
+        nfa, start, self._end = build_nfa(tree, counted=True, pattern=pattern)
         self._nfa = nfa
         self._pattern = pattern
         self.max_states = min(max_states, MEMORY_BUDGET // 6_000)
@@ -125,7 +117,8 @@ class LazyByteDFA:
         self._alive_nfa = alive
         self._atoms_of = atoms_of
         self._atom_edges: dict[int, list[tuple[int, int]]] = {}  # NFA state -> (atom, alive target), on demand
-        self._first = frozenset(s for s in epsilon_closure(nfa, (start,)) if alive[s])
+        first = epsilon_closure(nfa, (start,))
+        self._first = first if alive is None else frozenset(s for s in first if alive[s])
         self._start_cache()
 
     def _start_cache(self) -> None:
@@ -153,13 +146,15 @@ class LazyByteDFA:
 
     # -- construction ------------------------------------------------------------------------
     @staticmethod
-    def _alive(nfa: NFA, end: int) -> list[bool]:
-        """NFA states from which the end can be reached (over epsilons and non-empty character sets).
+    def _alive(nfa: NFA, end: int) -> list[bool] | None:
+        """NFA states from which the end can be reached (over epsilons and non-empty character sets),
+        None for all of them.
 
         In a Thompson NFA every state reaches the end unless some character set is empty, so
-        the reverse search only runs for trees with an empty set."""
+        the reverse search only runs for trees with an empty set (never with counted repetitions,
+        `build_nfa` drops what cannot match first)."""
         if not nfa.has_empty_set:
-            return [True] * len(nfa.eps)
+            return None
         back: list[list[int]] = [[] for _ in nfa.eps]
         for s, targets in enumerate(nfa.eps):
             for t in targets:
@@ -217,7 +212,10 @@ class LazyByteDFA:
                 if edges is None:
                     alive, atoms_of = self._alive_nfa, self._atoms_of
                     edges = self._atom_edges[s] = [
-                        (a, t) for ranges, t in self._nfa.edges[s] if alive[t] for a in atoms_of[ranges]
+                        (a, t)
+                        for ranges, t in self._nfa.edges[s]
+                        if alive is None or alive[t]
+                        for a in atoms_of[ranges]
                     ]
                 for atom, t in edges:
                     buckets.setdefault(atom, set()).add(t)
