@@ -6,7 +6,8 @@ same documents where both apply but without the depth limits. Modules: `normaliz
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
-together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules).
+together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
+`member_rules` (wide objects as left-linear rules).
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
 set of JSON texts, in the output format below, of the instances the schema accepts. The regex

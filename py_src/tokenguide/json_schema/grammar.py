@@ -7,7 +7,7 @@ without placeholders become terminals, numbers become right-linear rules over si
 terminals (from their minimal DFA), free-form values become one recursive `any` rule (no depth
 cap), strings whose keywords intersect become right-linear rules from the intersection's exact
 DFA (module `lexemes`: no lookahead in any terminal), and objects with many optional members
-right-linear rules (`GrammarSink.object_members`: Lark expands optional parts inline). Then
+left-linear rules (module `member_rules`: Lark expands optional parts inline). Then
 module `grammar_checks` proves that Lark reads the grammar exactly as written, or refuses.
 """
 
@@ -22,7 +22,7 @@ from ..regex import dfa as dfa_mod
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
-from . import grammar_checks
+from . import grammar_checks, member_rules
 from .grammar_checks import check_grammar, refuse
 from .lexemes import char_moves, lexeme_dfa
 from .text import NULL, NUMBER, STRING
@@ -32,7 +32,7 @@ __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHO
 PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
 _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
-_MAX_ALTERNATIVES = 600  # alternatives of all rules: Lark's LALR analysis grows faster than that
+_MAX_ALTERNATIVES = 700  # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s)
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
@@ -86,37 +86,9 @@ class GrammarSink:
 
     def object_members(self, sep: str, items: list[tuple[str, bool]], extra: str | None) -> str:
         """Object body for members `items` ((regex, required), in order) and then any number of
-        `extra` members, as right-linear rules: each member's continuation is a rule of its
-        own, linear in the number of members. Written inline, k optional members make Lark
-        expand 2**k alternatives; one rule per nesting level of the regex form would make the
-        parser reduce before it sees which member follows (an LALR conflict)."""
-        tail = None if extra is None else self.rule(f"(?:{sep}{extra})+")  # one or more extras
-        after, nullable = tail, True  # what may follow the last member (None: nothing)
-
-        def then(rule: str | None, may_be_empty: bool) -> str:
-            return "" if rule is None else f"(?:{rule})?" if may_be_empty else rule
-
-        follows = [(after, nullable)]  # follows[k]: what may follow member n-1-k
-        for m, req in reversed(items[1:]):
-            step = f"{sep}{m}{then(after, nullable)}"
-            if req or after is None:
-                after, nullable = self.rule(step), not req and after is None
-            else:
-                after = self.rule(f"(?:{step}|{after})")
-            follows.append((after, nullable))
-        follows.reverse()  # follows[i]: what may follow member i
-        first_req = next((i for i, (_, r) in enumerate(items) if r), None)
-        if first_req is not None:
-            body = items[first_req][0] + then(*follows[first_req])
-            for i in range(first_req - 1, -1, -1):  # optional members before the first required one
-                body = self.rule(f"(?:{items[i][0]}{sep}{body}|{body})")
-            return body
-        first = None if extra is None else self.rule(f"{extra}{then(tail, True)}")  # the body from member i on
-        for i in range(len(items) - 1, -1, -1):
-            lead = items[i][0] + then(*follows[i])
-            first = self.rule(lead if first is None else f"(?:{lead}|{first})")
-        assert first is not None  # items is not empty
-        return f"(?:{first})?"
+        `extra` members, as left-linear rules (module `member_rules`): written inline, k optional
+        members make Lark expand 2**k alternatives."""
+        return member_rules.object_members(self, sep, items, extra)
 
     def number(self, regex: str) -> str:
         """The placeholder of a number rule for `regex` (a right-linear rule from its DFA)."""
@@ -372,16 +344,18 @@ class _Converter:
     def seq_has(self, items) -> bool:
         return any(self.has_placeholder(op, av) for op, av in items)
 
-    def starts_with_text(self, items: list) -> bool:
-        """Does the sequence start with a piece of text that cannot be empty, before any rule?"""
+    def starts_with_text(self, items: list, or_space: bool = False) -> bool:
+        """Does the sequence start with a piece of text that cannot be empty, before any rule?
+        With `or_space`, a piece that can be empty (such as `[ ]?`) counts too: text put in
+        front of it makes it a terminal that cannot be empty."""
         lead = []
         for op, av in items:
             if self.has_placeholder(op, av):
                 if not lead and op == C.BRANCH:
-                    return all(self.starts_with_text(list(b.data)) for b in av[1])
+                    return all(self.starts_with_text(list(b.data), or_space) for b in av[1])
                 break
             lead.append((op, av))
-        return bool(lead) and subpattern(lead).getwidth()[0] > 0
+        return bool(lead) and (or_space or subpattern(lead).getwidth()[0] > 0)
 
     def seq(self, items) -> str | None:
         """EBNF of a sequence (None: the empty string)."""
@@ -399,9 +373,10 @@ class _Converter:
                 if piece:
                     out.append(piece)
                 return self.seq_text(out)
-            if run and op == C.BRANCH and all(self.starts_with_text(list(b.data)) for b in av[1]):
+            if run and op == C.BRANCH and all(self.starts_with_text(list(b.data), True) for b in av[1]):
                 # re's parser moves a prefix common to the branches in front of them; put it back
                 # in each, so that no branch's terminal starts at a different place than another's
+                # (and no branch starts with a piece that can be empty, such as `\{(?:[ ]?r1|[ ]?r2)`)
                 piece = self.branch([run + list(b.data) for b in av[1]])
                 run = []
             else:

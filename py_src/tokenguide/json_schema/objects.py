@@ -115,7 +115,7 @@ def _wrap(em: Any, body: str | None) -> str | None:
 def members_chain(sep: str, members: list[str | None], req: list[bool], extra: str | None,
                   sink: Any = None) -> str | None:
     """Object body without count limits, linear in the number of properties (`sep`: separator;
-    `sink`: grammar mode, where many optional members become right-linear rules)."""
+    `sink`: grammar mode, where many optional members become left-linear rules)."""
     for m, r in zip(members, req):
         if m is None and r:
             return None
