@@ -222,6 +222,9 @@ class Normalizer:
         if not isinstance(schema, dict):
             raise UnsupportedSchemaError(f"a schema must be an object or a boolean (at {ptr})", None, ptr)
         kw = dict(schema)
+        if self.declared_draft is not None:  # keywords of later drafts: that draft's validator ignores them
+            for k in [k for k in kw if _INTRODUCED.get(k, 0) > self.declared_draft]:
+                del kw[k]
         parts: list[Node | bool] = []
         if "$ref" in kw:
             ref = kw.pop("$ref")
@@ -305,7 +308,8 @@ class Normalizer:
         if keys == {"required"} and isinstance(sub["required"], list) and sub["required"]:
             del s.kw["not"]
             names = [n for n in sub["required"] if isinstance(n, str)]
-            return [Group("anyOf", [{"properties": {n: False}} for n in names], f"{ptr}/not", pos)]
+            # an object lacking one of the names (`required` holds for every non-object, so not them)
+            return [Group("anyOf", [{"type": "object", "properties": {n: False}} for n in names], f"{ptr}/not", pos)]
         return None
 
     @staticmethod
@@ -373,9 +377,18 @@ class Normalizer:
                 if va is not None or vb is not None:
                     out.kw[k] = pick(v for v in (va, vb) if v is not None)
                     out.ptrs.setdefault(k, b.kptr(k) if k in b else a.kptr(k))
+        items = _merge_items(a, b)
+        if items is not None:
+            for k in _ITEM_KEYWORDS:
+                out.kw.pop(k, None)
+            for k, v in items.items():
+                out.kw[k] = v
+                out.ptrs[k] = a.kptr(k) if k in a else b.kptr(k)
         for k, v in b.kw.items():
             if k in ("minContains", "maxContains") and "contains" in a:
                 continue  # combined above
+            if items is not None and k in _ITEM_KEYWORDS:
+                continue  # merged position by position above
             if k == "uniqueItems" and k in out.kw:
                 out.kw[k] = out.kw[k] is True or v is True
                 continue
@@ -496,3 +509,49 @@ class Normalizer:
                 self.unsupported("patternProperties", side.ptr,
                                  "allOf of patternProperties with another schema's additionalProperties is not "
                                  "supported (unless the patterns' schemas are false)")
+
+
+
+# The draft that introduced a keyword the emitters read without asking the draft (contains,
+# if/then/else and the dependency spellings are decided where they are read).
+_INTRODUCED = {"const": 6, "propertyNames": 6, "prefixItems": 2020}
+_ITEM_KEYWORDS = ("prefixItems", "items", "additionalItems")
+
+
+def _item_layout(n: Node) -> tuple[list, Any, str | None]:
+    """(prefix schemas, schema of the items after them, the prefix's keyword or None), as the
+    emitter reads them: prefixItems + items, else an items array + additionalItems, else items."""
+    if "prefixItems" in n and isinstance(n["prefixItems"], list):
+        return list(n["prefixItems"]), n.get("items", True), "prefixItems"
+    if isinstance(n.get("items"), list):
+        return list(n["items"]), n.get("additionalItems", True), "items"
+    return [], n.get("items", True), None
+
+
+def _both(x: Any, y: Any) -> Any:
+    if x is True or x == {}:
+        return y
+    if y is True or y == {} or x is y:
+        return x
+    if x is False or y is False:
+        return False
+    return {"allOf": [x, y]}
+
+
+def _merge_items(a: Node, b: Node) -> dict | None:
+    """The item keywords of allOf(a, b) when either has a prefix (prefixItems, items array):
+    position i takes both sides' schema for it (a side's prefix entry, else its schema for the
+    other items), so the one side's `items` also constrains the other's prefix. None when
+    neither has a prefix, or they spell it with different keywords (merged as before)."""
+    pa, ra, ka = _item_layout(a)
+    pb, rb, kb = _item_layout(b)
+    if ka is None and kb is None or (ka is not None and kb is not None and ka != kb):
+        return None
+    key = ka or kb
+    prefix = []
+    for i in range(max(len(pa), len(pb))):
+        x = _both(pa[i] if i < len(pa) else ra, pb[i] if i < len(pb) else rb)
+        if x is False:  # no item fits position i: at most i items
+            return {key: prefix, "items" if key == "prefixItems" else "additionalItems": False}
+        prefix.append(x)
+    return {key: prefix, "items" if key == "prefixItems" else "additionalItems": _both(ra, rb)}

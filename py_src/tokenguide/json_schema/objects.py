@@ -161,6 +161,8 @@ def _members_counted(em: Any, members: list[str | None], req: list[bool], extra:
         if i == n:
             if extra is None:
                 res = "" if c >= min_p else None
+            elif max_p is not None and max(0, min_p - c) > max_p - c:
+                res = None  # more extra members needed than allowed (minProperties > maxProperties)
             else:
                 e_min = max(0, min_p - c)
                 e_max = None if max_p is None else max_p - c
