@@ -94,8 +94,11 @@ def _errors(accepts: Callable[[str], bool], schema: Any, tests: list[dict]) -> l
 
 def judge_schema(schema: Any, instances: list) -> dict:
     """The verdict on one schema (see the module docstring) and, when wrong, what went wrong."""
-    valid = oracle(schema)
-    tests = [{"data": x, "valid": bool(valid(x))} for x in instances]
+    try:
+        valid = oracle(schema)
+        tests = [{"data": x, "valid": bool(valid(x))} for x in instances]
+    except (Exception, RecursionError) as exc:  # jsonschema itself failed: no verdict to compare with
+        return {"status": "oracle error", "valid": 0, "invalid": 0, "detail": f"{type(exc).__name__}: {str(exc)[:160]}"}
     res: dict = {"valid": sum(t["valid"] for t in tests), "invalid": sum(not t["valid"] for t in tests)}
     try:
         accepts, compiled = tokenguide_acceptor(schema)
@@ -104,8 +107,8 @@ def judge_schema(schema: Any, instances: list) -> dict:
             first = next(t["data"] for t in tests if t["valid"])
             return {**res, "status": "wrong", "kind": "refused as empty", "instance": first, "detail": str(exc)[:200]}
         return {**res, "status": "unsupported", "keyword": exc.keyword or "(none)", "detail": str(exc)[:200]}
-    except RecursionError:
-        return {**res, "status": "wrong", "kind": "RecursionError", "detail": "compile"}
+    except (Exception, RecursionError) as exc:  # compile_json_schema raising anything else is a bug
+        return {**res, "status": "wrong", "kind": f"compile raised {type(exc).__name__}", "detail": str(exc)[:200]}
     res["path"] = compiled.path
     try:
         errors = _errors(accepts, schema, tests)
@@ -198,8 +201,8 @@ def minimise(schema: Any, instance: Any, kind: str, budget: float = 30.0,
 
 
 def _one(args: tuple) -> dict:
-    seed, limit, minimise_budget = args
-    schema = random_schema(seed)
+    seed, limit, minimise_budget, small = args
+    schema = random_schema(seed, small)
     instances = random_instances(schema, seed)
     signal.signal(signal.SIGALRM, bench._alarm)
     signal.setitimer(signal.ITIMER_REAL, limit)
@@ -208,9 +211,12 @@ def _one(args: tuple) -> dict:
         res = judge_schema(schema, instances)
     except bench._Timeout:
         res = {"status": "timeout"}
+    except Exception as exc:  # judging raised outside tokenguide's compile (e.g. the key reordering)
+        res = {"status": "oracle error", "detail": f"{type(exc).__name__}: {str(exc)[:160]}"}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     res["seed"] = seed
+    res["small"] = small
     res["time"] = time.perf_counter() - t0
     if res["status"] in ("wrong", "depth-capped wrong") and "instance" in res and minimise_budget > 0:
         signal.setitimer(signal.ITIMER_REAL, minimise_budget * 2)
@@ -224,9 +230,10 @@ def _one(args: tuple) -> dict:
     return res
 
 
-def run(seeds: range | list[int], limit: float = 20.0, jobs: int = 1, minimise_budget: float = 0.0) -> list[dict]:
-    """Judge the schemas of `seeds`; one result dict per seed, in order."""
-    tasks = [(s, limit, minimise_budget) for s in seeds]
+def run(seeds: range | list[int], limit: float = 20.0, jobs: int = 1, minimise_budget: float = 0.0,
+        small: bool = False) -> list[dict]:
+    """Judge the schemas of `seeds` (`small`: schema_gen's small schemas); one result per seed, in order."""
+    tasks = [(s, limit, minimise_budget, small) for s in seeds]
     if jobs <= 1:
         return [_one(t) for t in tasks]
     with mp.get_context("fork").Pool(jobs, maxtasksperchild=50) as pool:
@@ -243,10 +250,10 @@ def report(results: list[dict], elapsed: float, show: int) -> None:
     print(f"JSON Schema fuzzer: {n} schemas (seeds {results[0]['seed']}..{results[-1]['seed']}), {elapsed:.0f} s; "
           f"{sum(r.get('valid', 0) for r in results)} valid and {sum(r.get('invalid', 0) for r in results)} "
           f"invalid instances\n")
-    print("| pass | wrong | unsupported | depth-capped ok | depth-capped wrong | timeout | pass rate |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| pass | wrong | unsupported | depth-capped ok | depth-capped wrong | timeout | oracle error | pass rate |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {c['pass']} | {c['wrong']} | {c['unsupported']} | {c['depth-capped ok']} | {c['depth-capped wrong']} | "
-          f"{c['timeout']} | {100 * (c['pass'] + c['depth-capped ok']) / n:.1f}% |")
+          f"{c['timeout']} | {c['oracle error']} | {100 * (c['pass'] + c['depth-capped ok']) / n:.1f}% |")
     paths = Counter(r.get("path") for r in results if r["status"] == "pass")
     print(f"\npassing by path: regex {paths['regex']}, grammar {paths['grammar']}")
     kw = Counter(r.get("keyword") for r in results if r["status"] == "unsupported")
@@ -254,7 +261,7 @@ def report(results: list[dict], elapsed: float, show: int) -> None:
     times = sorted(r["time"] for r in results)
     print(f"time per schema: p50 {times[n // 2]:.2f} s, p90 {times[int(0.9 * (n - 1))]:.2f} s, max {times[-1]:.2f} s")
     shown = 0
-    for status in ("wrong", "depth-capped wrong", "timeout"):
+    for status in ("wrong", "depth-capped wrong", "timeout", "oracle error"):
         for r in results:
             if r["status"] == status and shown < show:
                 shown += 1
@@ -262,7 +269,7 @@ def report(results: list[dict], elapsed: float, show: int) -> None:
                 if "min_schema" in r:
                     print(f"  minimised schema: {_compact(r['min_schema'])}\n  instance: {_compact(r['min_instance'])}")
                 elif "instance" in r:
-                    print(f"  schema: {_compact(random_schema(r['seed']))[:600]}\n"
+                    print(f"  schema: {_compact(random_schema(r['seed'], r.get('small', False)))[:600]}\n"
                           f"  instance: {_compact(r['instance'])[:300]}")
 
 
@@ -274,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=20.0, help="seconds per schema")
     ap.add_argument("--minimise", type=float, default=30.0, help="seconds to shrink each wrong case (0: off)")
     ap.add_argument("--show", type=int, default=30)
+    ap.add_argument("--small", action="store_true", help="small schemas (as tests/test_json_schema_fuzz.py)")
     ap.add_argument("--json", type=str, default=None, help="write the per-schema results here")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -281,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 
     lark.lexer.has_interegular = False  # the oracle parser only (as the bench): skip Lark's collision report
     t0 = time.perf_counter()
-    results = run(range(args.seed, args.seed + args.n), args.limit, args.jobs, args.minimise)
+    results = run(range(args.seed, args.seed + args.n), args.limit, args.jobs, args.minimise, args.small)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
     report(results, time.perf_counter() - t0, args.show)

@@ -108,14 +108,15 @@ def random_json(rnd: random.Random, depth: int = 2) -> Any:
 class SchemaGen:
     """One schema's generator: `rnd`, the draft key ("none", "4", ... "2020") and its spellings."""
 
-    def __init__(self, rnd: random.Random, draft: str) -> None:
+    def __init__(self, rnd: random.Random, draft: str, small: bool = False) -> None:
         self.rnd = rnd
         self.draft = draft
         self.level = _LEVEL[draft]
         self.defs: dict[str, Any] = {}
         self.defs_key = "$defs" if self.level >= 2019 and rnd.random() < 0.7 else "definitions"
         self.anchors: dict[str, str] = {}  # anchor name -> def name
-        self.budget = 60  # subschemas left: keeps schemas small enough to compile quickly
+        self.small = small
+        self.budget = 10 if small else 60  # subschemas left: keeps schemas small enough to compile quickly
 
     # -- helpers -----------------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -258,7 +259,7 @@ class SchemaGen:
     def k_object(self, depth: int) -> dict:
         r = self.rnd
         s: dict = {"type": "object"} if self.chance(0.9) else {}
-        names = self.names(r.randint(0, 6 if depth > 1 else 4))
+        names = self.names(r.randint(0, 3 if self.small else 6 if depth > 1 else 4))
         if names or self.chance(0.5):
             s["properties"] = {n: self.schema(depth - 1) for n in names}
         if names and self.chance(0.6):
@@ -372,8 +373,9 @@ class SchemaGen:
 
     def k_ref(self, depth: int) -> dict:
         r = self.rnd
-        if self.defs and self.chance(0.4):
-            name = r.choice(sorted(self.defs))
+        done = sorted(n for n, b in self.defs.items() if b is not None)  # never a bare $ref to itself
+        if done and self.chance(0.4):
+            name = r.choice(done)
         else:
             name = f"d{len(self.defs)}"
             self.defs[name] = None  # reserved: a recursive reference may point here while building
@@ -414,7 +416,7 @@ class SchemaGen:
 
     def document(self) -> dict:
         """The root: usually an object of named properties, as real-world schemas are."""
-        depth = self.rnd.choice([2, 3, 3, 4])
+        depth = self.rnd.choice([1, 2, 2] if self.small else [2, 3, 3, 4])
         root = self.k_object(depth) if self.chance(0.75) else self.schema(depth)
         if not isinstance(root, dict):
             root = {"anyOf": [root]}
@@ -426,11 +428,11 @@ class SchemaGen:
         return root
 
 
-def random_schema(seed: int) -> dict:
-    """The fuzzer's schema number `seed`."""
-    rnd = random.Random(f"schema-{seed}")
+def random_schema(seed: int, small: bool = False) -> dict:
+    """The fuzzer's schema number `seed` (`small`: at most ~10 subschemas, 2 levels, for tests)."""
+    rnd = random.Random(f"schema-{seed}" + ("-small" if small else ""))
     draft = rnd.choices(list(DRAFTS), [30, 10, 5, 25, 10, 20])[0]
-    return SchemaGen(rnd, draft).document()
+    return SchemaGen(rnd, draft, small).document()
 
 
 # -- instances --------------------------------------------------------------------------------

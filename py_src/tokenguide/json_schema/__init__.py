@@ -89,10 +89,11 @@ dependencies/dependentRequired/dependentSchemas, local $ref (JSON pointers with 
 percent-encoding; $id/id bases resolved per RFC 3986 to embedded resources, so remote-looking
 URIs that a subschema declares resolve locally; $anchor and drafts 4-7 "#name" ids scoped to
 their resource; siblings of $ref, $id included, ignored in drafts 3 to 7), boolean schemas. A
-$schema naming a draft decides if/then/else (draft 7 on), dependencies (drafts 3-7) and
-dependentSchemas/dependentRequired (2019-09 on), as that draft's validator does; without one,
-all apply. Complements and intersections (not, overlapping oneOf, if, pattern with format,
-lengths a pattern cannot absorb, key classes, contains, uniqueItems) are lookaheads: regex
+$schema naming a draft decides if/then/else (draft 7 on), dependencies (drafts 3-7),
+dependentSchemas/dependentRequired (2019-09 on), const/propertyNames/contains (draft 6 on) and
+prefixItems (2020-12), as that draft's validator does; without one, all apply. Complements
+and intersections (not, overlapping oneOf, if, pattern with format, lengths a pattern cannot
+absorb, key classes, contains, uniqueItems) are lookaheads: regex
 path only (string intersections excepted, see above), and only with a whitespace pattern that
 matches JSON whitespace alone.
 
