@@ -511,7 +511,6 @@ class Normalizer:
                                  "supported (unless the patterns' schemas are false)")
 
 
-
 # The draft that introduced a keyword the emitters read without asking the draft (contains,
 # if/then/else and the dependency spellings are decided where they are read).
 _INTRODUCED = {"const": 6, "propertyNames": 6, "prefixItems": 2020}
