@@ -107,6 +107,8 @@ def judge_schema(schema: Any, instances: list) -> dict:
             first = next(t["data"] for t in tests if t["valid"])
             return {**res, "status": "wrong", "kind": "refused as empty", "instance": first, "detail": str(exc)[:200]}
         return {**res, "status": "unsupported", "keyword": exc.keyword or "(none)", "detail": str(exc)[:200]}
+    except bench._Timeout:
+        raise
     except (Exception, RecursionError) as exc:  # compile_json_schema raising anything else is a bug
         return {**res, "status": "wrong", "kind": f"compile raised {type(exc).__name__}", "detail": str(exc)[:200]}
     res["path"] = compiled.path
