@@ -396,7 +396,9 @@ def _minimize(table: list[list[int]], accept: list[bool], checkpoint=None) -> By
     trans.append([sink] * k)
     finals = {new_id[s] for s in keep if accept[s]}
     blocks = hopcroft(trans, finals, k, checkpoint)
-    # Canonical numbering: breadth first from the initial block, bytes in ascending order.
+    # Canonical numbering: breadth first from the initial block, bytes in ascending order. Byte
+    # classes are numbered by their first byte, so visiting classes in order meets each target
+    # at the same first byte as visiting all 256 bytes would.
     block_of = blocks
     sink_block = block_of[sink]
     start_block = block_of[0]
@@ -405,27 +407,36 @@ def _minimize(table: list[list[int]], accept: list[bool], checkpoint=None) -> By
     repr_state: dict[int, int] = {}
     for s in range(len(trans)):
         repr_state.setdefault(block_of[s], s)
-    order_by_byte = [classes[b] for b in range(256)]
-    out_rows: list[list[int]] = []
+    out_rows: list[list[int]] = []  # over the classes of `classes`
     block_list = [start_block]
     while queue:
         bid = queue.popleft()
         _tick(checkpoint, bid)
-        s = repr_state[block_list[bid]]
-        row = [-1] * 256
-        for b in range(256):
-            tb = block_of[trans[s][order_by_byte[b]]]
+        row = []
+        for t in trans[repr_state[block_list[bid]]]:
+            tb = block_of[t]
             if tb == sink_block:
+                row.append(-1)
                 continue
             num = number.get(tb)
             if num is None:
                 num = number[tb] = len(block_list)
                 block_list.append(tb)
                 queue.append(num)
-            row[b] = num
+            row.append(num)
         out_rows.append(row)
     final_blocks = {block_of[s] for s in finals}
     final_ids = frozenset(number[bk] for bk in final_blocks if bk in number)
-    new_classes, new_reps = _byte_classes(out_rows)
-    table_out = [tuple(row[b] for b in new_reps) for row in out_rows]
+    # The minimal automaton's classes: old classes whose columns agree, numbered by first byte.
+    seen: dict[tuple, int] = {}
+    merged: list[int] = []
+    kept: list[int] = []
+    for c, column in enumerate(zip(*out_rows)):
+        i = seen.get(column)
+        if i is None:
+            i = seen[column] = len(kept)
+            kept.append(c)
+        merged.append(i)
+    new_classes = bytes(merged[c] for c in classes)
+    table_out = [tuple(row[c] for c in kept) for row in out_rows]
     return ByteDFA(new_classes, table_out, final_ids)

@@ -47,61 +47,76 @@ def atoms(nfa: NFA) -> tuple[dict[tuple, list[int]], list[list[tuple[int, int]]]
 def hopcroft(trans: list[list[int]], finals: set[int], k: int, checkpoint=None) -> list[int]:
     """Partition refinement (Hopcroft); returns the block id of every state.
 
-    The last state is the sink. Every other state can reach acceptance, so the sink is
-    a block of its own from the start and never needs to serve as a splitter: only
-    real edges are ever scanned, which keeps the work proportional to them.
+    The last state is the sink, a block of its own from the start, and never needs to serve as
+    a splitter: only real edges are ever scanned. The other states start grouped by finality and
+    by the classes on which they go to the sink: states that differ there are never equivalent
+    (the sink's block stays alone), so the result is the same coarsest partition with far fewer
+    splits. Blocks of one state are never touched again.
     """
     n = len(trans)
     sink = n - 1
     preds: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     for s in range(sink):
-        row = trans[s]
-        for c in range(k):
-            t = row[c]
+        for c, t in enumerate(trans[s]):
             if t != sink:
                 preds[t].append((c, s))
-    initial = [
-        [s for s in range(sink) if s in finals],
-        [s for s in range(sink) if s not in finals],
-    ]
-    blocks: list[set[int]] = [set(b) for b in initial if b]
-    blocks.append({sink})
+    first: dict[tuple, int] = {}
+    blocks: list[set[int]] = []
     block_of = [0] * n
-    for i, b in enumerate(blocks):
-        for s in b:
-            block_of[s] = i
-    work = set(range(len(blocks) - 1))
-    work_list = sorted(work)
+    for s in range(sink):
+        key = (s in finals, *[c for c, t in enumerate(trans[s]) if t != sink])
+        b = first.get(key)
+        if b is None:
+            b = first[key] = len(blocks)
+            blocks.append(set())
+        blocks[b].add(s)
+        block_of[s] = b
+    work_list = list(range(len(blocks)))
+    work = [True] * len(blocks)
+    block_of[sink] = len(blocks)
+    blocks.append({sink})
+    work.append(False)
     steps = 0
     while work_list:
         steps += 1
         if checkpoint is not None and not steps & 255:
             checkpoint()
         a = work_list.pop()
-        work.discard(a)
+        work[a] = False
         by_class: dict[int, list[int]] = {}
         for t in blocks[a]:
             for c, s in preds[t]:
-                by_class.setdefault(c, []).append(s)
-        for c in sorted(by_class):
-            x: dict[int, list[int]] = {}
-            for s in by_class[c]:
-                x.setdefault(block_of[s], []).append(s)
-            for y, members in x.items():
+                hit = by_class.get(c)
+                if hit is None:
+                    by_class[c] = [s]
+                else:
+                    hit.append(s)
+        for hit in by_class.values():
+            touched: dict[int, list[int]] = {}
+            for s in hit:
+                y = block_of[s]
+                if len(blocks[y]) > 1:
+                    members = touched.get(y)
+                    if members is None:
+                        touched[y] = [s]
+                    else:
+                        members.append(s)
+            for y, members in touched.items():
                 block = blocks[y]
-                moved = set(members)
-                if len(moved) == len(block):
+                if len(members) == len(block):  # a state has one target per class: no repeats
                     continue
+                moved = set(members)
                 block -= moved
                 new = len(blocks)
                 blocks.append(moved)
-                for s in moved:
+                for s in members:
                     block_of[s] = new
-                if y in work:
-                    work.add(new)
+                if work[y]:
+                    work.append(True)
                     work_list.append(new)
                 else:
                     smaller = y if len(block) <= len(moved) else new
-                    work.add(smaller)
+                    work.append(smaller == new)
+                    work[smaller] = True
                     work_list.append(smaller)
     return block_of
