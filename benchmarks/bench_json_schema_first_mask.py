@@ -54,6 +54,7 @@ PHASES = [
     ("compile_json_schema", "tokenguide.json_schema", "compile_json_schema"),
     ("  grammar check", "tokenguide.json_schema.grammar", "check_grammar"),
     ("  terminal DFAs", "tokenguide.json_schema.grammar_checks", "terminal_dfa"),
+    ("  check automata", "tokenguide.json_schema.grammar_checks", "check_automaton"),
     ("CFG guide", "tokenguide.guides.cfg.fast", "FastCFGGuide.__init__"),
     ("  LarkGrammar", "tokenguide.guides.cfg.grammar", "LarkGrammar.__init__"),
     ("  character classes", "tokenguide.guides.cfg.chars", "CharClasses.__init__"),
