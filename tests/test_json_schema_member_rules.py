@@ -142,3 +142,23 @@ def test_alternatives_starting_with_an_optional_space_before_a_rule():
             {"height": 1, "shape": "rectangle"}, {"radius": "2", "shape": "circle"}, {"shape": "circle", "x": [[1]]},
             {"base": 1, "length": 1, "shape": "triangle", "width": 2}, {"shape": "triangle", "y": {"z": None}}]
     differential(schema, docs)  # docs in schema order: the output format's
+
+
+def test_counted_items_with_alternatives_inside_get_a_rule():
+    # minItems 600 of objects with free-form members (Github_easy o12622): `x~599` of an item
+    # with 2 expansions was 2**599 alternatives, refused; the item is now a rule of its own
+    item = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
+    schema = {"type": "object", "properties": {"p": {"type": "array", "items": item, "minItems": 600}}}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and not compiled.depth_capped
+    p = parser(compiled.grammar)
+    v = jsonschema.Draft202012Validator(schema)
+    good = [{"n": str(i)} for i in range(600)]
+    for doc in ({"p": good}, {"p": good + [{"n": "x", "free": [[{"d": [1]}]]}]}, {"p": good[:-1]}, {"p": good[:-1] + [{}]},
+                {}, {"p": good, "q": {"r": [[[]]]}}):
+        assert accepts(p, dumps(doc)) == v.is_valid(doc), dumps(doc)[-80:]
+    # maxItems: x (sep x)~0..63 with 2 expansions per item was a sum of 2**k
+    bounded = {"type": "array", "items": item, "maxItems": 64}
+    assert compile_json_schema(bounded, path="grammar").path == "grammar"
+    differential(bounded, [[], [{"n": "a"}], [{"n": "a", "z": [[1]]}] * 64, [{"n": "a"}] * 65, [{"n": 1}], [{}]],
+                 regex_too=False)

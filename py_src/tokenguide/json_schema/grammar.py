@@ -458,11 +458,13 @@ class _Converter:
         if inner is None:
             return None
         n = self.expansions(inner)  # `*` and `+` are rules of their own, `x*` is `(x+)?`; `?`, `~` inline
+        if n > 1 and (lo, hi) != (0, 1) and _counted_repeat(lo, hi, n) > _MAX_EXPANSIONS:
+            inner, n = self.helper(inner), 1  # `x~600` (minItems) would be n**600 alternatives
         if hi == C.MAXREPEAT:
             self.alternatives += 2 * n  # the repetition's rule: `x` and `rule x`
             if lo <= 1:
                 return self.counted(f"({inner})*", 2) if lo == 0 else f"({inner})+"
-            return self.counted(f"({inner})~{lo} ({inner})*", 2 * n ** min(lo, 64))
+            return self.counted(f"({inner})~{lo} ({inner})*", _counted_repeat(lo, hi, n))
         if (lo, hi) == (0, 1):
             if n > 1 and self.restructure:
                 inner = self.helper(inner)
@@ -470,9 +472,14 @@ class _Converter:
             text = self.counted(f"{inner}?" if hoisted else f"({inner})?", 2 if hoisted else n + 1)
             self.optional[text] = inner if hoisted else f"({inner})"
             return text
-        if lo == hi:
-            return self.counted(f"({inner})~{lo}", n ** min(lo, 64))
-        return self.counted(f"({inner})~{lo}..{hi}", sum(n ** min(k, 64) for k in range(lo, min(hi, lo + 64) + 1)))
+        return self.counted(f"({inner})~{lo}" if lo == hi else f"({inner})~{lo}..{hi}", _counted_repeat(lo, hi, n))
+
+
+def _counted_repeat(lo: int, hi: int, n: int) -> int:
+    """Alternatives Lark expands `x~lo..hi` into (`x*` for hi unbounded), x having n."""
+    if hi == C.MAXREPEAT:
+        return 2 * n ** min(lo, 64)
+    return sum(n ** min(k, 64) for k in range(lo, min(hi, lo + 64) + 1))
 
 
 def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
