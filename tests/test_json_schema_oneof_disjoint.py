@@ -107,3 +107,4 @@ def test_closed_selectors_disjoint_patterns_and_an_overlap_checked_by_lookahead(
         texts = _texts(x)
         assert any(rx.fullmatch(t) for t in texts) == v.is_valid(x), x
         assert all(bool(rx.fullmatch(t)) <= v.is_valid(x) for t in texts), x
+

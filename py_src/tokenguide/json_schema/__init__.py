@@ -67,7 +67,8 @@ every matching pattern's schema, a declared property also those of the patterns 
 name, additionalProperties the rest; at most 4 distinct pattern schemas; in allOf, the
 patternProperties of every subschema together, unless one side's additionalProperties would
 govern keys only the other's non-false patterns match), propertyNames,
-minProperties, maxProperties, items (schema or draft 4 array), prefixItems, additionalItems,
+minProperties (nothing to count when the required names alone reach it), maxProperties, items
+(schema or draft 4 array), prefixItems, additionalItems,
 minItems, maxItems, contains (draft 6 on) with minContains/maxContains (2019-09 on), counted
 together with prefixItems and minItems/maxItems; uniqueItems when every item's values form a
 finite set of at most 256 values (enum/const, boolean, null, bounded integer ranges, arrays and

@@ -390,4 +390,9 @@ class Emitter:
 
     def t_object(self, s: Node) -> str | None:
         self.no_banned(s, "object")
+        mp, req = s.get("minProperties"), s.get("required")
+        if (isinstance(mp, int) and not isinstance(mp, bool) and isinstance(req, list)
+                and mp <= len({r for r in req if isinstance(r, str)})):
+            s = s.copy(drop=("minProperties",))  # the required names alone make that many properties
+            s.refs = []  # already on the reference stack
         return objects.object_regex(self, s)
