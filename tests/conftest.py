@@ -1,9 +1,17 @@
-"""Shared fixtures: the sample vocabularies that build.py installs from npm (skipped when absent)."""
+"""Shared fixtures: the sample vocabularies that build.py installs from npm (skipped when absent),
+and one shared Pyodide (Node.js) run for the tests that run code inside Pyodide."""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -50,3 +58,116 @@ def llama2_vocabulary(llama2_tokenizer_path):
 def pytest_collection_modifyitems(config, items):
     """Run browser tests last: Playwright's sync API leaves an event loop running behind it."""
     items.sort(key=lambda item: "/tests/e2e/" in str(item.fspath).replace("\\", "/"))
+
+
+# -- one Pyodide boot for every test that runs code inside Pyodide under Node.js ------------------
+#
+# Booting Pyodide and loading the harness's wheels is most of a short run's time (seconds idle,
+# most of a minute on a loaded 2-core machine), so the tests that need code run inside Pyodide
+# declare it as a part, `@pytest.mark.pyodide_part(name, *harness args, timeout=seconds)` (pytest
+# args, or "--exec", script, script args; "{tmp}" in an argument is a temporary folder the
+# harness can write to),
+# and the `pyodide_part` fixture runs every part the session selected in one
+# tests/pyodide/run_pytest.mjs process, the first time a test asks for one.
+
+PYODIDE_HARNESS = ROOT / "tests" / "pyodide" / "run_pytest.mjs"
+PYODIDE_NPM = NODE_MODULES / "pyodide"
+HARNESS_WHEELS = ("iniconfig", "packaging", "pluggy", "pygments", "pytest",
+                  "sortedcontainers", "attrs", "hypothesis", "interegular", "lark")
+
+
+def pyodide_wheel_dir() -> Path:
+    """Where the harness's wheels are (TOKENGUIDE_WHEELS, else .cache/wheels; build.py fills it)."""
+    return Path(os.environ.get("TOKENGUIDE_WHEELS") or ROOT / ".cache" / "wheels")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "pyodide_part(name, *args, timeout): run these harness args in "
+                                       "the session's one Pyodide process (the pyodide_part fixture)")
+
+
+@dataclass
+class PyodidePart:
+    """What one part of the shared Pyodide run gave: its exit code (None when the process ended
+    before the part did), its own stdout and stderr; and the whole run's command, output, exit
+    code and every part's exit code in run order."""
+
+    code: Optional[int]
+    stdout: str
+    stderr: str
+    command: str
+    output: str
+    run_code: int
+    codes: list
+
+
+def _part_markers(items) -> dict:
+    parts = {}
+    for item in items:
+        marker = item.get_closest_marker("pyodide_part")
+        if marker is not None:
+            parts[marker.args[0]] = (list(marker.args[1:]), float(marker.kwargs.get("timeout", 600)))
+    return parts
+
+
+def _split_parts(text: str) -> dict[int, str]:
+    """The harness's output per part, cut at its "[pyodide] part <i>: ..." lines."""
+    pieces = re.split(r"^\[pyodide\] part (\d+): .*$", text, flags=re.M)
+    return {int(pieces[k]): pieces[k + 1] for k in range(1, len(pieces) - 1, 2)}
+
+
+def run_pyodide_parts(parts: dict, tmp: Path) -> dict[str, PyodidePart]:
+    """Run `parts` ({name: (harness args, timeout)}) in one harness process: the pytest part (args
+    not starting with --exec; at most one) first, then the scripts by name."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node (Node.js) is not installed: the Pyodide checks need it")
+    if not (PYODIDE_NPM / "pyodide.mjs").exists():
+        pytest.skip(f"{PYODIDE_NPM} is missing: run `python3 build.py test` (npm ci in web/)")
+    wheels = pyodide_wheel_dir()
+    present = {p.name.split("-")[0].lower() for p in wheels.glob("*.whl")} if wheels.is_dir() else set()
+    missing = [n for n in HARNESS_WHEELS if n not in present]
+    if missing:
+        pytest.skip(f"no wheels in {wheels} for {', '.join(missing)}: run `python3 build.py test`")
+    runs = [n for n, (args, _) in parts.items() if not args or args[0] != "--exec"]
+    if len(runs) > 1:
+        raise ValueError(f"only one pytest part can share the Pyodide run: {', '.join(sorted(runs))}")
+    order = runs + sorted(n for n in parts if n not in runs)
+    cmd = [node, str(PYODIDE_HARNESS), str(ROOT), str(wheels)]
+    for name in order:
+        cmd += [str(a).replace("{tmp}", str(tmp)) for a in parts[name][0]]
+    timeout = sum(t for _, t in parts.values())
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=timeout)
+    command = " ".join(cmd)
+    output = f"$ {command}\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+    if len(order) == 1:
+        return {order[0]: PyodidePart(proc.returncode, proc.stdout, proc.stderr, command, output,
+                                      proc.returncode, [proc.returncode])}
+    outs, errs = _split_parts(proc.stdout), _split_parts(proc.stderr)
+    found = {int(i): int(c) for i, c in re.findall(r"^\[pyodide\] part (\d+) exit (-?\d+) in ", proc.stderr, re.M)}
+    codes = [found.get(i) for i in range(len(order))]
+    return {name: PyodidePart(codes[i], outs.get(i, ""), errs.get(i, ""), command, output, proc.returncode, codes)
+            for i, name in enumerate(order)}
+
+
+@pytest.fixture(scope="session")
+def pyodide_part(request):
+    """`pyodide_part(name)`: the PyodidePart of the calling test's marker, from the session's one
+    Pyodide run of every selected test's part (started at the first call). "{tmp}" is a fresh
+    folder under .cache/ (inside the repository, which the harness mounts), removed afterwards."""
+    runs: dict[str, PyodidePart] = {}
+    made: list[Path] = []
+
+    def get(name: str) -> PyodidePart:
+        if not runs:
+            parts = _part_markers(request.session.items)
+            if name not in parts:
+                raise KeyError(f"no selected test declares pyodide_part({name!r})")
+            (ROOT / ".cache").mkdir(exist_ok=True)
+            made.append(Path(tempfile.mkdtemp(prefix="pyodide-parts-", dir=ROOT / ".cache")))
+            runs.update(run_pyodide_parts(parts, made[-1]))
+        return runs[name]
+
+    yield get
+    for folder in made:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 HARNESS = TESTS / "pyodide" / "run_pytest.mjs"
 CHECK_BUNDLE = TESTS / "pyodide" / "check_bundle.mjs"
+WRITE_BYTES = TESTS / "pyodide" / "write_bytes.py"
 PYODIDE_NPM = REPO / "web" / "node_modules" / "pyodide"
 WHEEL_DIR = Path(os.environ.get("TOKENGUIDE_WHEELS") or REPO / ".cache" / "wheels")
 DIST = Path(os.environ.get("TOKENGUIDE_DIST") or REPO / "dist")
@@ -93,39 +94,29 @@ def _run(cmd: list[str], timeout: float) -> tuple[subprocess.CompletedProcess, f
 
 # ----------------------------------------------------------------------------- pytest in Pyodide
 
-def test_core_suite_passes_in_pyodide(capsys):
-    """The core unit tests pass inside Pyodide (outlines-core and browser tests skip themselves)."""
-    node = _need_node()
-    _need_harness_wheels()
-    if not CORE_TEST_FILES:
-        pytest.skip(f"no core test files yet (looked for {', '.join(CORE_PATTERNS)} in tests/)")
-    cmd = [node, str(HARNESS), str(REPO), str(WHEEL_DIR), *CORE_TEST_FILES,
-           "-q", "-m", "not e2e and not slow"]
-    proc, seconds = _run(cmd, PYODIDE_TIMEOUT_S)
-    output = f"$ {' '.join(cmd)}\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+@(pytest.mark.pyodide_part("core", *CORE_TEST_FILES, "-q", "-m", "not e2e and not slow", timeout=PYODIDE_TIMEOUT_S)
+  if CORE_TEST_FILES else pytest.mark.skip(reason=f"no core test files yet (looked for {', '.join(CORE_PATTERNS)} in tests/)"))
+def test_core_suite_passes_in_pyodide(pyodide_part, capsys):
+    """The core unit tests pass inside Pyodide (outlines-core and browser tests skip themselves).
+    The run is the session's one Pyodide process (tests/conftest.py), shared with the other parts."""
+    part = pyodide_part("core")
     with capsys.disabled():
-        print(f"\n[pyodide] {len(CORE_TEST_FILES)} core test files in Pyodide: "
-              f"exit {proc.returncode} in {seconds:.1f} s")
-    assert proc.returncode == 0, output
-    assert re.search(r"\b\d+ passed\b", proc.stdout), "no test passed in Pyodide:\n" + output
+        print(f"\n[pyodide] {len(CORE_TEST_FILES)} core test files in Pyodide: exit {part.code}")
+    assert part.code == 0, part.output
+    assert re.search(r"\b\d+ passed\b", part.stdout), "no test passed in Pyodide:\n" + part.output
 
 
-def test_harness_exec_runs_a_script_and_writes_files(tmp_path):
+@pytest.mark.pyodide_part("write_bytes", "--exec", str(WRITE_BYTES), "{tmp}/out.bin", "3", timeout=300)
+def test_harness_exec_runs_a_script_and_writes_files(pyodide_part, tmp_path_factory):
     """--exec runs a script inside Pyodide; its files land on disk and its exit code comes back."""
-    node = _need_node()
-    _need_harness_wheels()
-    out = tmp_path / "out.bin"
-    script = tmp_path / "write_bytes.py"
-    script.write_text(
-        "import sys\n"
-        "import interegular, lark\n"
-        "data = bytes(range(256)) + sys.platform.encode()\n"
-        "open(sys.argv[1], 'wb').write(data)\n"
-        "sys.exit(int(sys.argv[2]))\n")
-    proc, _ = _run([node, str(HARNESS), str(REPO), str(WHEEL_DIR), "--exec", str(script),
-                    str(out), "3"], timeout=300)
-    assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert out.read_bytes() == bytes(range(256)) + b"emscripten"
+    part = pyodide_part("write_bytes")
+    assert part.code == 3, part.output
+    written = re.search(r"\S*/out\.bin", part.command)
+    assert written, part.command
+    assert Path(written.group(0)).read_bytes() == bytes(range(256)) + b"emscripten"
+    # sharing the boot: every part reported its exit code, the process exits with the first nonzero one
+    assert 3 in part.codes and None not in part.codes, part.output
+    assert part.run_code == next(c for c in part.codes if c), part.output
 
 
 def test_harness_rejects_missing_wheel_dir(tmp_path):

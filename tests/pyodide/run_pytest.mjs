@@ -3,6 +3,14 @@
 // Usage:
 //   node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> [pytest args...]
 //   node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> --exec script.py [script args...]
+//   node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> [pytest args...] --exec a.py [args...] --exec b.py ...
+//
+// Several parts in one process (pytest, if any pytest args come first, then each --exec script
+// in order; a script's own arguments cannot be "--exec"): booting Pyodide and loading the wheels
+// is most of a short run's time, so the tests share one boot. Before each part a line
+// "[pyodide] part <i>: <what>" goes to stdout and to stderr, after it "[pyodide] part <i> exit
+// <code> in <seconds> s" to stderr; the process exits with the first nonzero part's code (0 if
+// none). A single part behaves as before: no part lines, its own exit code.
 //
 // Why: the core library must run unchanged under Pyodide (Python 3.14, wasm32).
 // Running the real pytest suite inside Pyodide proves that, without a browser.
@@ -51,7 +59,8 @@ function usage(message) {
   if (message) console.error(`run_pytest.mjs: ${message}`);
   console.error(
     "usage: node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> [pytest args...]\n" +
-    "       node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> --exec script.py [args...]");
+    "       node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> --exec script.py [args...]\n" +
+    "       node tests/pyodide/run_pytest.mjs <repo-root> <wheel-dir> [pytest args...] --exec a.py [args...] ...");
   process.exit(2);
 }
 
@@ -74,12 +83,16 @@ async function main() {
   if (!fs.existsSync(path.join(repo, "py_src"))) usage(`${repo} has no py_src/ folder`);
   if (!fs.existsSync(wheelDir)) usage(`wheel folder ${wheelDir} does not exist (run: python3 build.py test)`);
 
-  let execScript = null;
-  let args = rest;
-  if (rest[0] === "--exec") {
-    if (rest.length < 2) usage("--exec needs a script path");
-    execScript = path.resolve(rest[1]);
-    args = rest.slice(2);
+  // Parts: {script: "" for pytest or an absolute path, args}; pytest runs unless rest starts with --exec.
+  const parts = [];
+  let at = rest.indexOf("--exec");
+  if (at !== 0) parts.push({ script: "", args: at < 0 ? rest : rest.slice(0, at) });
+  while (at >= 0) {
+    const next = rest.indexOf("--exec", at + 1);
+    const segment = next < 0 ? rest.slice(at + 1) : rest.slice(at + 1, next);
+    if (!segment.length) usage("--exec needs a script path");
+    parts.push({ script: path.resolve(segment[0]), args: segment.slice(1) });
+    at = next;
   }
 
   const wheels = [];
@@ -116,21 +129,57 @@ async function main() {
   // Mount the host repository at the same absolute path inside Pyodide.
   pyodide.FS.mkdirTree(repo);
   pyodide.mountNodeFS(repo, repo);
-  if (execScript && !execScript.startsWith(repo + path.sep)) {
-    const dir = path.dirname(execScript);
-    pyodide.FS.mkdirTree(dir);
-    pyodide.mountNodeFS(dir, dir);
+  const mounted = new Set([repo]);
+  for (const { script } of parts) {
+    const dir = script && path.dirname(script);
+    if (dir && !script.startsWith(repo + path.sep) && !mounted.has(dir)) {
+      pyodide.FS.mkdirTree(dir);
+      pyodide.mountNodeFS(dir, dir);
+      mounted.add(dir);
+    }
   }
   console.error(`[pyodide] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s ` +
     `(Pyodide ${pyodide.version}, JSPI ${jspiAvailable() ? "on" : "off"})`);
 
   pyodide.globals.set("_tg_repo", repo);
-  pyodide.globals.set("_tg_args", pyodide.toPy(args));
-  pyodide.globals.set("_tg_script", execScript || "");
-  const code = await pyodide.runPythonAsync(`
-import os, sys, runpy, traceback
+  // Pyodide's own modules imported first: with tests/ on sys.path (pytest puts it there), a later
+  // "import js" would find the tests/js/ folder as a namespace package instead.
+  await pyodide.runPythonAsync(`
+import os, sys
+import js, pyodide_js
 os.chdir(_tg_repo)
 sys.path.insert(0, os.path.join(_tg_repo, "py_src"))
+_tg_path = list(sys.path)
+`);
+  let exitCode = 0;
+  for (const [i, part] of parts.entries()) {
+    if (parts.length > 1) {
+      const what = part.script ? `--exec ${part.script} ${part.args.join(" ")}`.trim() : `pytest ${part.args.join(" ")}`;
+      process.stdout.write(`\n[pyodide] part ${i}: ${what}\n`);
+      process.stderr.write(`\n[pyodide] part ${i}: ${what}\n`);
+    }
+    const started = Date.now();
+    const code = await runPart(pyodide, part);
+    if (parts.length > 1) {
+      process.stderr.write(`\n[pyodide] part ${i} exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    }
+    if (exitCode === 0) exitCode = code;
+  }
+  // Exit now rather than when Node's event loop drains: timers Python left behind (asyncio.wait's
+  // timeout handle, cancelled in Python but still pending in JavaScript) would keep the process
+  // alive for up to their full delay (a minute for cancel_races.py's guard). Flush output first.
+  await flush(process.stdout);
+  await flush(process.stderr);
+  process.exit(exitCode);
+}
+
+/** Run one part (pytest.main, or a script with runpy) in the booted interpreter; its exit code. */
+async function runPart(pyodide, { script, args }) {
+  pyodide.globals.set("_tg_args", pyodide.toPy(args));
+  pyodide.globals.set("_tg_script", script);
+  const code = await pyodide.runPythonAsync(`
+import os, sys, runpy, traceback
+sys.path[:] = _tg_path  # each part starts from the same import path (pytest adds to it)
 _tg_code = 0
 if not _tg_script:
     import pytest
@@ -155,12 +204,7 @@ sys.stdout.flush()
 sys.stderr.flush()
 _tg_code
 `);
-  // Exit now rather than when Node's event loop drains: timers Python left behind (asyncio.wait's
-  // timeout handle, cancelled in Python but still pending in JavaScript) would keep the process
-  // alive for up to their full delay (a minute for cancel_races.py's guard). Flush output first.
-  await flush(process.stdout);
-  await flush(process.stderr);
-  process.exit(Number(code));
+  return Number(code);
 }
 
 /** Resolve once everything written to `stream` so far has been handed to the OS. */
