@@ -18,6 +18,7 @@ import pytest
 lark = pytest.importorskip("lark")
 jsonschema = pytest.importorskip("jsonschema")
 
+from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
 
 
@@ -162,3 +163,28 @@ def test_counted_items_with_alternatives_inside_get_a_rule():
     assert compile_json_schema(bounded, path="grammar").path == "grammar"
     differential(bounded, [[], [{"n": "a"}], [{"n": "a", "z": [[1]]}] * 64, [{"n": "a"}] * 65, [{"n": 1}], [{}]],
                  regex_too=False)
+
+
+def test_alternative_objects_sharing_first_members_retry_as_right_linear_rules():
+    # Snowplow sp_124 (on the grammar path before the left-linear chains): its objects' shared
+    # chains make the left-linear grammar refused ("terminals ... can both match"); the retry
+    # writes wide objects right-linear, deciding nothing before each object's end
+    from pathlib import Path
+
+    from tokenguide.json_schema import _grammar_emission
+    from tokenguide.json_schema import grammar as G
+
+    path = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench" / "Snowplow---sp_124_Normalized.json"
+    if not path.exists():
+        pytest.skip(f"JSONSchemaBench data not found at {path}")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    schema = doc["schema"]
+    root, sink, _ = _grammar_emission(schema, None, False)
+    with pytest.raises(UnsupportedSchemaError):
+        G.grammar_from_placeholders(root, sink)  # left-linear: refused
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and not compiled.depth_capped
+    p = parser(compiled.grammar)
+    v = jsonschema.Draft202012Validator(schema)
+    for t in doc["tests"]:  # its instances, compact, are in schema order
+        assert accepts(p, dumps(t["data"])) == v.is_valid(t["data"]), dumps(t["data"])[:200]

@@ -326,7 +326,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
-                      order: str = "schema"):
+                      order: str = "schema", right_linear: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -339,7 +339,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws)
+    sink = GrammarSink(ws, right_linear)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -386,4 +386,15 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
         warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
-    return grammar_from_placeholders(root, sink), sink
+    try:
+        return grammar_from_placeholders(root, sink), sink
+    except UnsupportedSchemaError as first:
+        if not sink.wide_objects:
+            raise
+        # wide objects as right-linear rules: alternatives of objects sharing their first
+        # members stay apart (member_rules.right_linear_members)
+        root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, right_linear=True)
+        try:
+            return grammar_from_placeholders(root, sink), sink
+        except UnsupportedSchemaError:
+            raise first from None

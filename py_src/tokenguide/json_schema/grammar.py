@@ -40,8 +40,10 @@ _SPACE = 0x20
 class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
-    def __init__(self, ws: str) -> None:
+    def __init__(self, ws: str, right_linear: bool = False) -> None:
         self.ws = ws
+        self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)
+        self.wide_objects = False  # did object_members write any
         self.names: dict[str, str] = {}  # placeholder -> rule name
         self.ref_rules: dict[str, str] = {}  # JSON pointer -> placeholder
         self.pending: list[tuple[str, Any]] = []  # (placeholder, RuleRef) whose body is still to write
@@ -88,7 +90,9 @@ class GrammarSink:
         """Object body for members `items` ((regex, required), in order) and then any number of
         `extra` members, as left-linear rules (module `member_rules`): written inline, k optional
         members make Lark expand 2**k alternatives."""
-        return member_rules.object_members(self, sep, items, extra)
+        self.wide_objects = True
+        write = member_rules.right_linear_members if self.right_linear else member_rules.object_members
+        return write(self, sep, items, extra)
 
     def number(self, regex: str) -> str:
         """The placeholder of a number rule for `regex` (a right-linear rule from its DFA)."""
