@@ -107,3 +107,18 @@ def test_keywords_of_later_drafts_are_ignored_as_the_named_draft_does():
           [[1], ["a"], []])
     check({"$schema": "http://json-schema.org/draft-06/schema#", "const": 1, "propertyNames": {"maxLength": 1}},
           [1, 2])
+
+
+def test_a_string_no_value_satisfies_is_an_impossible_member_on_the_grammar_path():
+    """fuzz (grammar path): a lexeme whose intersection is empty (maxLength 0 with a pattern that
+    needs a character) wrote a rule for a start state with no moves and Lark refused the grammar
+    ("Rule 'x0_0' used but not defined"); the member now cannot occur, as on the regex path."""
+    schema = {"type": "object", "additionalProperties": False,
+              "patternProperties": {"^x-": {"type": "string", "maxLength": 0, "pattern": "^a"}}}
+    check(schema, [{}, {"x-": ""}, {"x-a": "a"}, {"y": 1}], paths=("auto", "regex", "grammar"))
+    check({"type": "object", "properties": {"a": {"type": "string", "maxLength": 1, "pattern": "^ab"}},
+           "additionalProperties": {}}, [{}, {"a": "a"}, {"a": "ab"}, {"b": [1, {"c": []}]}],
+          paths=("auto", "grammar"))
+    with pytest.raises(UnsupportedSchemaError, match="no string satisfies") as info:
+        compile_json_schema({"type": "string", "maxLength": 0, "pattern": "^a"}, path="grammar")
+    assert "accepts no value" in str(info.value) and "'maxLength' at #/maxLength" in str(info.value)

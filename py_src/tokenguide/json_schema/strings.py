@@ -96,9 +96,14 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
     for kw, check in checks:
         out = value_intersection(out, check)
     if em.sink is not None and checks:  # grammar mode: rules from the intersection's exact automaton
-        if lexeme_dfa(out) is not None:
-            return em.sink.lexeme(out)
+        d = lexeme_dfa(out)
         kw = checks[0][0]
+        if d is not None and not d.finals:  # no string satisfies them all: the value cannot occur
+            kw = kw if kw in s else "format"
+            em.norm.note_empty(kw, s.kptr(kw), "no string satisfies format, pattern and lengths together")
+            return None
+        if d is not None:
+            return em.sink.lexeme(out)
         if kw in s:
             where, what = s.kptr(kw), f"{kw} together with format/pattern"
         else:
