@@ -285,3 +285,36 @@ def test_lookahead_check_memo_never_accepts_a_lookahead():
     assert "a(?<=a)" in cfg_grammar._lookahead_free and "a(?=b)" not in cfg_grammar._lookahead_free
     assert FastCFGGuide('start: B "b"\nB: /a(?<=a)/', tok).allowed_token_ids(FastCFGGuide(
         'start: B "b"\nB: /a(?<=a)/', tok).initial_state) == [PIECES.index("a") + 1, PIECES.index("ab") + 1]
+
+
+def test_lark_builds_its_grammar_parser_without_the_collision_report():
+    """In a fresh process, the first grammar (Lark's own parser of grammar text is built then)
+    never asks interegular to compare terminals, yet the grammar reads as before; a plain
+    `lark.Lark` afterwards still has interegular on (only the CFG guides' build turns it off)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("interegular")
+    code = """if True:
+        import interegular, lark.lexer
+        asked = []
+        real = interegular.Comparator.from_regexes
+        def spy(*a, **k):
+            asked.append(1)
+            return real(*a, **k)
+        interegular.Comparator.from_regexes = spy
+        from tokenguide.guides.cfg.grammar import build_lark
+        tree = build_lark('start: "a" B\\nB: /b+/\\n', strict=True).parse("abb")
+        assert [t.value for t in tree.children] == ["bb"], tree
+        assert asked == [], "interegular was asked while the guide's parser was built"
+        assert lark.lexer.has_interegular
+        lark.Lark('start: "a" | "ab"', parser="lalr")
+        assert asked, "a plain Lark no longer reports collisions"
+        print("ok")
+    """
+    src = str(Path(__file__).resolve().parents[1] / "py_src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

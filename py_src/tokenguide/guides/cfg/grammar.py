@@ -10,7 +10,8 @@ after it, and a negative one true now can be falsified by text not generated yet
 Lark's contextual lexer is built without interegular's terminal-collision report: outside
 strict mode that report is only a logged warning (the guides follow Lark's own match either
 way), and it dominated start-up (seconds to minutes on schema grammars, whose terminals
-json_schema.grammar has already proved unambiguous). Lark's other lexer checks still run.
+json_schema.grammar has already proved unambiguous). Lark's other lexer checks still run. The
+same report is off while Lark builds its own parser of grammar text (`_quiet_meta_parser`).
 
 Start-up: parsers are kept by grammar text (`build_lark`; the JSON Schema grammar path's check
 builds the one its guide then uses) and terminal scanners by regex (`shared_scanner`); Lark's
@@ -127,6 +128,24 @@ class LazyFollow(Mapping):
 _sets_lock = threading.Lock()
 
 
+def _quiet_meta_parser() -> None:
+    """Build Lark's own parser of grammar text (made on its first use, then kept) with the
+    interegular collision report off: that report compares Lark's ~30 meta-grammar terminals
+    pairwise, a warning nobody sees, 0.7 s of the first grammar in every process. Call locked."""
+    from lark import lexer as lark_lexer
+    from lark import load_grammar
+
+    get_parser = getattr(load_grammar, "_get_parser", None)
+    if get_parser is None or hasattr(get_parser, "cache"):
+        return
+    saved = getattr(lark_lexer, "has_interegular", False)
+    lark_lexer.has_interegular = False
+    try:
+        get_parser()
+    finally:
+        lark_lexer.has_interegular = saved
+
+
 def _lark(text: str, strict: bool = False) -> Lark:
     """Lark's LALR parser with the quiet contextual lexer (Lark's own if its version lacks the hook).
 
@@ -142,6 +161,7 @@ def _lark(text: str, strict: bool = False) -> Lark:
         return first, LazyFollow(rules, original), nullable
 
     with _sets_lock:
+        _quiet_meta_parser()
         if original is not None:
             grammar_analysis.calculate_sets = calculate_sets
         try:
