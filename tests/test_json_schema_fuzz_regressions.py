@@ -4,7 +4,6 @@ minimised schema, judged against jsonschema on both compile paths where both app
 from __future__ import annotations
 
 import json
-import re
 import warnings
 
 import pytest
@@ -14,30 +13,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
-
-
-def acceptor(compiled):
-    """text -> accepted: re.fullmatch on the regex path, Lark's LALR parser on the grammar path."""
-    if compiled.path == "regex":
-        rx = re.compile(compiled.regex)
-        return lambda text: rx.fullmatch(text) is not None
-    import lark.lexer
-
-    old = lark.lexer.has_interegular
-    lark.lexer.has_interegular = False
-    try:
-        parser = lark.Lark(compiled.grammar, parser="lalr", lexer="contextual")
-    finally:
-        lark.lexer.has_interegular = old
-
-    def accepts(text: str) -> bool:
-        try:
-            parser.parse(text)
-        except lark.exceptions.LarkError:
-            return False
-        return True
-
-    return accepts
+from grammar_oracle import acceptor  # noqa: E402
 
 
 def check(schema, instances, paths=("auto", "regex")):

@@ -20,6 +20,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
+from grammar_oracle import lark_accepts, lark_parser  # noqa: E402
 
 CHARS = '{}[]:," abcdefghijklmnopqrstuvwxyz0123456789-.ABCDEFGHIJKLMNOPQRSTUVWXYZ_'
 
@@ -31,28 +32,6 @@ def dumps(v, compact: bool = True) -> str:
 def validator(schema):
     """jsonschema's validator, with format checking (ipv4 and date here: standard library)."""
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-
-
-def lark_parser(grammar: str):
-    """Lark's LALR parser for `grammar`, built as the CFG guides build it: without interegular's
-    terminal-collision report, which takes minutes on the wide Unicode classes of lexeme rules
-    (json_schema.grammar has proved the terminals unambiguous)."""
-    import lark.lexer
-
-    old = lark.lexer.has_interegular
-    lark.lexer.has_interegular = False
-    try:
-        return lark.Lark(grammar, parser="lalr", lexer="contextual")
-    finally:
-        lark.lexer.has_interegular = old
-
-
-def lark_accepts(p, text: str) -> bool:
-    try:
-        p.parse(text)
-    except lark.exceptions.LarkError:
-        return False
-    return True
 
 
 def guide_accepts(guide, text: str) -> bool:

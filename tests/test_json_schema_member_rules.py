@@ -20,29 +20,12 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
+from grammar_oracle import lark_accepts as accepts  # noqa: E402
+from grammar_oracle import lark_parser as parser  # noqa: E402
 
 
 def dumps(v, compact: bool = True) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":")) if compact else json.dumps(v, ensure_ascii=False)
-
-
-def parser(grammar: str):
-    import lark.lexer
-
-    old = lark.lexer.has_interegular
-    lark.lexer.has_interegular = False  # the grammar path has proved its terminals apart
-    try:
-        return lark.Lark(grammar, parser="lalr", lexer="contextual")
-    finally:
-        lark.lexer.has_interegular = old
-
-
-def accepts(p, text: str) -> bool:
-    try:
-        p.parse(text)
-    except lark.exceptions.LarkError:
-        return False
-    return True
 
 
 def nested(depth: int):

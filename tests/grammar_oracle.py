@@ -1,0 +1,47 @@
+"""Lark itself as the oracle for a grammar's language, and the compile paths' acceptors.
+
+Built as the CFG guides build Lark (LALR, contextual lexer) but without interegular's
+terminal-collision report, which can take minutes on the wide Unicode classes of schema
+grammars (json_schema.grammar_checks has already proved their terminals apart).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import lark
+import lark.lexer
+
+
+def lark_parser(grammar: str) -> lark.Lark:
+    """Lark's LALR parser (contextual lexer) for `grammar`, without the collision report."""
+    old = lark.lexer.has_interegular
+    lark.lexer.has_interegular = False
+    try:
+        return lark.Lark(grammar, parser="lalr", lexer="contextual")
+    finally:
+        lark.lexer.has_interegular = old
+
+
+def lark_accepts(parser: lark.Lark, text: str) -> bool:
+    """Does Lark parse `text` whole?"""
+    try:
+        parser.parse(text)
+    except lark.exceptions.LarkError:
+        return False
+    return True
+
+
+def grammar_acceptor(grammar: str) -> Callable[[str], bool]:
+    """text -> accepted by Lark's parser of `grammar`."""
+    parser = lark_parser(grammar)
+    return lambda text: lark_accepts(parser, text)
+
+
+def acceptor(compiled: Any) -> Callable[[str], bool]:
+    """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar path."""
+    if compiled.path == "regex":
+        rx = re.compile(compiled.regex)
+        return lambda text: rx.fullmatch(text) is not None
+    return grammar_acceptor(compiled.grammar)
