@@ -192,16 +192,7 @@ def _residue_regex(m: int, residue: int) -> str | None | bool:
     """Canonical naturals n >= 1 with n % m == residue (False: too large)."""
     if m == 1:
         return "[1-9][0-9]*"
-    built = _automaton(1, None, m, residue)
-    if built is None:
-        return False
-    moves, finals, start = _minimise(*built)
-    if start < 0 or not finals:
-        return None
-    if len(moves) > MAX_MINIMAL_STATES:
-        return False
-    out = _eliminate(moves, finals, start, MAX_MULTIPLE_CHARS)
-    return False if out is None else out
+    return _written(_automaton(1, None, m, residue))
 
 
 def _by_suffix(lo: int, m: int) -> str | None | bool:
@@ -257,7 +248,12 @@ def multiples_of(lo: int, hi: int | None, m: int) -> str | None | bool:
         j = max(_power(m, 2), _power(m, 5))
         if j <= 4 and lo < 10 ** j:
             return _by_suffix(lo, m)
-    built = _automaton(lo, hi, m)
+    return _written(_automaton(lo, hi, m))
+
+
+def _written(built) -> str | None | bool:
+    """The regex of a digit automaton from `_automaton` (None: it accepts nothing; False: it,
+    its minimal form or its regex is too large)."""
     if built is None:
         return False
     moves, finals, start = _minimise(*built)
