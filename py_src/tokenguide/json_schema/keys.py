@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import TokenguideError
 from ..regex import dfa as dfa_mod
+from ..regex import product
 from .normalize import Node
 from .patterns import PatternError, pattern_complement, pattern_to_string_body
 from .text import STRING, alt, canon, lit, not_in_keys, ptr_escape, value_difference, value_intersection
@@ -178,23 +179,5 @@ class _Keys:
         da, db = self.dfa(a), self.dfa(b)
         if da is None or db is None:
             return False
-        if not da.num_states or not db.num_states:
-            return True
-        seen = {(0, 0)}
-        todo = [(0, 0)]
-        while todo:
-            p, q = todo.pop()
-            if p in da.finals and q in db.finals:
-                return False
-            for byte in da.live_bytes(p):
-                q2 = db.next_state(q, byte)
-                if q2 < 0:
-                    continue
-                pair = (da.next_state(p, byte), q2)
-                if pair not in seen:
-                    if len(seen) > 4 * _DFA_STATES:
-                        return False
-                    seen.add(pair)
-                    todo.append(pair)
-        return True
+        return product.disjoint(da, db, max_pairs=4 * _DFA_STATES)
 

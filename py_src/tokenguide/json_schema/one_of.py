@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from ..errors import TokenguideError, UnsupportedSchemaError
 from ..regex import dfa as dfa_mod
+from ..regex import product
 from . import logic
 from .normalize import Node, RuleRef, enum_values, types_of
 from .patterns import PatternError, ecma_search, pattern_to_string_body
@@ -270,22 +271,7 @@ def _patterns_disjoint(p: str, q: str) -> bool:
         dq = dfa_mod.compile_regex(rq, max_states=2_000)
     except (PatternError, TokenguideError, RecursionError):
         return False
-    if not dp.num_states or not dq.num_states:
-        return True
-    seen = {(0, 0)}
-    todo = [(0, 0)]
-    while todo:
-        s, t = todo.pop()
-        if s in dp.finals and t in dq.finals:
-            return False
-        for byte in dp.live_bytes(s):
-            t2 = dq.next_state(t, byte)
-            if t2 >= 0 and (pair := (dp.next_state(s, byte), t2)) not in seen:
-                if len(seen) > 20_000:
-                    return False
-                seen.add(pair)
-                todo.append(pair)
-    return True
+    return product.disjoint(dp, dq, max_pairs=20_000)
 
 
 def _groups_disjoint(em: Any, a: Node, b: Node, level: int) -> bool:
