@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 from pathlib import Path
 
+import benchmark_modules
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,12 +27,7 @@ LIMIT_S = 10.0
 def bench():
     if not DATA.is_dir():
         pytest.skip(f"JSONSchemaBench data not found at {DATA}")
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks import bench_json_schema
-    finally:
-        sys.path.remove(str(ROOT))
-    return bench_json_schema
+    return benchmark_modules.load("bench_json_schema")
 
 
 def test_sample_has_no_wrong_answers(bench):
@@ -58,12 +53,7 @@ def test_sample_has_no_wrong_answers(bench):
 
 @pytest.fixture(scope="module")
 def judge():
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks import bench_json_schema
-    finally:
-        sys.path.remove(str(ROOT))
-    return bench_json_schema
+    return benchmark_modules.load("bench_json_schema")
 
 
 def _keys(value):

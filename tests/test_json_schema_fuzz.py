@@ -11,6 +11,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import benchmark_modules
 import pytest
 
 pytest.importorskip("lark")
@@ -21,11 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def fuzz():
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks import fuzz_json_schema
-    finally:
-        sys.path.remove(str(ROOT))
+    fuzz_json_schema = benchmark_modules.load("fuzz_json_schema")
     import lark.lexer
 
     old = lark.lexer.has_interegular
@@ -121,11 +118,7 @@ def test_generator_is_deterministic_across_hash_seeds():
 
 
 def test_generator_uses_the_claimed_keywords():
-    sys.path.insert(0, str(ROOT))
-    try:
-        from benchmarks.schema_gen import random_schema
-    finally:
-        sys.path.remove(str(ROOT))
+    random_schema = benchmark_modules.load("schema_gen").random_schema
     text = json.dumps([random_schema(s) for s in range(300)])
     for kw in ("type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties",
                "propertyNames", "minProperties", "maxProperties", "items", "prefixItems", "additionalItems",
