@@ -44,12 +44,11 @@ NODE_MODULES = WEB / "node_modules"
 PYODIDE_NPM = NODE_MODULES / "pyodide"
 DIST = REPO / "dist"
 
-# Pure-Python wheels for Pyodide (Python 3.14), pinned. interegular, lark and micropip are
-# shipped by the web app; the rest lets pytest itself run inside Pyodide under Node.
+# Pure-Python wheels for Pyodide (Python 3.14), pinned. lark and micropip are shipped by the web
+# app; the rest lets pytest itself run inside Pyodide under Node.
 # hypothesis: later releases ship only compiled (CPython) wheels; 6.155.7 is the newest
 # with a py3-none-any wheel, and it no longer needs attrs (kept for tests that use it).
 PYODIDE_WHEELS: dict[str, str] = {
-    "interegular": "0.3.3",
     "lark": "1.3.1",
     "micropip": "0.11.1",
     "pytest": "9.2.0",
@@ -63,7 +62,7 @@ PYODIDE_WHEELS: dict[str, str] = {
 }
 
 # Wheels served by the web app (dist/wheels/) and listed in dist/pyodide/pyodide-lock.json.
-BUNDLED_WHEELS = ("interegular", "lark", "micropip", "tokenguide")
+BUNDLED_WHEELS = ("lark", "micropip", "tokenguide")
 
 # Pyodide runtime files copied to dist/pyodide/.
 PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
@@ -384,7 +383,7 @@ def make_lock(wheels: list[Path]) -> str:
 
 # Wheels whose files go into the site-packages image (dist/pyodide/site-packages.bin): what the
 # worker needs at start-up. micropip stays a wheel in the lock, loaded by name when wanted.
-SITE_IMAGE_WHEELS = ("interegular", "lark", "tokenguide")
+SITE_IMAGE_WHEELS = ("lark", "tokenguide")
 SITE_IMAGE_MAGIC = b"TGSITE1\n"
 
 

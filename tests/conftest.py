@@ -73,7 +73,7 @@ def pytest_collection_modifyitems(config, items):
 PYODIDE_HARNESS = ROOT / "tests" / "pyodide" / "run_pytest.mjs"
 PYODIDE_NPM = NODE_MODULES / "pyodide"
 HARNESS_WHEELS = ("iniconfig", "packaging", "pluggy", "pygments", "pytest",
-                  "sortedcontainers", "attrs", "hypothesis", "interegular", "lark")
+                  "sortedcontainers", "attrs", "hypothesis", "lark")
 
 
 def pyodide_wheel_dir() -> Path:

@@ -318,3 +318,39 @@ def test_lark_builds_its_grammar_parser_without_the_collision_report():
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_grammars_build_and_guide_without_interegular():
+    """tokenguide needs no interegular (not a dependency): with it missing, Lark's strict parser
+    (the JSON Schema grammar path's check), a schema's grammar and a CFG guide over it all work."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """if True:
+        import sys
+        sys.modules["interegular"] = None  # as if not installed: `import interegular` raises ImportError
+        import lark.lexer
+        assert not lark.lexer.has_interegular
+        from tokenguide.guides.cfg import FastCFGGuide
+        from tokenguide.guides.cfg.grammar import build_lark
+        from tokenguide.json_schema import compile_json_schema
+        from tokenguide.vocabulary import Tokenizer, Vocabulary
+        tree = build_lark('start: "a" B\\nB: /b+/\\n', strict=True).parse("abb")
+        assert [t.value for t in tree.children] == ["bb"], tree
+        schema = {"$defs": {"n": {"type": "object", "properties": {"k": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}
+        compiled = compile_json_schema(schema, path="grammar")
+        pieces = ["<eos>", "{", "}", '"k"', ":", '{"k":{}}']
+        guide = FastCFGGuide(compiled.grammar, Tokenizer(Vocabulary(0, {p: i for i, p in enumerate(pieces)})))
+        state = guide.initial_state
+        assert guide.allowed_token_ids(state) == [1, 5], guide.allowed_token_ids(state)
+        state = guide.get_next_state(state, 5)
+        assert 0 in guide.allowed_token_ids(state)
+        assert "interegular" not in {m.split(".")[0] for m in sys.modules if sys.modules[m] is not None}
+        print("ok")
+    """
+    src = str(Path(__file__).resolve().parents[1] / "py_src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

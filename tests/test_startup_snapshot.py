@@ -57,7 +57,7 @@ def _read_with_js(path: Path) -> list[list]:
 
 
 def test_site_image_holds_every_wheel_file(tmp_path):
-    """The image holds each file of interegular, lark and tokenguide (dist-info included) byte for
+    """The image holds each file of lark and tokenguide (dist-info included) byte for
     byte, in a fixed order; the worker's reader gives them back."""
     build = _load_build()
     wheels = _image_wheels(build)

@@ -4,7 +4,9 @@
 //
 // Usage: node tests/pyodide/check_bundle.mjs <dist-dir> [package names...]
 // Default packages: tokenguide micropip. Prints one JSON line
-// {"python": ..., "packages": {import name: version}} and exits 0 on success.
+// {"python": ..., "packages": {import name: version}, "interegular": importable?,
+//  "grammar": [...] (tokenguide's strict Lark parser at work, when tokenguide is loaded)}
+// and exits 0 on success.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -40,13 +42,19 @@ async function main() {
   }
   pyodide.globals.set("_names", pyodide.toPy(names));
   const out = pyodide.runPython(`
-import importlib, json, sys
+import importlib, importlib.util, json, sys
 from importlib import metadata
 pkgs = {}
-for name in sorted(set(_names) | {"interegular", "lark"}):
+for name in sorted(set(_names) | {"lark"}):
     importlib.import_module(name)
     pkgs[name] = metadata.version(name)
-json.dumps({"python": sys.version.split()[0], "platform": sys.platform, "packages": pkgs})
+report = {"python": sys.version.split()[0], "platform": sys.platform, "packages": pkgs}
+report["interegular"] = importlib.util.find_spec("interegular") is not None
+if "tokenguide" in pkgs:  # its grammar path's strict Lark parser, with the bundle's packages only
+    from tokenguide.guides.cfg.grammar import build_lark
+    tree = build_lark('start: "a" B\\nB: /b+/\\n', strict=True).parse("abb")
+    report["grammar"] = [t.value for t in tree.children]
+json.dumps(report)
 `);
   console.log(out);
 }

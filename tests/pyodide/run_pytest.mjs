@@ -16,8 +16,8 @@
 // Running the real pytest suite inside Pyodide proves that, without a browser.
 //
 // What it does: loads Pyodide from <repo-root>/web/node_modules/pyodide, installs
-// the local wheels of pytest and its dependencies plus interegular, lark and
-// hypothesis from <wheel-dir> (no network), mounts the host directory
+// the local wheels of pytest and its dependencies plus lark and hypothesis
+// from <wheel-dir> (no network), mounts the host directory
 // <repo-root> at the same path inside Pyodide's file system, puts
 // <repo-root>/py_src first on sys.path, changes into <repo-root> and runs
 // pytest.main(args + ["-p", "no:cacheprovider"]) (or runs the script with
@@ -52,7 +52,7 @@ if (!jspiAvailable() && !process.env.TOKENGUIDE_JSPI_RESPAWNED) {
 // Distribution name prefixes (as in wheel file names) loaded into Pyodide.
 const WHEELS = [
   "iniconfig", "packaging", "pluggy", "pygments", "pytest",
-  "sortedcontainers", "attrs", "hypothesis", "interegular", "lark",
+  "sortedcontainers", "attrs", "hypothesis", "lark",
 ];
 
 function usage(message) {

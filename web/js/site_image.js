@@ -1,4 +1,4 @@
-// The site-packages image: the bundled wheels' files (tokenguide, interegular, lark) in one file,
+// The site-packages image: the bundled wheels' files (tokenguide, lark) in one file,
 // written by build.py (`site_image`), unpacked here into Pyodide's file system before Python starts.
 //
 // Layout (all integers little-endian):
