@@ -6,8 +6,11 @@ never escapes. (In Pyodide the same SIGINT comes from the interrupt buffer: test
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import signal
+import sys
+import warnings
 
 import pytest
 
@@ -107,3 +110,49 @@ def test_inside_interruptible_follows_the_callers():
 
     asyncio.run(interruptible(nested, ()))
     assert seen == [False, True, True]
+
+
+
+def _call_with_cancel_pending_from(event: int, buf: list, fp: str) -> dict:
+    """bridge.call("build_index", ...) with a Cancel pending from the `event`-th Python trace event
+    of the call on (0: as it begins), as Pyodide has it: the interrupt buffer is looked at at each
+    step, and the guard either raises there (inside the call's work) or re-arms it (anywhere else)."""
+    handler = signal.getsignal(signal.SIGINT)
+    seen = None  # trace events since bridge.call began
+
+    def tracer(frame, what, arg):
+        nonlocal seen
+        if seen is None and what == "call" and frame.f_code is bridge.call.__code__:
+            seen = 0
+        if seen is not None:
+            if seen == event:
+                buf[0] = signal.SIGINT
+            seen += 1
+        if buf[0]:
+            buf[0] = 0
+            handler(signal.SIGINT, frame)  # a KeyboardInterrupt here lands in `frame` (and ends the tracing)
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        return asyncio.run(bridge.call("build_index", "[ab]", fp, False, 1000, None, None))
+    finally:
+        sys.settrace(None)
+
+
+def test_a_cancel_before_the_build_starts_leaves_no_coroutine_unawaited(buffer):
+    """A Cancel that lands as the call begins (between the bridge function's coroutine being made
+    and its first step, among others) is a cancel reply, and that coroutine is closed, never left
+    for the garbage collector to report as "coroutine 'build_index' was never awaited"."""
+    fp = fingerprint()
+    replies = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for event in range(40):
+            replies.append(_call_with_cancel_pending_from(event, buffer, fp))
+        gc.collect()  # a dropped coroutine may wait in a reference cycle (its traceback's frames)
+    unawaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+    assert not unawaited, unawaited
+    cancelled = {"ok": False, "error": {"kind": "BuildCancelled", "message": "the build was cancelled"}}
+    assert replies[0] == cancelled
+    assert all(r == cancelled for r in replies), [(i, r) for i, r in enumerate(replies) if r != cancelled]

@@ -21,11 +21,22 @@ __all__ = ["interruptible", "guard_interrupts", "inside_interruptible"]
 
 
 async def interruptible(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """Run fn(*args) (awaited when it returns an awaitable): the only place a Cancel may raise."""
-    result = fn(*args)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+    """Run fn(*args) (awaited when it returns an awaitable): the only place a Cancel may raise.
+
+    A Cancel that lands here after an async `fn` made its coroutine but before that coroutine ran
+    (already pending as the call begins, it lands at the first check) would drop the coroutine
+    unstarted, and the garbage collector would log "coroutine ... was never awaited": on any
+    failure the coroutine is closed (unstarted, or suspended if the Cancel lands as it resumes)."""
+    result = None
+    try:
+        result = fn(*args)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+    except BaseException:
+        if inspect.iscoroutine(result):
+            result.close()  # a no-op once it has finished
+        raise
 
 
 _RUNNER = interruptible.__code__
