@@ -18,7 +18,7 @@ from typing import Any
 
 from .text import alt, group
 
-__all__ = ["multiples_of", "multiple_lcm", "MAX_MULTIPLE_CHARS", "MAX_MULTIPLE_STATES"]
+__all__ = ["multiples_of", "multiple_lcm", "digit_trie", "MAX_MULTIPLE_CHARS", "MAX_MULTIPLE_STATES"]
 
 MAX_MULTIPLE_CHARS = 50_000  # a longer regex (large m, e.g. 97) is refused: ask for a smaller divisor
 MAX_MULTIPLE_STATES = 400  # automaton states before minimisation; beyond, refused (regex too large anyway)
@@ -205,7 +205,7 @@ def _by_suffix(lo: int, m: int) -> str | None | bool:
     while 10 ** j % t:
         j += 1
     small = [str(n) for n in range(lo, 10 ** j) if n % m == 0]
-    parts: list[str | None] = [_trie(small)] if small else []
+    parts: list[str | None] = [digit_trie(small)] if small else []
     for r in range(k):
         suffixes = [str(x).zfill(j) for x in range(0, 10 ** j, t) if (r * 10 ** j + x) % k == 0]
         if not suffixes:
@@ -214,12 +214,12 @@ def _by_suffix(lo: int, m: int) -> str | None | bool:
         if prefix is False:
             return False
         if prefix is not None:
-            parts.append(_seq(prefix, _trie(suffixes)))
+            parts.append(_seq(prefix, digit_trie(suffixes)))
     out = alt(parts)
     return False if out is not None and len(out) > MAX_MULTIPLE_CHARS else out
 
 
-def _trie(words: list[str]) -> str:
+def digit_trie(words: list[str]) -> str:
     """Regex for a non-empty set of digit strings, as a trie whose digits leading to equal
     rests share one class (the multiples of 16 below 10^4: 68 characters, not 3,000)."""
     if len(words) == 1:
@@ -233,7 +233,7 @@ def _trie(words: list[str]) -> str:
             empty = True
     by_rest: dict[str, list[str]] = {}
     for d in sorted(rests):
-        by_rest.setdefault(_trie(rests[d]), []).append(d)
+        by_rest.setdefault(digit_trie(rests[d]), []).append(d)
     parts: list[str | None] = [_seq(_digit_class(ds), rest) for rest, ds in by_rest.items()]
     return alt(parts + ([""] if empty else []))  # type: ignore[return-value]
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Callable
 
-from .multiples import MAX_MULTIPLE_CHARS, multiples_of
+from .multiples import MAX_MULTIPLE_CHARS, digit_trie, multiples_of
 from .text import NUMBER, alt, balanced_group, cat, group, lit, rep
 
 Unsupported = Callable[[str, str], None]
@@ -197,26 +197,74 @@ def _with_frac(int_re: str | None, frac: tuple[str | None, bool]) -> str | None:
 
 
 def plain_nonneg(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool,
-                  budget: int | None = None) -> str | None:
+                  budget: int | None = None, steps: list[str] | None = None) -> str | None:
     """Plain decimal spellings (no sign, no exponent) of x with lo (<|<=) x (<|<=) hi, lo >= 0;
-    with `budget`, at most that many significant fraction digits."""
+    with `budget`, at most that many significant fraction digits; with `steps` (see
+    `fraction_steps`), only the fractions it lists."""
     if hi is not None and (hi < lo or (hi == lo and (lo_strict or hi_strict))):
         return None
-    any_frac = ("[0-9]+", True) if budget is None else _frac_cmp("", "ge", budget)
+    if steps is not None:
+        def frac_cmp(d: str, op: str) -> tuple[str | None, bool]:
+            return _steps_between(steps, d if op in ("ge", "gt") else None, op == "gt",
+                                  d if op in ("le", "lt") else None, op == "lt")
+
+        def frac_between(a: str, b: str, a_s: bool, b_s: bool) -> tuple[str | None, bool]:
+            return _steps_between(steps, a, a_s, b, b_s)
+    else:
+        def frac_cmp(d: str, op: str) -> tuple[str | None, bool]:
+            return _frac_cmp(d, op, budget)
+
+        def frac_between(a: str, b: str, a_s: bool, b_s: bool) -> tuple[str | None, bool]:
+            return _frac_between(a, b, a_s, b_s, budget)
+    any_frac = ("[0-9]+", True) if budget is None and steps is None else frac_cmp("", "ge")
     li, lf = split_dec(lo)
     parts: list[str | None] = []
     if hi is None:
-        parts.append(_with_frac(nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge", budget)))
+        parts.append(_with_frac(nonneg_int_range(li, li), frac_cmp(lf, "gt" if lo_strict else "ge")))
         parts.append(_with_frac(nonneg_int_range(li + 1, None), any_frac))
         return alt(parts)
     hi_i, hf = split_dec(hi)
     if li == hi_i:
-        return _with_frac(nonneg_int_range(li, li), _frac_between(lf, hf, lo_strict, hi_strict, budget))
-    parts.append(_with_frac(nonneg_int_range(li, li), _frac_cmp(lf, "gt" if lo_strict else "ge", budget)))
+        return _with_frac(nonneg_int_range(li, li), frac_between(lf, hf, lo_strict, hi_strict))
+    parts.append(_with_frac(nonneg_int_range(li, li), frac_cmp(lf, "gt" if lo_strict else "ge")))
     if hi_i - li > 1:
         parts.append(_with_frac(nonneg_int_range(li + 1, hi_i - 1), any_frac))
-    parts.append(_with_frac(nonneg_int_range(hi_i, hi_i), _frac_cmp(hf, "lt" if hi_strict else "le", budget)))
+    parts.append(_with_frac(nonneg_int_range(hi_i, hi_i), frac_cmp(hf, "lt" if hi_strict else "le")))
     return alt(parts)
+
+
+MAX_STEPS = 1000  # fractions a decimal multipleOf may leave (1/q: q of them), written as a digit trie
+
+
+def fraction_steps(m: Decimal) -> list[str] | None:
+    """For a decimal multipleOf m = p / 10^j (lowest j, j <= 4) with p dividing 10^j, i.e. m = 1/q
+    (0.5, 0.25, 0.2, 0.05, 0.125...): x is a multiple iff its fraction digits, padded to j, are a
+    multiple of p (the integer part never matters, as 10^j = 0 mod p): those j-digit strings.
+    None for other divisors (0.3, 2.5: the integer part's digits count too)."""
+    m = m.normalize()
+    j = max(0, -m.as_tuple().exponent)  # type: ignore[operator]
+    if j == 0 or j > 4:
+        return None
+    p = int(m.scaleb(j))
+    if 10 ** j % p or 10 ** j // p > MAX_STEPS:
+        return None
+    return [str(f).zfill(j) for f in range(0, 10 ** j, p)]
+
+
+def _steps_between(steps: list[str], a: str | None, a_s: bool, b: str | None, b_s: bool) -> tuple[str | None, bool]:
+    """Fraction digit strings f listed in `steps` (then any zeros) with 0.a (<|<=) 0.f (<|<=) 0.b
+    (None: no bound), as (regex for non-empty f, whether the empty f, i.e. 0, qualifies)."""
+    lo = None if a is None else Decimal("0." + (a or "0"))
+    hi = None if b is None else Decimal("0." + (b or "0"))
+    kept = []
+    for w in steps:
+        v = Decimal("0." + w)
+        if (lo is None or v > lo or (v == lo and not a_s)) and (hi is None or v < hi or (v == hi and not b_s)):
+            kept.append(w.rstrip("0"))
+    zero_ok = "" in kept
+    words = sorted(w for w in kept if w)
+    fre = alt([("0+" if zero_ok else None), (group(digit_trie(words)) + "0*" if words else None)])
+    return fre, zero_ok
 
 
 def split_dec(x: Decimal) -> tuple[int, str]:
@@ -284,24 +332,41 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
                  unsupported: Unsupported, bound_keyword: str) -> str | None:
     """JSON number spellings within the bounds and multiple of `multiple` (None: no multipleOf)."""
     budget: int | None = None
+    steps: list[str] | None = None  # a multipleOf 1/q: the fractions it leaves (fraction_steps)
     if multiple is not None:
         m = multiple
         if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0 and float(m).is_integer():
             big = Decimal("1e16")
-            if m != 1 and (meets(lo, lo_s, hi, hi_s, None, False, -big, False)
-                           or meets(lo, lo_s, hi, hi_s, big, False, None, False)):
-                unsupported("multipleOf", f"multipleOf {m!r} on numbers is supported below 1e16 in magnitude "
-                            "only (json.dumps writes larger numbers with an exponent): add a maximum and minimum "
-                            "within +-1e16, or use type integer")
+            exp_parts: list[str | None] = []
+            for a, b, sign in ((None, -big, "-"), (big, None, "")):
+                if not meets(lo, lo_s, hi, hi_s, a, False, b, False):
+                    continue
+                if a is None:  # the class x <= -1e16 lies in the range
+                    inside = lo is None and (hi is None or hi > -big or (hi == -big and not hi_s))
+                else:
+                    inside = hi is None and (lo is None or lo < big or (lo == big and not lo_s))
+                big_rx = big_multiples(int(m)) if inside else None
+                if big_rx is None:
+                    unsupported("multipleOf", f"multipleOf {m!r} on numbers is supported below 1e16 in magnitude "
+                                "only, or beyond it for divisors of 10000 on a range unbounded that way (json.dumps "
+                                "writes larger numbers with an exponent): add a maximum and minimum within +-1e16, "
+                                "or use type integer")
+                    continue
+                exp_parts.append(sign + group(big_rx))
             r = integer_regex(lo, lo_s, hi, hi_s, m, unsupported)
-            return None if r is None else group(r) + r"(?:\.0+)?"
+            return alt([None if r is None else group(r) + r"(?:\.0+)?"] + exp_parts)
         dm = Decimal(repr(m)) if isinstance(m, float) else None
         for j in range(1, 5):
             if dm == Decimal(1).scaleb(-j):
                 budget = j  # at most j significant fraction digits
+        if budget is None and dm is not None and dm > 0:
+            steps = fraction_steps(dm)
+            if steps is not None:
+                budget = len(steps[0])  # at most that many significant fraction digits, and only those
         if budget is None:
-            unsupported("multipleOf", f"multipleOf {m!r} on numbers is not supported (only 1, 0.1, 0.01, "
-                        "0.001, 0.0001)")
+            unsupported("multipleOf", f"multipleOf {m!r} on numbers is not supported (only integers and "
+                        "1/q for q = 2^a 5^b up to 1000 with at most 4 decimals: 0.5, 0.25, 0.2, 0.1, 0.05, "
+                        "0.01...; multiples of other decimals such as 0.3 or 2.5 depend on the integer part)")
     if lo is None and hi is None and budget is None:
         return NUMBER
     if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_s or hi_s))):
@@ -311,9 +376,9 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
     # plain spellings, non-negative part
     if hi is None or hi >= zero:
         if lo is None or lo < zero:
-            parts.append(plain_nonneg(zero, False, hi, hi_s, budget))
+            parts.append(plain_nonneg(zero, False, hi, hi_s, budget, steps))
         else:
-            parts.append(plain_nonneg(lo, lo_s, hi, hi_s, budget))
+            parts.append(plain_nonneg(lo, lo_s, hi, hi_s, budget, steps))
     # plain spellings, negative part: -y with y in [max(0,-hi), -lo]
     if lo is None or lo <= zero:
         if hi is None or hi > zero:
@@ -323,7 +388,7 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
         else:
             ylo, ylo_s = -hi, hi_s
         yhi, yhi_s = (None, False) if lo is None else (-lo, lo_s)
-        neg = plain_nonneg(ylo, ylo_s, yhi, yhi_s, budget)
+        neg = plain_nonneg(ylo, ylo_s, yhi, yhi_s, budget, steps)
         if neg is not None:
             parts.append("-" + (neg if neg.startswith("(?:") and balanced_group(neg) else f"(?:{neg})"))
 
@@ -351,7 +416,7 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
         (big, False, None, False, mant_big + e_big),
         (None, False, -big, False, "-" + mant_big + e_big),
     ]
-    if budget is None:  # below 1e-4 the only multiple of 10**-j (j <= 4) is 0
+    if budget is None:  # below 1e-4 the only multiple of 10**-j (j <= 4), or of 1/q (q <= 1000), is 0
         classes += [(zero, True, tiny, True, mant + e_tiny), (-tiny, True, zero, True, "-" + mant + e_tiny)]
     for a, a_open, b, b_open, rx in classes:
         if contains(a, a_open, b, b_open):
@@ -365,6 +430,29 @@ def number_regex(lo: Decimal | None, lo_s: bool, hi: Decimal | None, hi_s: bool,
             y = (None if hi is None else -hi, hi_s, None if lo is None else -lo, lo_s) if negative else (lo, lo_s, hi, hi_s)
             part = exponent_part(*y, big=a == big or b == -big)
             parts.append(None if part is None else ("-" + group(part) if negative else part))
+    return alt(parts)
+
+
+_BIG_DIGITS = 16  # fraction digits of a mantissa json.dumps writes at most (17 significant digits)
+
+
+def big_multiples(m: int) -> str | None:
+    """Exponent spellings d.ddd e t (t >= 16, at most 16 fraction digits: integers, the way
+    json.dumps writes |x| >= 1e16) of the positive multiples of m, for m dividing 10^4 (None
+    otherwise). With f fraction digits x = M 10^(t-f), M the mantissa's digits: a multiple
+    whenever t - f >= e (m divides 10^e); below that the last e - (t - f) digits of M decide."""
+    e = next((j for j in range(5) if 10 ** j % m == 0), None)
+    if e is None:
+        return None
+    exp = r"[eE]\+?0*"
+    first = _BIG_DIGITS - e  # up to this many fraction digits, t - f >= e always
+    parts: list[str | None] = [r"[1-9](?:\.[0-9]{1,%d})?" % first + exp + "(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"]
+    for f in range(first + 1, _BIG_DIGITS + 1):
+        parts.append(rf"[1-9]\.[0-9]{{{f}}}" + exp + group(nonneg_int_range(f + e, None)))  # type: ignore[arg-type]
+        for t in range(max(16, f), f + e):  # t - f < e: the last e - (t - f) digits of M decide
+            r = e - (t - f)
+            ends = [str(x).zfill(r) for x in range(10 ** r) if x * 10 ** (t - f) % m == 0]
+            parts.append(rf"[1-9]\.[0-9]{{{f - r}}}" + group(digit_trie(ends)) + exp + str(t))
     return alt(parts)
 
 
