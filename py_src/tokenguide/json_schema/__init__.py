@@ -67,20 +67,23 @@ every matching pattern's schema, a declared property also those of the patterns 
 name, additionalProperties the rest; at most 4 distinct pattern schemas; in allOf, the
 patternProperties of every subschema together, unless one side's additionalProperties would
 govern keys only the other's non-false patterns match), propertyNames,
-minProperties (nothing to count when the required names alone reach it), maxProperties, items
+minProperties (nothing to count when the required names alone reach it), maxProperties (a count
+over the members; written out, as grammar rules, or on the regex path as lookaheads when too large), items
 (schema or draft 4 array), prefixItems, additionalItems,
 minItems, maxItems, contains (draft 6 on) with minContains/maxContains (2019-09 on), counted
 together with prefixItems and minItems/maxItems; uniqueItems when every item's values form a
 finite set of at most 256 values (enum/const, boolean, null, bounded integer ranges, arrays and
-closed objects of those; at most 1,024 sets of distinct values; equality as JSON Schema's:
+closed objects of those; an item that occurs once with types no other item has may take any value;
+at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,
 with or without a range, as a digit automaton by remainder written without lookaheads, up to
 50,000 characters: every divisor up to 8, 10, 12, 15, 16, 20, 24, 25, 30, 40 and every divisor
 of a power of ten unbounded, any divisor over a range of a few hundred values; a non-integer
-multipleOf p/q on integers is multipleOf p; numbers: 1, 0.1, 0.01, 0.001, 0.0001, and integer
-divisors within +-1e16; several multipleOf in allOf: their least common multiple), allOf (merged), anyOf,
+multipleOf p/q on integers is multipleOf p; numbers (decimal arithmetic): 1/q for q = 2^a 5^b up
+to 1000 with at most 4 decimals (0.5, 0.25, 0.2, 0.1, 0.05, 0.01, ..., 0.0001), integer divisors
+within +-1e16 and, past it, divisors of 10000 on a range unbounded that way; several multipleOf in allOf: their least common multiple), allOf (merged), anyOf,
 oneOf (disjoint branches as they are: proved by types, enum/const values, a required
 property with disjoint values, a required key the other branch forbids (false, or closed by
 additionalProperties: false with no pattern matching it), through nested anyOf/oneOf;
@@ -109,8 +112,9 @@ json-pointer (RFC 6901), relative-json-pointer (index manipulation from 2020-12)
 annotations.
 
 Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): other multipleOf
-values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
-unbounded item sets (not regular), two different contains in one allOf, oneOf with a branch
+values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals
+such as 0.3 or 2.5, whose multiples depend on the integer part too), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
+unbounded item sets that other items may equal (not regular), two different contains in one allOf, oneOf with a branch
 that may overlap more than 7 others, patterns that are not regular or use inline flags, lookaheads on the
 grammar path, and the combinations above that are not listed as supported.
 ``lenient=True`` ignores them instead and warns once with the list. Annotations and unknown

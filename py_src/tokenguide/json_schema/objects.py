@@ -17,7 +17,7 @@ from .any_order import any_order_body
 from .keys import extra_member
 from .normalize import Node
 from .patterns import PatternError, ecma_search
-from .text import MAX_REGEX_CHARS, alt, cat, compact, lit, opt, rep
+from .text import MAX_REGEX_CHARS, alt, cat, compact, group, lit, opt, rep
 
 __all__ = ["object_regex"]
 
@@ -90,12 +90,13 @@ def object_regex(em: Any, s: Node) -> str | None:
     if em.property_order == "any" and len(members) + (extra is not None) > 1:
         body = any_order_body(em, names, members, req, extra, min_p, max_p, s.ptr)
         return _wrap(em, body)
-    if em.sink is not None and extra is not None:
+    counted = bool(min_p) or max_p is not None
+    if em.sink is not None and (extra is not None or counted):
         # grammar mode: each member's key stays whole in its terminal (else the quote all keys
         # start with may become a terminal that other keys' terminals extend)
         members = [None if m is None else em.sink.mark(i) + m for i, m in enumerate(members)]
         extra = None if extra is None else em.sink.mark(len(members)) + extra
-    if min_p or max_p is not None:
+    if counted:
         body = _members_counted(em, members, req, extra, min_p, max_p,
                                 s.kptr("minProperties" if min_p else "maxProperties"))
     else:
@@ -145,7 +146,9 @@ def members_chain(sep: str, members: list[str | None], req: list[bool], extra: s
 
 def _members_counted(em: Any, members: list[str | None], req: list[bool], extra: str | None,
                      min_p: int, max_p: int | None, ptr: str) -> str | None:
-    """Object body with minProperties/maxProperties: a small count automaton, written out."""
+    """Object body with minProperties/maxProperties: a count automaton over the members, its
+    continuation after (member i, count c) written out, or on the grammar path one rule each
+    (linear in the members); a regex too large to write out counts with lookaheads instead."""
     sep = em.sep
     n = len(members)
     cap = max(min_p, max_p if max_p is not None else 0, 1)
@@ -180,6 +183,8 @@ def _members_counted(em: Any, members: list[str | None], req: list[bool], extra:
             take = None if m is None else cat("" if c == 0 else sep, m, R(i + 1, c + 1))
             skip = None if req[i] else R(i + 1, c)
             res = alt([take, skip])
+        if res and em.sink is not None:
+            res = em.sink.rule(res)  # shared: each continuation written once
         if res is not None:
             size[0] += len(res)
             if size[0] > MAX_REGEX_CHARS:
@@ -190,6 +195,33 @@ def _members_counted(em: Any, members: list[str | None], req: list[bool], extra:
     try:
         return R(0, 0)
     except _TooBig:
-        kw = ptr.rsplit("/", 1)[-1]
-        em.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the regex too large")
-        return members_chain(em.sep, members, req, extra)
+        if em.sink is not None:  # not expected: rules keep the size linear
+            kw = ptr.rsplit("/", 1)[-1]
+            em.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the grammar too large")
+            return members_chain(em.sep, members, req, extra)
+    return _counted_by_lookahead(em, members, req, extra, min_p, max_p)
+
+
+def _counted_by_lookahead(em: Any, members: list[str | None], req: list[bool], extra: str | None,
+                         min_p: int, max_p: int | None) -> str | None:
+    """The regex path's object body with minProperties/maxProperties as lookaheads at its start
+    ("min_p members follow", "no max_p + 1 members follow") before the uncounted members.
+    Exact: each member is a key and a whole JSON value, none a prefix of a member and its
+    separator, so `(?:M sep){k}` (M: any member's regex) matches only over k real members."""
+    chain = members_chain(em.sep, members, req, extra)
+    if chain is None:
+        return None
+    if max_p is not None and max_p < min_p:
+        return None
+    any_m = alt([m for m in members if m is not None] + ([extra] if extra is not None else []))
+    if any_m is None:  # no member can occur: only the empty object
+        return "" if min_p == 0 else None
+    m, sep = group(any_m), em.sep
+    looks = ""
+    if min_p:
+        looks += f"(?={rep(m + sep, min_p - 1, min_p - 1)}{m})"
+    if max_p is not None:
+        looks += f"(?!{rep(m + sep, max_p, max_p)}{m})"
+    if chain == "":
+        return None if min_p else ""
+    return looks + (chain if looks == "" else f"(?:{chain})")
