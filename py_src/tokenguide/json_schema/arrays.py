@@ -9,7 +9,8 @@ to `value_intersection` / `value_difference` lookaheads when they are provably e
 spellings involved (strings, booleans, null, integers), and refuses otherwise.
 
 `uniqueItems`: exact when every item's values form a small finite set (enum/const, booleans,
-null, bounded integer ranges, arrays and closed objects of those): short arrays are enumerated (no
+null, bounded integer ranges, arrays and closed objects of those; an item that occurs once with
+types no other item has may take any values): short arrays are enumerated (no
 lookaround), longer ones start with one negative lookahead per value forbidding two equal
 items (regex path only). Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
 are equal whatever their key order. Unbounded item languages are refused: distinctness over
@@ -28,7 +29,7 @@ from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
 from .normalize import Node, RuleRef, enum_values, types_of
-from .text import (VALUE_END, alt, cat, compact, group, json_literal, json_type_of,
+from .text import (ALL_TYPES, VALUE_END, alt, cat, compact, group, json_literal, json_type_of,
                    lit, rep, value_difference, value_intersection)
 
 __all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "value_key", "MAX_COUNT_CHARS",
@@ -424,13 +425,22 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     if parts.rest_regex is not None and (M is None or M > k):
         positions.append((parts.rest, parts.rest_ptr))
     tables: list[dict] = []
-    for sch, ptr in positions:
+    classes = [_type_classes(em, sch, ptr) for sch, ptr in positions]
+    for i, (sch, ptr) in enumerate(positions):
         vals = finite_values(em, sch, ptr)
         if vals is None:
-            em.unsupported("uniqueItems", uptr, f"uniqueItems over items whose values are not a small finite set "
-                           f"(the items at {ptr}) is not regular; give the items an enum/const (at most "
-                           f"{MAX_UNIQUE_VALUES} values), a bounded integer range, or maxItems: 1")
-            return NotImplemented
+            # an item no other can equal (its types apart from all others', and it occurs once)
+            # needs no check: one value of its own, spelled by its whole regex
+            once = i < k or (M is not None and M <= k + 1)
+            apart = once and bounds is None and all(not classes[i] & c for j, c in enumerate(classes) if j != i)
+            if not apart:
+                em.unsupported("uniqueItems", uptr, f"uniqueItems over items whose values are not a small finite "
+                               f"set (the items at {ptr}) is not regular; give the items an enum/const (at most "
+                               f"{MAX_UNIQUE_VALUES} values), a bounded integer range, types no other item has, "
+                               "or maxItems: 1")
+                return NotImplemented
+            spell = parts.prefix[i][2] if i < k else parts.rest_regex
+            vals = {} if spell is None else {("apart", i): spell}
         tables.append(vals)
     every: dict = {}
     for t in tables:
@@ -562,6 +572,19 @@ def finite_values(em: Any, schema: Any, ptr: str) -> dict | None:
             key = value_key(v)
             out[key] = alt([out.get(key), spell])
     return out
+
+
+def _type_classes(em: Any, schema: Any, ptr: str) -> set[str]:
+    """The JSON types the (sub-)schema's values may have, integer counted as number (values of
+    different classes are never equal): a superset, all types when it cannot tell."""
+    flat = em.norm.flatten(schema, ptr)
+    if flat is False:
+        return set()
+    if not isinstance(flat, Node) or flat.groups:
+        return set(ALL_TYPES)
+    values = enum_values(flat)
+    found = {json_type_of(v) for v in values} if values is not None else set(types_of(flat))
+    return {"number" if t == "integer" else t for t in found}
 
 
 def _depth(v: Any) -> int:
