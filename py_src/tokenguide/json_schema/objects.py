@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import UnsupportedSchemaError
 from .any_order import any_order_body
 from .keys import extra_member
+from .logic import json_whitespace_only
 from .normalize import Node
 from .patterns import PatternError, ecma_search
 from .text import MAX_REGEX_CHARS, alt, cat, compact, group, lit, opt, rep
@@ -195,9 +196,12 @@ def _members_counted(em: Any, members: list[str | None], req: list[bool], extra:
     try:
         return R(0, 0)
     except _TooBig:
-        if em.sink is not None:  # not expected: rules keep the size linear
+        # the lookaheads below find the members by their separators: whitespace must be JSON's
+        # (grammar mode is not expected here: its rules keep the size linear)
+        if em.sink is not None or not json_whitespace_only(em.ws):
             kw = ptr.rsplit("/", 1)[-1]
-            em.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the grammar too large")
+            em.unsupported(kw, ptr, "minProperties/maxProperties with this many properties make the regex too large "
+                           "(counting them with lookaheads needs a whitespace pattern matching JSON whitespace only)")
             return members_chain(em.sep, members, req, extra)
     return _counted_by_lookahead(em, members, req, extra, min_p, max_p)
 
