@@ -18,6 +18,9 @@ from typing import Any
 from ..errors import TokenguideError
 from ..regex import dfa as dfa_mod
 from ..regex import product
+from .automaton_regex import MAX_ELIMINATED_STATES, lookahead_free
+from .grammar import PLACEHOLDER_BASE
+from .lexemes import lexeme_dfa
 from .normalize import Node
 from .patterns import PatternError, pattern_complement, pattern_to_string_body
 from .text import STRING, alt, canon, lit, not_in_keys, ptr_escape, value_difference, value_intersection
@@ -26,6 +29,7 @@ __all__ = ["extra_member", "MAX_PATTERN_GROUPS"]
 
 #: patternProperties schemas (distinct ones) combined exactly; each subset of them is a key class.
 MAX_PATTERN_GROUPS = 4
+_PLACEHOLDER_END = PLACEHOLDER_BASE + 0xFFFF  # the grammar path's rule placeholders (grammar.py)
 _DFA_STATES = 2_000  # byte DFAs built only to prove two key languages disjoint
 
 
@@ -154,13 +158,24 @@ class _Keys:
         return self.lookahead("patternProperties", value_difference, base, negs)
 
     def lookahead(self, keyword: str, combine: Any, a: str | None, b: str | None) -> str | None:
-        """`combine(a, b)` (a lookahead); refused in grammar mode, which has no lookaheads."""
-        if self.em.sink is not None:
-            ptr = self.s.kptr(keyword)
-            self.em.unsupported(keyword, ptr, "these keys need a lookahead (an intersection or difference of key "
-                                "languages), which the grammar path cannot express; use path='regex'")
-            return a  # lenient: the constraint is ignored
-        return combine(a, b)
+        """`combine(a, b)` (a lookahead); in grammar mode, which has no lookaheads, the same keys
+        written without one (`lookahead_free`: by the automaton), else refused."""
+        both = combine(a, b)
+        if self.em.sink is None or both is None or both == a:
+            return both
+        if not any(PLACEHOLDER_BASE <= ord(ch) <= _PLACEHOLDER_END for ch in both):
+            d = lexeme_dfa(both)
+            if d is not None and not d.finals:
+                return None  # no key is in both languages / in the difference
+            plain = lookahead_free(both, (PLACEHOLDER_BASE, _PLACEHOLDER_END))
+            if plain is not None:
+                return plain
+        ptr = self.s.kptr(keyword)
+        self.em.unsupported(keyword, ptr, "these keys need a lookahead (an intersection or difference of key "
+                            f"languages) that cannot be written without one here (an automaton over "
+                            f"{MAX_ELIMINATED_STATES:,} states, a regex too long or too deep, or a key that "
+                            "holds a grammar rule); use path='regex'")
+        return a  # lenient: the constraint is ignored
 
     def dfa(self, regex: str) -> Any:
         d = self._dfas.get(regex)

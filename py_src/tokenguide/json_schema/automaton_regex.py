@@ -1,0 +1,122 @@
+"""A regex with lookaheads written back without them: its exact automaton, by state elimination.
+
+A grammar terminal cannot hold a lookahead, but a lookahead confined to one JSON string (a key
+that matches one pattern and not another, say) describes a regular language. `lookahead_free`
+builds the minimal DFA of such a regex (tokenguide's compiler decides lookaheads exactly), reads
+its moves one code point at a time (`lexemes.char_moves`) and eliminates states, cheapest
+first, into one regex for the same strings, so that the grammar path can make it (part of) a
+terminal. Automata or regexes past the bounds below give None (the caller refuses).
+"""
+
+from __future__ import annotations
+
+from ..regex import ranges as R
+from .lexemes import char_moves, lexeme_dfa
+from .text import group, ranges_to_class
+
+__all__ = ["lookahead_free", "MAX_ELIMINATED_STATES", "MAX_ELIMINATED_CHARS"]
+
+MAX_ELIMINATED_STATES = 1_000  # automaton states eliminated; beyond, the regex grows too long
+MAX_ELIMINATED_CHARS = 20_000  # regex text; beyond, the terminal's checks slow down
+MAX_NESTING = 60  # groups inside groups: regex parsers recurse on them (a counted key nests per count)
+
+
+def _union(a: str | None, b: str) -> str:
+    """Alternation of two edge regexes ("" is the empty string, None no edge)."""
+    if a is None or a == b:
+        return b
+    if a == "" or b == "":
+        rest = b if a == "" else a
+        return rest if rest.endswith(")?") and rest.startswith("(?:") and _is_group(rest[:-1]) else f"(?:{rest})?"
+    return f"(?:{a}|{b})"
+
+
+def _is_group(p: str) -> bool:
+    return group(p) == p and p.startswith("(?:")
+
+
+def _seq(a: str, b: str) -> str:
+    """Concatenation of two edge regexes, each grouped when it is an alternation."""
+    return _atom(a) + _atom(b)
+
+
+def _atom(p: str) -> str:
+    """`p` safe to concatenate: alternations at the top level are grouped."""
+    if "|" not in p or group(p) == p:
+        return p
+    return f"(?:{p})"
+
+
+def lookahead_free(regex: str, reserved: tuple[int, int] | None = None) -> str | None:
+    """A regex without lookarounds for the strings `regex` fullmatches (exactly), or None when
+    its automaton or the regex would be too large, when it matches nothing, or when a single
+    character of `reserved` (an inclusive code point range, such as the grammar path's
+    placeholders) would have to be written as a literal."""
+    d = lexeme_dfa(regex)
+    if d is None or not d.finals or d.num_states > MAX_ELIMINATED_STATES:
+        return None
+    memo: dict = {}
+    start, end = d.num_states, d.num_states + 1
+    out: dict[int, dict[int, str]] = {q: {} for q in range(d.num_states + 2)}
+    into: dict[int, set[int]] = {q: set() for q in range(d.num_states + 2)}
+    for q in range(d.num_states):
+        for t, ranges in char_moves(d, q, memo).items():
+            rs = R.normalize(ranges)
+            if reserved is not None and any(lo == hi and reserved[0] <= lo <= reserved[1] for lo, hi in rs):
+                return None
+            out[q][t] = ranges_to_class(rs)
+            into[t].add(q)
+    out[start][0] = ""
+    into[0].add(start)
+    for f in d.finals:
+        out[f][end] = _union(out[f].get(end), "")
+        into[end].add(f)
+    todo = set(range(d.num_states))
+    while todo:
+        k = min(todo, key=lambda q: (len(into[q] - {q}) * len(set(out[q]) - {q}), q))
+        todo.discard(k)
+        loop = out[k].pop(k, None)
+        into[k].discard(k)
+        star = "" if loop is None else group(loop) + "*"
+        for i in into[k]:
+            head = out[i].pop(k)
+            for j, tail in out[k].items():
+                piece = _seq(_seq(head, star), tail)
+                out[i][j] = _union(out[i].get(j), piece)
+                into[j].add(i)
+                if len(out[i][j]) > MAX_ELIMINATED_CHARS:
+                    return None
+        for j in out[k]:
+            into[j].discard(k)
+        del out[k], into[k]
+    text = out[start].get(end)
+    if not text or _nesting(text) > MAX_NESTING:
+        return None  # only the empty string (no terminal can be empty), or too deep to parse
+    return text
+
+
+def _nesting(p: str) -> int:
+    """The deepest nesting of groups in regex text `p` (escapes and classes skipped)."""
+    depth = top = 0
+    i = 0
+    in_class = False
+    while i < len(p):
+        c = p[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if p[i + 1:i + 2] == "^":
+                i += 1
+            if p[i + 1:i + 2] == "]":
+                i += 1
+        elif c == "(":
+            depth += 1
+            top = max(top, depth)
+        elif c == ")":
+            depth -= 1
+        i += 1
+    return top
