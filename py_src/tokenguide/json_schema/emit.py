@@ -17,7 +17,7 @@ from ..errors import UnsupportedSchemaError
 from . import arrays, logic, objects, one_of
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
-from .strings import constrained_string, string_format
+from .strings import constrained_string, counted_string, string_format
 from .text import (BOOLEAN, MAX_BRANCHES, MAX_REGEX_CHARS, NULL, NUMBER, STRING, STRING_CHAR, alt, canon, cat,
                    compact, group, json_literal, json_type_of, nesting, not_in_keys, opt, rep)
 
@@ -330,7 +330,7 @@ class Emitter:
                 self.unsupported("not", s.ptr + "/not", "not: {enum} with strings beside minLength/maxLength is not supported")
             else:
                 return '"' + not_in_keys(banned) + '"'
-        return '"' + rep(STRING_CHAR, min_len, max_len) + '"'
+        return counted_string(self, min_len, max_len)
 
     # ---- arrays and objects ----------------------------------------------------------------
     def t_array(self, s: Node) -> str | None:

@@ -15,9 +15,14 @@ from typing import Any
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
 from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
 from .patterns import PatternError, pattern_to_string_body
-from .text import STRING_CHAR, group, rep, value_intersection
+from .text import STRING_CHAR, alt, group, rep, value_intersection
 
-__all__ = ["string_format", "constrained_string"]
+__all__ = ["string_format", "constrained_string", "counted_string", "STRING_BLOCK"]
+
+#: On the grammar path, a string of more than 2 * STRING_BLOCK characters at most (or at least)
+#: is written as blocks of exactly STRING_BLOCK characters and a shorter tail, one rule per block
+#: count (`counted_string`): counted whole, its terminal's automaton outgrows the checks' bound.
+STRING_BLOCK = 128
 
 
 def string_format(em: Any, s: Any) -> str | None:
@@ -31,6 +36,32 @@ def string_format(em: Any, s: Any) -> str | None:
                        "tokenguide writes exactly are listed in tokenguide.json_schema.formats)")
         return None
     return fmt
+
+
+def counted_string(em: Any, lo: int, hi: int | None) -> str:
+    """Regex for the JSON strings (quotes included) of lo..hi characters (hi None: unbounded).
+
+    On the grammar path a long count becomes right-linear rules over two terminals that never
+    both match (a block of exactly K characters, none of them a closing quote, or a tail of
+    fewer than K and the quote): rule i, after i blocks, reads another block or the tail that
+    ends a string of lo..hi characters. Past the lower bound, unbounded above, the tail is
+    `STRING_CHAR*"` (a loop, small)."""
+    k = STRING_BLOCK
+    if em.sink is None or max(lo, hi or 0) <= 2 * k:
+        return '"' + rep(STRING_CHAR, lo, hi) + '"'
+    block = rep(STRING_CHAR, k, k)
+    last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)
+    nxt: str | None = None  # the rule after one more block
+    for i in range(last, -1, -1):
+        if hi is None and i == last:
+            body = rep(STRING_CHAR, max(0, lo - i * k), None) + '"'
+        else:
+            tlo, thi = max(0, lo - i * k), k - 1 if hi is None else min(k - 1, hi - i * k)
+            tail = rep(STRING_CHAR, tlo, thi) + '"' if tlo <= thi else None
+            body = alt([None if nxt is None else block + nxt, tail])  # type: ignore[assignment]
+        nxt = em.sink.rule(body)
+    assert nxt is not None
+    return '"' + nxt
 
 
 def _quoted(body: str) -> str:
@@ -87,7 +118,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             else:
                 checks.append(("pattern", _quoted(body)))
     if main is None:
-        main = _quoted(rep(STRING_CHAR, lo, hi))
+        main = counted_string(em, lo, hi)
         length_done = True
     if not length_done:
         kw = "maxLength" if "maxLength" in s or fmt in FORMAT_LIMIT else "minLength"
