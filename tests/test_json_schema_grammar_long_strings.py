@@ -18,8 +18,9 @@ pytest.importorskip("lark")
 
 import grammar_oracle  # noqa: E402
 
+from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
-from tokenguide.json_schema.strings import STRING_BLOCK  # noqa: E402
+from tokenguide.json_schema.strings import MAX_STRING_BLOCKS, STRING_BLOCK  # noqa: E402
 
 K = STRING_BLOCK
 CHARS = ["a", "é", "\n", '"', "\\", "\x01", "/", "\U0001f600", " "]
@@ -71,3 +72,14 @@ def test_long_strings_match_jsonschema_lark_and_the_regex_path(lo, hi):
 def test_short_counts_stay_one_terminal():
     grammar = compile_json_schema(tree({"maxLength": 2 * K}), path="grammar").grammar
     assert f"{{0,{2 * K}}}" in grammar
+
+
+@pytest.mark.parametrize("kw", ["maxLength", "minLength"])
+def test_lengths_past_the_block_rules_are_refused_by_keyword(kw):
+    schema = tree({kw: (MAX_STRING_BLOCKS + 1) * K})
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(schema, path="grammar")
+    assert (info.value.keyword, info.value.pointer) == (kw, f"#/$defs/n/properties/s/{kw}")
+    with pytest.warns(UserWarning, match=kw):
+        lenient = compile_json_schema(schema, path="grammar", lenient=True)
+    assert grammar_oracle.acceptor(lenient)('{"s":"' + "x" * 10 + '"}')

@@ -330,7 +330,7 @@ class Emitter:
                 self.unsupported("not", s.ptr + "/not", "not: {enum} with strings beside minLength/maxLength is not supported")
             else:
                 return '"' + not_in_keys(banned) + '"'
-        return counted_string(self, min_len, max_len)
+        return counted_string(self, s, min_len, max_len)
 
     # ---- arrays and objects ----------------------------------------------------------------
     def t_array(self, s: Node) -> str | None:

@@ -70,6 +70,8 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
         raise refuse(f"the grammar is not LALR(1) ({str(exc).splitlines()[0]})") from None
     except LarkError as exc:
         raise refuse(f"Lark cannot lex the grammar ({str(exc).splitlines()[0]})") from None
+    except RecursionError:  # Lark's analysis recurses along chains of rules (long lexemes)
+        raise refuse("the grammar's rules chain too deeply for Lark's analysis") from None
     terminals, rules = parser.terminals, parser.rules
     _check_productive(rules)
     lark_regex = {t.name: t.pattern.to_regexp() for t in terminals}

@@ -17,12 +17,13 @@ from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
 from .patterns import PatternError, pattern_to_string_body
 from .text import STRING_CHAR, alt, group, rep, value_intersection
 
-__all__ = ["string_format", "constrained_string", "counted_string", "STRING_BLOCK"]
+__all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_BLOCKS", "STRING_BLOCK"]
 
 #: On the grammar path, a string of more than 2 * STRING_BLOCK characters at most (or at least)
 #: is written as blocks of exactly STRING_BLOCK characters and a shorter tail, one rule per block
 #: count (`counted_string`): counted whole, its terminal's automaton outgrows the checks' bound.
 STRING_BLOCK = 128
+MAX_STRING_BLOCKS = 256  # rules of one count (maxLength 32,768): Lark's analysis recurses along the chain
 
 
 def string_format(em: Any, s: Any) -> str | None:
@@ -38,8 +39,9 @@ def string_format(em: Any, s: Any) -> str | None:
     return fmt
 
 
-def counted_string(em: Any, lo: int, hi: int | None) -> str:
-    """Regex for the JSON strings (quotes included) of lo..hi characters (hi None: unbounded).
+def counted_string(em: Any, s: Any, lo: int, hi: int | None) -> str:
+    """Regex for the JSON strings (quotes included) of lo..hi characters (hi None: unbounded),
+    the lengths of node `s`.
 
     On the grammar path a long count becomes right-linear rules over two terminals that never
     both match (a block of exactly K characters, none of them a closing quote, or a tail of
@@ -51,6 +53,11 @@ def counted_string(em: Any, lo: int, hi: int | None) -> str:
         return '"' + rep(STRING_CHAR, lo, hi) + '"'
     block = rep(STRING_CHAR, k, k)
     last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)
+    if last > MAX_STRING_BLOCKS:
+        kw = "minLength" if hi is None else "maxLength"
+        em.unsupported(kw, s.kptr(kw), f"a string length over {MAX_STRING_BLOCKS * k:,} characters (the grammar path writes "
+                       f"{k} characters per rule); use path='regex'")
+        return '"' + STRING_CHAR + '*"'  # lenient: the length is ignored
     nxt: str | None = None  # the rule after one more block
     for i in range(last, -1, -1):
         if hi is None and i == last:
@@ -118,7 +125,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             else:
                 checks.append(("pattern", _quoted(body)))
     if main is None:
-        main = counted_string(em, lo, hi)
+        main = counted_string(em, s, lo, hi)
         length_done = True
     if not length_done:
         kw = "maxLength" if "maxLength" in s or fmt in FORMAT_LIMIT else "minLength"
