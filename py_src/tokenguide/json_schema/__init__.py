@@ -330,7 +330,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
-                      order: str = "schema", right_linear: bool = False):
+                      order: str = "schema", right_linear: bool = False, unions: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -343,7 +343,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear)
+    sink = GrammarSink(ws, right_linear, unions)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -393,12 +393,14 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
     try:
         return grammar_from_placeholders(root, sink), sink
     except UnsupportedSchemaError as first:
-        if not sink.wide_objects:
-            raise
         # wide objects as right-linear rules: alternatives of objects sharing their first
-        # members stay apart (member_rules.right_linear_members)
-        root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, right_linear=True)
-        try:
-            return grammar_from_placeholders(root, sink), sink
-        except UnsupportedSchemaError:
-            raise first from None
+        # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
+        # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity)
+        retries = ([{"right_linear": True}] if sink.wide_objects else []) + [{"unions": True}]
+        for retry in retries:
+            try:
+                root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)
+                return grammar_from_placeholders(root, sink), sink
+            except UnsupportedSchemaError:
+                pass
+        raise first from None

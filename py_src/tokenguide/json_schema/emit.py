@@ -158,7 +158,7 @@ class Emitter:
                 outs.append(self.any_value(self.free_depth))
             elif m is not False:
                 outs.append(self.flat_value(m))
-        return alt(outs)
+        return logic.union(self, outs, s.groups[0][0], s.groups[0][2])
 
     def check_generic(self, s: Node) -> None:
         """Refuse the keywords no type handler expresses."""

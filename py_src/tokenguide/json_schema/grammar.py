@@ -24,7 +24,7 @@ from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 from . import grammar_checks, member_rules
 from .grammar_checks import check_grammar, refuse
-from .lexemes import char_moves, lexeme_dfa
+from .lexemes import MAX_LEXEME_STATES, char_moves, lexeme_dfa
 from .text import NULL, NUMBER, STRING
 
 __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE"]
@@ -35,14 +35,16 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 _MAX_ALTERNATIVES = 700  # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s)
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
+_HOLE_CHARS = [cp for cp in range(1, 0x20) if cp not in (0x09, 0x0A, 0x0D)]  # not JSON whitespace either
 
 
 class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
-    def __init__(self, ws: str, right_linear: bool = False) -> None:
+    def __init__(self, ws: str, right_linear: bool = False, unions: bool = False) -> None:
         self.ws = ws
         self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)
+        self.unions = unions  # regular anyOf/oneOf unions as value lexemes (see `union`)
         self.wide_objects = False  # did object_members write any
         self.names: dict[str, str] = {}  # placeholder -> rule name
         self.ref_rules: dict[str, str] = {}  # JSON pointer -> placeholder
@@ -50,9 +52,12 @@ class GrammarSink:
         self.bodies: dict[str, str] = {}  # placeholder -> regex with placeholders
         self.numbers: dict[str, str] = {}  # number regex -> placeholder
         self.lexemes: dict[str, str] = {}  # placeholder -> string regex (lookaheads confined to it)
+        self.value_lexemes: set[str] = set()  # those of whole values (see value_lexeme)
+        self.holes: dict[str, dict[int, str]] = {}  # value lexeme -> hole code point -> rule placeholder
         self.marks: list[str] = []  # see `mark`
         self.shared: dict[str, str] = {}  # body regex -> placeholder of a shared rule (see `rule`)
         self._any: str | None = None
+        self._char_any: str | None = None
         self.cut = self._new("")  # a boundary between terminals, no rule
 
     def _new(self, name: str) -> str:
@@ -111,6 +116,123 @@ class GrammarSink:
         ch = self._new(f"x{len(self.lexemes)}")
         self.lexemes[ch] = regex
         return ch
+
+    def regular_text(self, regex: str, keyword: str, ptr: str, depth: int = 0,
+                     holes: dict[str, str] | None = None) -> str:
+        """`regex` without placeholders: numbers, lexemes and shared rules written out, boundaries
+        dropped; refused (by `keyword` at `ptr`) when it holds a rule that is not regular (a
+        recursive $ref, a free-form value) or one inside a character class. With `holes`, such
+        a rule is written as a control character of its own instead (`holes`: placeholder ->
+        its text, filled in; see `union`)."""
+        if depth > 64:
+            raise refuse("a value lexeme nests its rules too deeply", keyword, ptr)
+        number_of = {ch: rx for rx, ch in self.numbers.items()}
+        out: list[str] = []
+        i, in_class, first = 0, False, -1  # first: where a `]` would still be a literal
+        while i < len(regex):
+            c = regex[i]
+            if c == "\\":
+                out.append(regex[i:i + 2])
+                i += 2
+                continue
+            if c in self.names:
+                if in_class:
+                    raise refuse("a grammar rule inside a character class", keyword, ptr)
+                if c in number_of:
+                    out.append(f"(?:{number_of[c]})")
+                elif c in self.lexemes:
+                    out.append(f"(?:{self.lexemes[c]})")
+                elif self.names[c].startswith("s") and c in self.bodies:
+                    out.append(f"(?:{self.regular_text(self.bodies[c], keyword, ptr, depth + 1, holes)})")
+                elif self.names[c] and holes is not None:
+                    c = self.char_any() if c == self._any else c
+                    if c not in holes:
+                        if len(holes) == len(_HOLE_CHARS):
+                            raise refuse("a value lexeme with too many rules in it", keyword, ptr)
+                        holes[c] = f"\\x{_HOLE_CHARS[len(holes)]:02x}"
+                    out.append(holes[c])
+                elif self.names[c]:
+                    what = "a free-form value" if c == self._any else "a recursive $ref"
+                    raise refuse(f"{keyword!r} needs a lookahead over {what}, which is not a regular language",
+                                 keyword, ptr)
+                i += 1
+                continue
+            out.append(c)
+            if in_class:
+                if c == "^" and i == first:
+                    first += 1
+                elif c == "]" and i != first:
+                    in_class = False
+            elif c == "[":
+                in_class, first = True, i + 1
+            i += 1
+        return "".join(out)
+
+    def value_lexeme(self, regex: str, keyword: str, ptr: str, holes: bool = False) -> str | None:
+        """The placeholder of a rule for the whole values of `regex` (lookaheads of `not`, oneOf,
+        if/then/else included) when they form a regular language: its exact DFA as right-linear
+        rules, like string lexemes. Exact in context: every lookahead ends with VALUE_END, and a
+        complete value in a document is always followed by whitespace, `,`, `]`, `}` or the
+        end, so what follows the value never changes a lookahead's verdict (full match of the
+        value alone). None when no value is left; refused (`keyword` at `ptr`) beyond
+        MAX_LEXEME_STATES states. With `holes` (no lookahead may see them: `union` only), the
+        rules that are not regular stay rules, read as one symbol each (see `union`)."""
+        filled: dict[str, str] | None = {} if holes else None
+        text = self.regular_text(regex, keyword, ptr, holes=filled)
+        if filled and not _holes_apart(self.regular_text(regex, keyword, ptr, holes=dict.fromkeys(filled, ""))):
+            raise refuse("a value lexeme's text uses the characters that stand for its rules", keyword, ptr)
+        d = lexeme_dfa(text)
+        if d is None:
+            raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} states",
+                         keyword, ptr)
+        if not d.finals or d.finals == {0} and not d.live_bytes(0):
+            return None  # the lookaheads leave no value (only the empty text, which no value is)
+        hole_rules = {_HOLE_CHARS[i]: h for i, h in enumerate(filled or ())}
+        for ch in self.value_lexemes:
+            if self.lexemes[ch] == text and self.holes.get(ch, {}) == hole_rules:
+                return ch
+        ch = self._new(f"x{len(self.lexemes)}")
+        self.lexemes[ch] = text
+        self.value_lexemes.add(ch)
+        if hole_rules:
+            self.holes[ch] = hole_rules
+        return ch
+
+    def has_lexeme(self, regex: str) -> bool:
+        """Does `regex` use a lexeme placeholder (see `value_lexeme`)?"""
+        return any(ch in regex for ch in self.value_lexemes)
+
+    def union(self, parts: list[str], keyword: str, ptr: str) -> str | None:
+        """One value lexeme for the alternation of `parts` when some part is a lexeme (the rules
+        of two lexemes side by side would start with overlapping terminals) or, with `unions`,
+        whenever they are regular (an anyOf of objects expands too much inline, and is
+        ambiguous as rules of its own); None when they stay an alternation. A free-form value or
+        recursive $ref in a part becomes a hole: a control character of the automaton (no JSON
+        text has one raw) whose moves are that rule. Exact: a union of the parts' languages with
+        each hole's language put in is the union of the parts; an ambiguity (a hole beside text
+        it also matches) is a conflict or a terminal clash that check_grammar refuses."""
+        if len(parts) < 2 or not (self.unions or any(self.has_lexeme(p) for p in parts)):
+            return None
+        try:
+            return self.value_lexeme("(?:" + "|".join(parts) + ")", keyword, ptr, holes=self.unions)
+        except UnsupportedSchemaError:
+            return None
+
+    def char_any(self) -> str:
+        """The placeholder of a value lexeme for any JSON value, its own hole for the values
+        nested in it: the `any` of holes (see `union`), over single characters like the lexeme
+        around it (the terminals of `any`, such as ` ?, ?`, would clash with its `[ ]`)."""
+        if self._char_any is None:
+            ch = self._char_any = self._new(f"x{len(self.lexemes)}")
+            ws, hole = self.ws, f"\\x{_HOLE_CHARS[0]:02x}"
+            member = STRING + f"{ws}:{ws}" + hole
+            self.lexemes[ch] = (
+                f"(?:{NULL}|true|false|(?:{NUMBER})|{STRING}"
+                rf"|\[{ws}(?:{hole}(?:{ws},{ws}{hole})*)?{ws}\]|\{{{ws}(?:{member}(?:{ws},{ws}{member})*)?{ws}\}})"
+            )
+            self.value_lexemes.add(ch)
+            self.holes[ch] = {_HOLE_CHARS[0]: ch}
+        return self._char_any
 
     def any_value(self) -> str:
         """The placeholder of the rule for any JSON value, nesting without limit."""
@@ -238,6 +360,7 @@ class _Converter:
         self.number_regex = {ch: regex for regex, ch in sink.numbers.items()}  # placeholder -> regex
         self.numbers: dict[str, str] = {}  # rule name -> regex of the number rules used
         self.lexemes: dict[str, str] = {}  # rule name -> lexeme regex (see GrammarSink.lexeme)
+        self.lexeme_placeholder: dict[str, str] = {}  # rule name -> its placeholder
         self._number_name: dict[str, str] = {}  # placeholder -> name of the rule for its language
         self._by_language: dict[tuple, str] = {}
         self._expansions: dict[str, int] = {}  # EBNF piece -> alternatives Lark expands it into
@@ -440,6 +563,7 @@ class _Converter:
         if op == C.LITERAL:
             if chr(av) in self.sink.lexemes:
                 self.lexemes.setdefault(self.names[chr(av)], self.sink.lexemes[chr(av)])
+                self.lexeme_placeholder[self.names[chr(av)]] = chr(av)
                 return self.names[chr(av)]
             if chr(av) in self.number_regex:
                 name = self.number(chr(av))
@@ -507,11 +631,23 @@ def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
     return rules
 
 
-def _lexeme_rules(name: str, regex: str, conv: _Converter) -> list[str]:
+def _without(lo: int, hi: int, holes: dict) -> list[tuple[int, int]]:
+    """The range lo..hi without the code points in `holes`."""
+    out, start = [], lo
+    for cp in sorted(h for h in holes if lo <= h <= hi):
+        if start < cp:
+            out.append((start, cp - 1))
+        start = cp + 1
+    return out + ([(start, hi)] if start <= hi else [])
+
+
+def _lexeme_rules(name: str, regex: str, conv: _Converter, hole_rules: dict[int, str]) -> list[str]:
     """Right-linear rules for a lexeme (GrammarSink.lexeme), one per state of its character
-    automaton, over terminals of one character class each (disjoint in every state)."""
+    automaton, over terminals of one character class each (disjoint in every state) and the
+    rules its holes stand for (`hole_rules`: code point -> placeholder, GrammarSink.union)."""
     d = lexeme_dfa(regex)
-    assert d is not None  # strings.constrained_string refused it otherwise
+    assert d is not None  # strings.constrained_string and GrammarSink.value_lexeme refused it otherwise
+    holes = {cp: conv.names[h] for cp, h in hole_rules.items()}
     memo: dict = {}
     rules = [f"{name}: {name}_0"]
     for q in range(d.num_states):
@@ -520,9 +656,12 @@ def _lexeme_rules(name: str, regex: str, conv: _Converter) -> list[str]:
             continue  # a final state without moves: the rules leading here end instead
         alts = []
         for t, ranges in moves.items():
-            cls = "[" + "".join(_char(lo, True) if lo == hi else f"{_char(lo, True)}-{_char(hi, True)}"
-                                for lo, hi in ranges) + "]"
-            alts.append(f"{conv.term(cls)} {name}_{t}" if d.live_bytes(t) else conv.term(cls))
+            steps = [holes[cp] for lo, hi in ranges for cp in range(lo, min(hi, 0x1F) + 1) if cp in holes]
+            ranges = [r for lo, hi in ranges for r in _without(lo, hi, holes)]
+            if ranges:
+                steps.append(conv.term("[" + "".join(_char(lo, True) if lo == hi else f"{_char(lo, True)}-{_char(hi, True)}"
+                                                      for lo, hi in ranges) + "]"))
+            alts.extend(f"{step} {name}_{t}" if d.live_bytes(t) else step for step in steps)
         body = " | ".join(alts)
         rules.append(f"{name}_{q}: ({body})?" if q in d.finals else f"{name}_{q}: {body}")
     return rules
@@ -569,14 +708,24 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
 
     lines.append(f"start: {ebnf(root)}")
     number_rules = []
+    used = _reachable(root, sink)
     for ch, name in list(sink.names.items()):  # number rules may add names (merge_numbers)
-        if ch in sink.bodies:
+        if ch in sink.bodies and ch in used:
             lines.append(f"{name}: {ebnf(sink.bodies[ch], merge_cuts and name != 'any')}")
     for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
         number_rules.extend(_number_rules(name, regex, conv))
-    for name, lexeme in conv.lexemes.items():
-        number_rules.extend(_lexeme_rules(name, lexeme, conv))
+    lexemes, written = list(conv.lexemes.items()), set()
+    while lexemes:  # and the lexemes their holes stand for (GrammarSink.char_any)
+        name, lexeme = lexemes.pop(0)
+        if name not in written:
+            written.add(name)
+            holes = sink.holes.get(conv.lexeme_placeholder[name], {})
+            number_rules.extend(_lexeme_rules(name, lexeme, conv, holes))
+            for h in holes.values():
+                if h in sink.lexemes:
+                    conv.lexeme_placeholder[sink.names[h]] = h
+                    lexemes.append((sink.names[h], sink.lexemes[h]))
     lines.extend(f"{name}: {inner}" for inner, name in conv.helpers.items())
     lines.extend(number_rules)
     for regex, name in conv.terms.items():
@@ -584,6 +733,31 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
     text = "\n".join(lines) + "\n"
     check_grammar(text, conv.terms, conv.trailing_space)
     return text
+
+
+def _holes_apart(text: str) -> bool:
+    """Does no text of `text` (a value lexeme's regex with its holes left out) have a character
+    a hole stands for? Then the automaton reads those characters as the holes only."""
+    try:
+        d = grammar_checks.check_automaton(text)
+    except StateLimitError:
+        return False
+    return not any(lo <= _HOLE_CHARS[-1] and hi >= _HOLE_CHARS[0] for row in d.edges for lo, hi, _ in row)
+
+
+def _reachable(root: str, sink: GrammarSink) -> set[str]:
+    """The placeholders the root regex uses, directly or through rule bodies: a rule whose
+    only uses were written into a value lexeme (GrammarSink.value_lexeme) is left out."""
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        for ch in set(todo.pop()) & sink.names.keys():
+            if ch not in seen:
+                seen.add(ch)
+                if ch in sink.bodies:
+                    todo.append(sink.bodies[ch])
+                todo.extend(sink.holes.get(ch, {}).values())
+    return seen
 
 
 def schema_uses_placeholders(schema: Any) -> bool:

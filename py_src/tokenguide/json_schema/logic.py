@@ -12,8 +12,9 @@ writes for a value of Bi is a text of Bi, so:
   unless A writes no objects (`writes_objects`) or keys come in any order.
 `not` is base minus its schema; if/then/else is (base, if, then merged) plus (base and else)
 minus if; oneOf branches that may overlap are each minus all the others (one_of.Exclusive).
-Lookaheads exist on the regex path only: in grammar mode, and with a whitespace pattern that
-may match more than JSON whitespace, these keywords are refused (UnsupportedSchemaError).
+In grammar mode the value with its lookaheads is a value lexeme (GrammarSink.value_lexeme: rules
+from its exact automaton), refused when it holds a free-form value or recursive $ref; with a
+whitespace pattern that may match more than JSON whitespace, these keywords are refused.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
 __all__ = ["CANONICAL_NUMBER", "logic_value", "subtract", "canonical", "order_compatible", "skeleton",
-           "json_whitespace_only", "lookahead_allowed", "strict_merge"]
+           "json_whitespace_only", "lookahead_allowed", "strict_merge", "union"]
 
 #: The number spellings written where a value is tested against a lookahead: plain decimals
 #: (but not negative zero) and the exponent form json.dumps writes below 1e-4 ("1.5e-05"), not
@@ -168,11 +169,8 @@ def canonical(em: Any) -> Any:
 
 
 def lookahead_allowed(em: Any, keyword: str, ptr: str) -> bool:
-    """Can this emitter write a lookahead? Reports (raises, or records in lenient mode) if not."""
-    if em.sink is not None:
-        em.unsupported(keyword, ptr, f"{keyword!r} needs a lookahead, which the grammar path cannot express "
-                       "(use compile_json_schema(..., path='regex') for a non-recursive schema)")
-        return False
+    """Can this emitter write a lookahead? Reports (raises, or records in lenient mode) if not.
+    In grammar mode the value with its lookaheads becomes a value lexeme (see `subtract`)."""
     if not json_whitespace_only(em.ws):
         em.unsupported(keyword, ptr, f"{keyword!r} needs a whitespace pattern that matches only JSON "
                        f"whitespace (space, tab, LF, CR), not {em.ws!r}")
@@ -254,11 +252,19 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
             continue
         try:
             subtracted.append(lookahead_side(em).flat_value(b))
-        except UnsupportedSchemaError as exc:
-            raise UnsupportedSchemaError(f"{exc} (needed for {kw!r} at {ptr})", exc.keyword, exc.pointer) from None
+        except UnsupportedSchemaError as exc:  # grammar mode: `kw` is what needs the lookahead's rules
+            named = (kw, ptr) if em.sink is not None else (exc.keyword, exc.pointer)
+            raise UnsupportedSchemaError(f"{exc} (needed for {kw!r} at {ptr})", *named) from None
     if not subtracted:
         return em.flat_value(a)
-    return value_difference(canonical(em).flat_value(a), alt(subtracted) if len(subtracted) > 1 else subtracted[0])
+    out = value_difference(canonical(em).flat_value(a), alt(subtracted) if len(subtracted) > 1 else subtracted[0])
+    if em.sink is None or out is None:
+        return out
+    try:  # grammar mode: the value with its lookaheads as rules from its exact automaton
+        return em.sink.value_lexeme(out, negs[0][1], negs[0][2])
+    except UnsupportedSchemaError as exc:
+        em.unsupported(negs[0][1], negs[0][2], str(exc))
+        return em.flat_value(a)  # lenient mode: the keyword ignored
 
 
 def _is_hard(v: Any, strings: bool) -> bool:
@@ -313,7 +319,16 @@ def logic_value(em: Any, s: Node) -> str | None:
             parts.append(subtract(em, m, [(cond, "if", ip)]))
         else:
             parts.append(em.any_value(em.free_depth) if m is True else em.flat_value(m))
-    return alt(parts)
+    return union(em, parts, "if", ip)
+
+
+def union(em: Any, parts: list[str | None], keyword: str, ptr: str) -> str | None:
+    """`alt(parts)`; in grammar mode one value lexeme when a part is one (GrammarSink.union)."""
+    out = alt(parts)
+    if em.sink is None or out is None:
+        return out
+    kept = [p for p in dict.fromkeys(parts) if p is not None]
+    return em.sink.union(kept, keyword, ptr) or out
 
 
 # ---- key order -------------------------------------------------------------------------------
