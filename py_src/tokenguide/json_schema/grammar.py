@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -35,6 +36,7 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 _MAX_ALTERNATIVES = 700  # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s)
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
+_MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)
 _HOLE_CHARS = [cp for cp in range(1, 0x20) if cp not in (0x09, 0x0A, 0x0D)]  # not JSON whitespace either
 
 
@@ -118,14 +120,17 @@ class GrammarSink:
         return ch
 
     def regular_text(self, regex: str, keyword: str, ptr: str, depth: int = 0,
-                     holes: dict[str, str] | None = None) -> str:
+                     holes: dict[str, str] | None = None, memo: dict[str, str] | None = None) -> str:
         """`regex` without placeholders: numbers, lexemes and shared rules written out, boundaries
         dropped; refused (by `keyword` at `ptr`) when it holds a rule that is not regular (a
         recursive $ref, a free-form value) or one inside a character class. With `holes`, such
-        a rule is written as a control character of its own instead (`holes`: placeholder ->
-        its text, filled in; see `union`)."""
+        a rule, and a value lexeme, is written as a control character of its own instead
+        (`holes`: placeholder -> its text, filled in; see `union`). Refused past
+        _MAX_LEXEME_TEXT characters (shared rules written out can grow exponentially)."""
         if depth > 64:
             raise refuse("a value lexeme nests its rules too deeply", keyword, ptr)
+        memo = {} if memo is None else memo  # shared rule -> its text, for this call
+        size = 0
         number_of = {ch: rx for rx, ch in self.numbers.items()}
         out: list[str] = []
         i, in_class, first = 0, False, -1  # first: where a `]` would still be a literal
@@ -140,10 +145,15 @@ class GrammarSink:
                     raise refuse("a grammar rule inside a character class", keyword, ptr)
                 if c in number_of:
                     out.append(f"(?:{number_of[c]})")
-                elif c in self.lexemes:
+                elif c in self.lexemes and (holes is None or c not in self.value_lexemes):
                     out.append(f"(?:{self.lexemes[c]})")
                 elif self.names[c].startswith("s") and c in self.bodies:
-                    out.append(f"(?:{self.regular_text(self.bodies[c], keyword, ptr, depth + 1, holes)})")
+                    if c not in memo:
+                        memo[c] = f"(?:{self.regular_text(self.bodies[c], keyword, ptr, depth + 1, holes, memo)})"
+                    out.append(memo[c])
+                    size += len(memo[c])
+                    if size > _MAX_LEXEME_TEXT:
+                        raise refuse("a value lexeme's regex would be too long", keyword, ptr)
                 elif self.names[c] and holes is not None:
                     c = self.char_any() if c == self._any else c
                     if c not in holes:
@@ -179,12 +189,12 @@ class GrammarSink:
         rules that are not regular stay rules, read as one symbol each (see `union`)."""
         filled: dict[str, str] | None = {} if holes else None
         text = self.regular_text(regex, keyword, ptr, holes=filled)
-        if filled and not _holes_apart(self.regular_text(regex, keyword, ptr, holes=dict.fromkeys(filled, ""))):
-            raise refuse("a value lexeme's text uses the characters that stand for its rules", keyword, ptr)
         d = lexeme_dfa(text)
         if d is None:
             raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} states",
                          keyword, ptr)
+        if filled and not _holes_apart(self.regular_text(regex, keyword, ptr, holes=dict.fromkeys(filled, ""))):
+            raise refuse("a value lexeme's text uses the characters that stand for its rules", keyword, ptr)
         if not d.finals or d.finals == {0} and not d.live_bytes(0):
             return None  # the lookaheads leave no value (only the empty text, which no value is)
         hole_rules = {_HOLE_CHARS[i]: h for i, h in enumerate(filled or ())}
@@ -736,13 +746,33 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
 
 
 def _holes_apart(text: str) -> bool:
-    """Does no text of `text` (a value lexeme's regex with its holes left out) have a character
-    a hole stands for? Then the automaton reads those characters as the holes only."""
+    """Does no character item of `text` (a value lexeme's regex with its holes left out) match a
+    character a hole stands for? Then the automaton reads those characters as the holes only.
+    Syntactic, so conservative: every set, category and literal, lookaheads included."""
     try:
-        d = grammar_checks.check_automaton(text)
-    except StateLimitError:
+        items = list(sre_parse(text).data)
+    except (RecursionError, OverflowError):
         return False
-    return not any(lo <= _HOLE_CHARS[-1] and hi >= _HOLE_CHARS[0] for row in d.edges for lo, hi, _ in row)
+    probe = [chr(cp) for cp in _HOLE_CHARS]
+    while items:
+        op, av = items.pop()
+        if op in (C.LITERAL, C.NOT_LITERAL, C.IN, C.CATEGORY):
+            rx = re.compile(_unparse_item(op, av))
+            if any(rx.fullmatch(ch) for ch in probe):
+                return False
+        elif op == C.ANY:
+            return False
+        elif op == C.BRANCH:
+            items.extend(x for b in av[1] for x in b.data)
+        elif op == C.SUBPATTERN:
+            items.extend(av[-1].data)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            items.extend(av[2].data)
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            items.extend(av[1].data)
+        elif op != C.AT:
+            return False
+    return True
 
 
 def _reachable(root: str, sink: GrammarSink) -> set[str]:
