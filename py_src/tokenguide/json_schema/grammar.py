@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -25,7 +24,7 @@ from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 from . import grammar_checks, member_rules
 from .grammar_checks import check_grammar, refuse
-from .lexemes import MAX_LEXEME_STATES, char_moves, lexeme_dfa
+from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, char_moves, holes_apart, lexeme_dfa, regular_text, without
 from .text import NULL, NUMBER, STRING
 
 __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE"]
@@ -36,8 +35,6 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 _MAX_ALTERNATIVES = 700  # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s)
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
-_MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)
-_HOLE_CHARS = [cp for cp in range(1, 0x20) if cp not in (0x09, 0x0A, 0x0D)]  # not JSON whitespace either
 
 
 class GrammarSink:
@@ -119,65 +116,6 @@ class GrammarSink:
         self.lexemes[ch] = regex
         return ch
 
-    def regular_text(self, regex: str, keyword: str, ptr: str, depth: int = 0,
-                     holes: dict[str, str] | None = None, memo: dict[str, str] | None = None) -> str:
-        """`regex` without placeholders: numbers, lexemes and shared rules written out, boundaries
-        dropped; refused (by `keyword` at `ptr`) when it holds a rule that is not regular (a
-        recursive $ref, a free-form value) or one inside a character class. With `holes`, such
-        a rule, and a value lexeme, is written as a control character of its own instead
-        (`holes`: placeholder -> its text, filled in; see `union`). Refused past
-        _MAX_LEXEME_TEXT characters (shared rules written out can grow exponentially)."""
-        if depth > 64:
-            raise refuse("a value lexeme nests its rules too deeply", keyword, ptr)
-        memo = {} if memo is None else memo  # shared rule -> its text, for this call
-        size = 0
-        number_of = {ch: rx for rx, ch in self.numbers.items()}
-        out: list[str] = []
-        i, in_class, first = 0, False, -1  # first: where a `]` would still be a literal
-        while i < len(regex):
-            c = regex[i]
-            if c == "\\":
-                out.append(regex[i:i + 2])
-                i += 2
-                continue
-            if c in self.names:
-                if in_class:
-                    raise refuse("a grammar rule inside a character class", keyword, ptr)
-                if c in number_of:
-                    out.append(f"(?:{number_of[c]})")
-                elif c in self.lexemes and (holes is None or c not in self.value_lexemes):
-                    out.append(f"(?:{self.lexemes[c]})")
-                elif self.names[c].startswith("s") and c in self.bodies:
-                    if c not in memo:
-                        memo[c] = f"(?:{self.regular_text(self.bodies[c], keyword, ptr, depth + 1, holes, memo)})"
-                    out.append(memo[c])
-                    size += len(memo[c])
-                    if size > _MAX_LEXEME_TEXT:
-                        raise refuse("a value lexeme's regex would be too long", keyword, ptr)
-                elif self.names[c] and holes is not None:
-                    c = self.char_any() if c == self._any else c
-                    if c not in holes:
-                        if len(holes) == len(_HOLE_CHARS):
-                            raise refuse("a value lexeme with too many rules in it", keyword, ptr)
-                        holes[c] = f"\\x{_HOLE_CHARS[len(holes)]:02x}"
-                    out.append(holes[c])
-                elif self.names[c]:
-                    what = "a free-form value" if c == self._any else "a recursive $ref"
-                    raise refuse(f"{keyword!r} needs a lookahead over {what}, which is not a regular language",
-                                 keyword, ptr)
-                i += 1
-                continue
-            out.append(c)
-            if in_class:
-                if c == "^" and i == first:
-                    first += 1
-                elif c == "]" and i != first:
-                    in_class = False
-            elif c == "[":
-                in_class, first = True, i + 1
-            i += 1
-        return "".join(out)
-
     def value_lexeme(self, regex: str, keyword: str, ptr: str, holes: bool = False) -> str | None:
         """The placeholder of a rule for the whole values of `regex` (lookaheads of `not`, oneOf,
         if/then/else included) when they form a regular language: its exact DFA as right-linear
@@ -188,16 +126,16 @@ class GrammarSink:
         MAX_LEXEME_STATES states. With `holes` (no lookahead may see them: `union` only), the
         rules that are not regular stay rules, read as one symbol each (see `union`)."""
         filled: dict[str, str] | None = {} if holes else None
-        text = self.regular_text(regex, keyword, ptr, holes=filled)
+        text = regular_text(self, regex, keyword, ptr, holes=filled)
         d = lexeme_dfa(text)
         if d is None:
             raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} states",
                          keyword, ptr)
-        if filled and not _holes_apart(self.regular_text(regex, keyword, ptr, holes=dict.fromkeys(filled, ""))):
+        if filled and not holes_apart(regular_text(self, regex, keyword, ptr, holes=dict.fromkeys(filled, ""))):
             raise refuse("a value lexeme's text uses the characters that stand for its rules", keyword, ptr)
         if not d.finals or d.finals == {0} and not d.live_bytes(0):
             return None  # the lookaheads leave no value (only the empty text, which no value is)
-        hole_rules = {_HOLE_CHARS[i]: h for i, h in enumerate(filled or ())}
+        hole_rules = {HOLE_CHARS[i]: h for i, h in enumerate(filled or ())}
         for ch in self.value_lexemes:
             if self.lexemes[ch] == text and self.holes.get(ch, {}) == hole_rules:
                 return ch
@@ -234,14 +172,14 @@ class GrammarSink:
         around it (the terminals of `any`, such as ` ?, ?`, would clash with its `[ ]`)."""
         if self._char_any is None:
             ch = self._char_any = self._new(f"x{len(self.lexemes)}")
-            ws, hole = self.ws, f"\\x{_HOLE_CHARS[0]:02x}"
+            ws, hole = self.ws, f"\\x{HOLE_CHARS[0]:02x}"
             member = STRING + f"{ws}:{ws}" + hole
             self.lexemes[ch] = (
                 f"(?:{NULL}|true|false|(?:{NUMBER})|{STRING}"
                 rf"|\[{ws}(?:{hole}(?:{ws},{ws}{hole})*)?{ws}\]|\{{{ws}(?:{member}(?:{ws},{ws}{member})*)?{ws}\}})"
             )
             self.value_lexemes.add(ch)
-            self.holes[ch] = {_HOLE_CHARS[0]: ch}
+            self.holes[ch] = {HOLE_CHARS[0]: ch}
         return self._char_any
 
     def any_value(self) -> str:
@@ -641,16 +579,6 @@ def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
     return rules
 
 
-def _without(lo: int, hi: int, holes: dict) -> list[tuple[int, int]]:
-    """The range lo..hi without the code points in `holes`."""
-    out, start = [], lo
-    for cp in sorted(h for h in holes if lo <= h <= hi):
-        if start < cp:
-            out.append((start, cp - 1))
-        start = cp + 1
-    return out + ([(start, hi)] if start <= hi else [])
-
-
 def _lexeme_rules(name: str, regex: str, conv: _Converter, hole_rules: dict[int, str]) -> list[str]:
     """Right-linear rules for a lexeme (GrammarSink.lexeme), one per state of its character
     automaton, over terminals of one character class each (disjoint in every state) and the
@@ -667,7 +595,7 @@ def _lexeme_rules(name: str, regex: str, conv: _Converter, hole_rules: dict[int,
         alts = []
         for t, ranges in moves.items():
             steps = [holes[cp] for lo, hi in ranges for cp in range(lo, min(hi, 0x1F) + 1) if cp in holes]
-            ranges = [r for lo, hi in ranges for r in _without(lo, hi, holes)]
+            ranges = [r for lo, hi in ranges for r in without(lo, hi, holes)]
             if ranges:
                 steps.append(conv.term("[" + "".join(_char(lo, True) if lo == hi else f"{_char(lo, True)}-{_char(hi, True)}"
                                                       for lo, hi in ranges) + "]"))
@@ -743,36 +671,6 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
     text = "\n".join(lines) + "\n"
     check_grammar(text, conv.terms, conv.trailing_space)
     return text
-
-
-def _holes_apart(text: str) -> bool:
-    """Does no character item of `text` (a value lexeme's regex with its holes left out) match a
-    character a hole stands for? Then the automaton reads those characters as the holes only.
-    Syntactic, so conservative: every set, category and literal, lookaheads included."""
-    try:
-        items = list(sre_parse(text).data)
-    except (RecursionError, OverflowError):
-        return False
-    probe = [chr(cp) for cp in _HOLE_CHARS]
-    while items:
-        op, av = items.pop()
-        if op in (C.LITERAL, C.NOT_LITERAL, C.IN, C.CATEGORY):
-            rx = re.compile(_unparse_item(op, av))
-            if any(rx.fullmatch(ch) for ch in probe):
-                return False
-        elif op == C.ANY:
-            return False
-        elif op == C.BRANCH:
-            items.extend(x for b in av[1] for x in b.data)
-        elif op == C.SUBPATTERN:
-            items.extend(av[-1].data)
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-            items.extend(av[2].data)
-        elif op in (C.ASSERT, C.ASSERT_NOT):
-            items.extend(av[1].data)
-        elif op != C.AT:
-            return False
-    return True
 
 
 def _reachable(root: str, sink: GrammarSink) -> set[str]:

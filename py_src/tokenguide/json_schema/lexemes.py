@@ -4,17 +4,28 @@ A string under both `format`/`pattern` and minLength/maxLength is an intersectio
 languages, which the regex path writes as a lookahead. A grammar terminal cannot hold one, but
 the intersection is a regular language: tokenguide's regex compiler builds its minimal byte DFA
 exactly (lookaheads included), and `char_moves` reads that DFA back one code point at a time
-(UTF-8 decoded), so that grammar.py can write one right-linear rule per state.
+(UTF-8 decoded), so that grammar.py can write one right-linear rule per state. Value lexemes (whole values of
+`not`, oneOf, if/then/else, unions: GrammarSink.value_lexeme) are regexes written out without
+placeholders (`regular_text`), rules left in them as holes (HOLE_CHARS, `holes_apart`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
+from ..regex.sre import constants as C
+from ..regex.sre import parse as sre_parse
+from .grammar_checks import refuse
 
-__all__ = ["char_moves", "lexeme_dfa", "MAX_LEXEME_STATES"]
+__all__ = ["char_moves", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MAX_LEXEME_STATES", "regular_text", "without"]
 
 MAX_LEXEME_STATES = 2_000  # rules per lexeme: beyond, Lark's analysis and the guides slow down
+MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)
+#: the characters that stand for rules inside a value lexeme (GrammarSink.union): control
+#: characters other than JSON whitespace, which no JSON text of the output format has raw
+HOLE_CHARS = [cp for cp in range(1, 0x20) if cp not in (0x09, 0x0A, 0x0D)]
 _LEADS = ((0xC2, 0xDF, 1, 0x1F, 0x80, 0x7FF), (0xE0, 0xEF, 2, 0x0F, 0x800, 0xFFFF),
           (0xF0, 0xF4, 3, 0x07, 0x10000, 0x10FFFF))  # lead bytes, continuations, mask, code points
 
@@ -86,3 +97,124 @@ def char_moves(d: dfa_mod.ByteDFA, q: int, memo: dict) -> dict[int, list[tuple[i
                         if a <= z:
                             out.setdefault(tt, []).append((a, z))
     return {t: _merge(rs) for t, rs in sorted(out.items())}
+
+
+# --------------------------------------------------------------------------- value lexemes
+
+def regular_text(sink: Any, regex: str, keyword: str, ptr: str, depth: int = 0,
+                 holes: dict[str, str] | None = None, memo: dict[str, str] | None = None) -> str:
+    """`regex` of grammar.GrammarSink `sink` without placeholders: numbers, lexemes and shared
+    rules written out, boundaries dropped; refused (by `keyword` at `ptr`) when it holds a rule that is not regular (a
+    recursive $ref, a free-form value) or one inside a character class. With `holes`, such
+    a rule, and a value lexeme, is written as a control character of its own instead
+    (`holes`: placeholder -> its text, filled in; see GrammarSink.union). Refused past
+    MAX_LEXEME_TEXT characters (shared rules written out can grow exponentially)."""
+    if depth > 64:
+        raise refuse("a value lexeme nests its rules too deeply", keyword, ptr)
+    memo = {} if memo is None else memo  # shared rule -> its text, for this call
+    size = 0
+    number_of = {ch: rx for rx, ch in sink.numbers.items()}
+    out: list[str] = []
+    i, in_class, first = 0, False, -1  # first: where a `]` would still be a literal
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            out.append(regex[i:i + 2])
+            i += 2
+            continue
+        if c in sink.names:
+            if in_class:
+                raise refuse("a grammar rule inside a character class", keyword, ptr)
+            if c in number_of:
+                out.append(f"(?:{number_of[c]})")
+            elif c in sink.lexemes and (holes is None or c not in sink.value_lexemes):
+                out.append(f"(?:{sink.lexemes[c]})")
+            elif sink.names[c].startswith("s") and c in sink.bodies:
+                if c not in memo:
+                    memo[c] = f"(?:{regular_text(sink, sink.bodies[c], keyword, ptr, depth + 1, holes, memo)})"
+                out.append(memo[c])
+                size += len(memo[c])
+                if size > MAX_LEXEME_TEXT:
+                    raise refuse("a value lexeme's regex would be too long", keyword, ptr)
+            elif sink.names[c] and holes is not None:
+                c = sink.char_any() if sink.names[c] == "any" else c
+                if c not in holes:
+                    if len(holes) == len(HOLE_CHARS):
+                        raise refuse("a value lexeme with too many rules in it", keyword, ptr)
+                    holes[c] = f"\\x{HOLE_CHARS[len(holes)]:02x}"
+                out.append(holes[c])
+            elif sink.names[c]:
+                what = "a free-form value" if sink.names[c] == "any" else "a recursive $ref"
+                raise refuse(f"{keyword!r} needs a lookahead over {what}, which is not a regular language",
+                             keyword, ptr)
+            i += 1
+            continue
+        out.append(c)
+        if in_class:
+            if c == "^" and i == first:
+                first += 1
+            elif c == "]" and i != first:
+                in_class = False
+        elif c == "[":
+            in_class, first = True, i + 1
+        i += 1
+    return "".join(out)
+
+
+_SAFE_CATEGORIES = (C.CATEGORY_DIGIT, C.CATEGORY_WORD)  # the others match some control character
+
+
+def _may_match_hole(op, av) -> bool:
+    """Can this character item match a character of HOLE_CHARS? (False only when certain.)"""
+    if op == C.LITERAL:
+        return av in HOLE_CHARS
+    if op == C.CATEGORY:
+        return av not in _SAFE_CATEGORIES
+    if op != C.IN:
+        return True  # NOT_LITERAL, ANY
+    negated = any(iop == C.NEGATE for iop, _ in av)
+    inside = set()
+    for iop, iav in av:
+        if iop == C.LITERAL and iav in HOLE_CHARS:
+            inside.add(iav)
+        elif iop == C.RANGE:
+            inside.update(cp for cp in HOLE_CHARS if iav[0] <= cp <= iav[1])
+        elif iop == C.CATEGORY and iav not in _SAFE_CATEGORIES:
+            return True
+    return len(inside) < len(HOLE_CHARS) if negated else bool(inside)
+
+
+def holes_apart(text: str) -> bool:
+    """Does no character item of `text` (a value lexeme's regex with its holes left out) match a
+    character a hole stands for? Then the automaton reads those characters as the holes only.
+    Syntactic, so conservative: every set, category and literal, lookaheads included."""
+    try:
+        items = list(sre_parse(text).data)
+    except (RecursionError, OverflowError):
+        return False
+    while items:
+        op, av = items.pop()
+        if op in (C.LITERAL, C.NOT_LITERAL, C.IN, C.CATEGORY, C.ANY):
+            if _may_match_hole(op, av):
+                return False
+        elif op == C.BRANCH:
+            items.extend(x for b in av[1] for x in b.data)
+        elif op == C.SUBPATTERN:
+            items.extend(av[-1].data)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            items.extend(av[2].data)
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            items.extend(av[1].data)
+        elif op != C.AT:
+            return False
+    return True
+
+
+def without(lo: int, hi: int, holes: dict) -> list[tuple[int, int]]:
+    """The code point range lo..hi without the code points in `holes`."""
+    out, start = [], lo
+    for cp in sorted(h for h in holes if lo <= h <= hi):
+        if start < cp:
+            out.append((start, cp - 1))
+        start = cp + 1
+    return out + ([(start, hi)] if start <= hi else [])
