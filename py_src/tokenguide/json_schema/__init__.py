@@ -142,6 +142,8 @@ __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "
            "UnsupportedSchemaError", "WHITESPACE"]
 
 WHITESPACE = r"[ ]?"
+#: grammar-path refusals that unions as value lexemes may cure (too many alternatives, ambiguity)
+_UNION_TROUBLES = ("expand into more than", "alternatives once Lark", "not LALR", "can both match")
 
 
 def load_schema(schema: Any) -> dict | bool:
@@ -396,7 +398,9 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         # wide objects as right-linear rules: alternatives of objects sharing their first
         # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity)
-        retries = ([{"right_linear": True}] if sink.wide_objects else []) + [{"unions": True}]
+        retries = [{"right_linear": True}] if sink.wide_objects else []
+        if any(kind in str(first) for kind in _UNION_TROUBLES):
+            retries.append({"unions": True})
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)
