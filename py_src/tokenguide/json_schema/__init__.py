@@ -15,8 +15,11 @@ uses what tokenguide's automaton compiler reads: no backreferences or inner anch
 only as `text.value_difference`/`value_intersection` write them (exact for complete values,
 which are prefix-free up to what may follow them), where a keyword needs a complement or an
 intersection. Lookaheads exist on the regex path only: the grammar path writes string
-intersections (format/pattern/lengths) as rules from their exact automaton (module `lexemes`)
-and refuses the others by name.
+intersections (format/pattern/lengths) and whole values with lookaheads (not, overlapping
+oneOf, if/then/else; value lexemes) as rules from their exact automaton (module `lexemes`),
+and refuses by name a lookahead over a free-form value or recursive $ref (not regular). When
+its first grammar has too many alternatives or is ambiguous, it retries with anyOf/oneOf
+unions as value lexemes (free-form values and recursive $refs in them left as rules).
 
 Output format
 -------------
@@ -115,8 +118,8 @@ Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): ot
 values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals
 such as 0.3 or 2.5, whose multiples depend on the integer part too), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
 unbounded item sets that other items may equal (not regular), two different contains in one allOf, oneOf with a branch
-that may overlap more than 7 others, patterns that are not regular or use inline flags, lookaheads on the
-grammar path, and the combinations above that are not listed as supported.
+that may overlap more than 7 others, patterns that are not regular or use inline flags, lookaheads over
+free-form values or recursive $refs on the grammar path, and the combinations above that are not listed as supported.
 ``lenient=True`` ignores them instead and warns once with the list. Annotations and unknown
 keywords (title, description, examples, default, $comment, deprecated, readOnly...) are ignored,
 as the JSON Schema specification says.

@@ -6,7 +6,9 @@ stand for grammar rules. This module turns the placeholder regex into Lark EBNF:
 without placeholders become terminals, numbers become right-linear rules over single-character
 terminals (from their minimal DFA), free-form values become one recursive `any` rule (no depth
 cap), strings whose keywords intersect become right-linear rules from the intersection's exact
-DFA (module `lexemes`: no lookahead in any terminal), and objects with many optional members
+DFA (module `lexemes`: no lookahead in any terminal), so do whole values with lookaheads
+(`not`, overlapping oneOf, if/then/else) and, on retry, anyOf/oneOf unions (value lexemes,
+GrammarSink.value_lexeme / union), and objects with many optional members
 left-linear rules (module `member_rules`: Lark expands optional parts inline). Then
 module `grammar_checks` proves that Lark reads the grammar exactly as written, or refuses.
 """
