@@ -187,12 +187,15 @@ def tiny(judge, monkeypatch):
 NOT_SCHEMA = {"type": "object", "properties": {"n": {"type": "integer", "not": {"const": 3}}}, "required": ["n"],
               "additionalProperties": False}
 NOT_TESTS = [{"data": {"n": 4}, "valid": True}, {"data": {"n": 3}, "valid": False}]
+CONTAINS_SCHEMA = {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 3}}
+CONTAINS_TESTS = [{"data": [1, 5], "valid": True}, {"data": [1], "valid": False}]
 
 
 def test_guide_build_failure_counts_as_unsupported(judge, tiny):
     ok = judge._tokenguide(NOT_SCHEMA, NOT_TESTS, LIMIT_S)
     assert ok["status"] == "pass" and ok["path"] == "regex" and "first_mask" in ok
-    failed = judge._tokenguide(NOT_SCHEMA, NOT_TESTS, LIMIT_S, guide_kwargs={"max_states": 2})
+    # items counted by a lookahead (contains): no grammar to fall back to once the regex guide fails
+    failed = judge._tokenguide(CONTAINS_SCHEMA, CONTAINS_TESTS, LIMIT_S, guide_kwargs={"max_states": 2})
     assert failed["status"] == "unsupported" and failed["keyword"] == "StateLimitError", failed
     assert failed["guide_failed"] and "max_states" in failed["detail"]
 

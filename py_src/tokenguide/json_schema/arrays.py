@@ -223,6 +223,8 @@ class _Splitter:
         ok_miss, miss = (False, None)
         if self.not_c is not None:
             ok_miss, miss = _strict(em, lambda: _merged_regex(em, x, self.not_c))
+        if em.sink is not None and any(em.sink.has_lexeme(r or "") for r in (hit, miss)):
+            ok_hit = ok_miss = False  # a value lexeme beside the other side's rules: ambiguous for Lark
         if ok_hit and ok_miss:
             return self._simplified(hit, miss, plain)
         if em.sink is not None:
