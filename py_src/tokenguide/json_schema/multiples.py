@@ -16,6 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .automaton_regex import eliminate
 from .text import alt, group
 
 __all__ = ["multiples_of", "multiple_lcm", "digit_trie", "MAX_MULTIPLE_CHARS", "MAX_MULTIPLE_STATES"]
@@ -139,41 +140,15 @@ def _digit_class(ds: list[str]) -> str:
     return "[" + "".join(runs) + "]"
 
 
-def _star(r: str) -> str:
-    return group(r) + "*"
-
-
 def _eliminate(moves: list[dict[str, int]], finals: set[int], start: int, limit: int) -> str | None:
-    """State elimination: the regex of the DFA's language, or None past `limit` characters."""
-    n = len(moves)
-    S, F = n, n + 1
-    edges: dict[int, dict[int, str]] = {s: {} for s in range(n + 2)}
+    """The regex of a digit automaton (moves by digit), or None past `limit` characters."""
+    edges: dict[int, dict[int, str]] = {}
     for s, mv in enumerate(moves):
         by_target: dict[int, list[str]] = {}
         for c, t in mv.items():
             by_target.setdefault(t, []).append(c)
-        for t in sorted(by_target):
-            edges[s][t] = _digit_class(by_target[t])
-    edges[S][start] = ""
-    for f in sorted(finals):
-        edges[f][F] = ""
-    remaining = set(range(n))
-    while remaining:
-        ins = {k: [p for p in edges if k in edges[p] and p != k] for k in remaining}
-        k = min(remaining, key=lambda k: (len(ins[k]) * len([q for q in edges[k] if q != k]), k))
-        loop = edges[k].pop(k, None)
-        mid = "" if loop is None else _star(loop)
-        outs = sorted(edges[k].items())
-        for p in sorted(ins[k]):
-            into = edges[p].pop(k)
-            for q, out in outs:
-                piece = _seq(into, mid, out)
-                edges[p][q] = piece if q not in edges[p] else alt([edges[p][q], piece])  # type: ignore[assignment]
-                if len(edges[p][q]) > limit:
-                    return None
-        del edges[k]
-        remaining.discard(k)
-    return edges[S].get(F)
+        edges[s] = {t: _digit_class(by_target[t]) for t in sorted(by_target)}
+    return eliminate(edges, start, finals, limit)
 
 
 def _seq(*parts: str) -> str:
