@@ -14,7 +14,7 @@ from typing import Iterable
 
 from ..regex import ranges as R
 from .lexemes import char_moves, lexeme_dfa
-from .text import group, ranges_to_class
+from .text import group, group_marks, ranges_to_class
 
 __all__ = ["eliminate", "lookahead_free", "MAX_ELIMINATED_STATES", "MAX_ELIMINATED_CHARS"]
 
@@ -48,32 +48,17 @@ def _atom(p: str) -> str:
 
 
 def _depths(p: str) -> tuple[int, bool]:
-    """The deepest nesting of groups in regex text `p`, and whether `|` occurs outside every
-    group (escapes and classes skipped)."""
+    """The deepest nesting of groups in regex text `p`, and whether `|` occurs outside every group."""
     depth = top = 0
-    bar = in_class = False
-    i = 0
-    while i < len(p):
-        c = p[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if p[i + 1:i + 2] == "^":
-                i += 1
-            if p[i + 1:i + 2] == "]":
-                i += 1
-        elif c == "(":
+    bar = False
+    for _, c in group_marks(p):
+        if c == "(":
             depth += 1
             top = max(top, depth)
         elif c == ")":
             depth -= 1
-        elif c == "|" and depth == 0:
+        elif depth == 0:
             bar = True
-        i += 1
     return top, bar
 
 

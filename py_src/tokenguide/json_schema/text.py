@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from decimal import Decimal
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import UnsupportedSchemaError
 from ..regex import ranges as R
@@ -65,9 +65,9 @@ def group(p: str) -> str:
     return f"(?:{p})"
 
 
-def balanced_group(p: str) -> bool:
-    """Is `p` one parenthesised group from its first to its last character?"""
-    depth = 0
+def group_marks(p: str) -> Iterator[tuple[int, str]]:
+    """The positions and characters of the `(`, `)` and `|` of regex text `p` that are syntax
+    (not escaped, not inside a character class): what the group checks below read."""
     i = 0
     in_class = False
     while i < len(p):
@@ -84,13 +84,21 @@ def balanced_group(p: str) -> bool:
                 i += 1
             if i + 1 < len(p) and p[i + 1] == "]":
                 i += 1
-        elif c == "(":
+        elif c in "()|":
+            yield i, c
+        i += 1
+
+
+def balanced_group(p: str) -> bool:
+    """Is `p` one parenthesised group from its first to its last character?"""
+    depth = 0
+    for i, c in group_marks(p):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
             if depth == 0 and i != len(p) - 1:
                 return False
-        i += 1
     return depth == 0 and p.endswith(")")
 
 
