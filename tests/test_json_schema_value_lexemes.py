@@ -136,3 +136,33 @@ def test_lookahead_over_a_free_form_value_is_refused_by_name():
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema({"oneOf": [{"type": "integer"}, {"minimum": 3}]}, path="grammar")
     assert info.value.keyword == "oneOf" and info.value.pointer.startswith("#/oneOf")
+
+
+def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
+    """A grammar refused for its size is emitted again with unions as lexemes only when the
+    schema has an anyOf/oneOf to make one of: Snowplow sp_137 (no anyOf/oneOf, over 700
+    alternatives) is emitted once (and once more as right-linear members), never with `unions`;
+    an anyOf of objects that expands too much inline is retried with them and compiles."""
+    import tokenguide.json_schema as js
+    from pathlib import Path
+
+    calls: list[dict] = []
+    emission = js._grammar_emission
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return emission(*args, **kwargs)
+
+    monkeypatch.setattr(js, "_grammar_emission", spy)
+    anyof = {"type": "array", "items": {"anyOf": [
+        {"type": "object", "properties": {k: {"type": "integer"} for k in "abcdefgh"[i:i + 5]},
+         "additionalProperties": False} for i in range(4)]}}
+    compile_json_schema(anyof, path="grammar")
+    assert any(c.get("unions") for c in calls)
+    path = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench" / "Snowplow---sp_137_Normalized.json"
+    if not path.exists():
+        pytest.skip(f"{path} is not here (the developers' set lives beside the repository)")
+    calls.clear()
+    with pytest.raises(UnsupportedSchemaError, match="alternatives"):
+        compile_json_schema(json.loads(path.read_text())["schema"], path="grammar")
+    assert calls and not any(c.get("unions") for c in calls)

@@ -400,9 +400,10 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
     except UnsupportedSchemaError as first:
         # wide objects as right-linear rules: alternatives of objects sharing their first
         # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
-        # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity)
+        # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
+        # when the schema has an anyOf/oneOf of two parts or more (else the retry is the same grammar)
         retries = [{"right_linear": True}] if sink.wide_objects else []
-        if any(kind in str(first) for kind in _UNION_TROUBLES):
+        if sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES):
             retries.append({"unions": True})
         for retry in retries:
             try:

@@ -46,6 +46,7 @@ class GrammarSink:
         self.ws = ws
         self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)
         self.unions = unions  # regular anyOf/oneOf unions as value lexemes (see `union`)
+        self.alternations = False  # did `union` see an anyOf/oneOf of two parts or more
         self.wide_objects = False  # did object_members write any
         self.names: dict[str, str] = {}  # placeholder -> rule name
         self.ref_rules: dict[str, str] = {}  # JSON pointer -> placeholder
@@ -161,6 +162,8 @@ class GrammarSink:
         text has one raw) whose moves are that rule. Exact: a union of the parts' languages with
         each hole's language put in is the union of the parts; an ambiguity (a hole beside text
         it also matches) is a conflict or a terminal clash that check_grammar refuses."""
+        if len(parts) >= 2:
+            self.alternations = True
         if len(parts) < 2 or not (self.unions or any(self.has_lexeme(p) for p in parts)):
             return None
         try:
