@@ -29,10 +29,11 @@ from .grammar_checks import check_grammar, refuse
 from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, char_moves, holes_apart, lexeme_dfa, regular_text, without
 from .text import NULL, NUMBER, STRING
 
-__all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE"]
+__all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE", "PLACEHOLDER_END"]
 
 PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
+PLACEHOLDER_END = PLACEHOLDER_BASE + _PLACEHOLDER_LIMIT - 1  # the last placeholder a schema may use
 _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
 _MAX_ALTERNATIVES = 700  # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s)
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part

@@ -19,7 +19,7 @@ from ..errors import TokenguideError
 from ..regex import dfa as dfa_mod
 from ..regex import product
 from .automaton_regex import MAX_ELIMINATED_STATES, lookahead_free
-from .grammar import PLACEHOLDER_BASE
+from .grammar import PLACEHOLDER_BASE, PLACEHOLDER_END
 from .lexemes import lexeme_dfa
 from .normalize import Node
 from .patterns import PatternError, pattern_complement, pattern_to_string_body
@@ -29,7 +29,6 @@ __all__ = ["extra_member", "MAX_PATTERN_GROUPS"]
 
 #: patternProperties schemas (distinct ones) combined exactly; each subset of them is a key class.
 MAX_PATTERN_GROUPS = 4
-_PLACEHOLDER_END = PLACEHOLDER_BASE + 0xFFFF  # the grammar path's rule placeholders (grammar.py)
 _DFA_STATES = 2_000  # byte DFAs built only to prove two key languages disjoint
 
 
@@ -163,11 +162,11 @@ class _Keys:
         both = combine(a, b)
         if self.em.sink is None or both is None or both == a:
             return both
-        if not any(PLACEHOLDER_BASE <= ord(ch) <= _PLACEHOLDER_END for ch in both):
+        if not any(PLACEHOLDER_BASE <= ord(ch) <= PLACEHOLDER_END for ch in both):
             d = lexeme_dfa(both)
             if d is not None and not d.finals:
                 return None  # no key is in both languages / in the difference
-            plain = lookahead_free(both, (PLACEHOLDER_BASE, _PLACEHOLDER_END))
+            plain = lookahead_free(both, (PLACEHOLDER_BASE, PLACEHOLDER_END))
             if plain is not None:
                 return plain
         ptr = self.s.kptr(keyword)
