@@ -157,6 +157,8 @@ def array_regex(em: Any, parts: ArrayParts) -> str | None:
     if body is None and bounds is not None:
         em.norm.note_empty("contains", s.kptr("contains"), "no array of these items has the number of items "
                            "matching contains that minContains/maxContains ask for")
+    if bounds is not None and split.lexeme and body is not None:
+        return split.array_lexeme(_wrap(em, body), parts, m, M)
     return _wrap(em, body)
 
 
@@ -205,6 +207,7 @@ class _Splitter:
         self.c = em.norm.flatten(contains, cptr)
         self.not_c: Any = None
         self.refused = False  # lenient mode ignored contains
+        self.lexeme = False  # grammar path: hits and misses told apart by lookaheads, in one value lexeme
         if not isinstance(self.c, bool):
             ok, self.not_c = _strict(em, lambda: em.norm.flatten({"not": contains}, cptr))
             if not ok:
@@ -223,16 +226,12 @@ class _Splitter:
         ok_miss, miss = (False, None)
         if self.not_c is not None:
             ok_miss, miss = _strict(em, lambda: _merged_regex(em, x, self.not_c))
-        if em.sink is not None and any(em.sink.has_lexeme(r or "") for r in (hit, miss)):
-            ok_hit = ok_miss = False  # a value lexeme beside the other side's rules: ambiguous for Lark
         if ok_hit and ok_miss:
+            if em.sink is not None and any(em.sink.has_lexeme(r or "") for r in (hit, miss)):
+                self.lexeme = True  # a value lexeme beside the other side's rules is ambiguous for Lark
             return self._simplified(hit, miss, plain)
         if em.sink is not None:
-            em.unsupported("contains", self.cptr, "this contains schema needs a lookahead to tell its items apart, "
-                           "which the grammar path cannot write; use the regex path or a contains schema that "
-                           "is a type, an enum/const of strings, booleans or null, or required names")
-            self.refused = True
-            return Slot(None, None, plain)
+            self.lexeme = True  # the lookaheads below go into the array's value lexeme (array_lexeme)
         if not self._lookahead_exact(x):
             em.unsupported("contains", self.cptr, "cannot tell exactly which items match this contains schema "
                            "(objects, arrays, or numbers spelled differently by items and contains); use a "
@@ -249,6 +248,20 @@ class _Splitter:
         if not ok_miss:
             miss = value_difference(plain, c)
         return self._simplified(hit, miss, plain)
+
+    def array_lexeme(self, array: str, parts: ArrayParts, m: int, M: int | None) -> str | None:
+        """Grammar path: the array regex `array`, whose items are told apart by lookaheads, as one
+        value lexeme (its exact automaton as rules); refused by name when it is not regular or
+        too large (in lenient mode, contains is then ignored)."""
+        em = self.em
+        try:
+            return em.sink.value_lexeme(array, "contains", self.cptr)
+        except UnsupportedSchemaError as exc:
+            em.unsupported("contains", self.cptr, "this contains schema needs lookaheads to tell its items apart, "
+                           f"which the grammar path writes as one value lexeme for the array, and cannot here "
+                           f"({exc.args[0]}); use the regex path")
+        slots = [Slot(None, None, r) for _, _, r in parts.prefix]
+        return _wrap(em, count_items(em, slots, Slot(None, None, parts.rest_regex), m, M, 0, None, parts.node.ptr))
 
     @staticmethod
     def _simplified(hit: str | None, miss: str | None, plain: str) -> Slot:
