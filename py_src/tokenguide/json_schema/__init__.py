@@ -335,7 +335,8 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
-                      order: str = "schema", right_linear: bool = False, unions: bool = False):
+                      order: str = "schema", right_linear: bool = False, unions: bool = False,
+                      member_rules: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -348,7 +349,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions)
+    sink = GrammarSink(ws, right_linear, unions, member_rules)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -405,6 +406,9 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         retries = [{"right_linear": True}] if sink.wide_objects else []
         if sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES):
             retries.append({"unions": True})
+        if sink.inline_optionals and "expand into more than" in str(first):
+            # objects nested in objects multiply their inline optional members: all as member rules
+            retries.append({"member_rules": True})
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)

@@ -43,9 +43,11 @@ _SPACE = 0x20
 class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
-    def __init__(self, ws: str, right_linear: bool = False, unions: bool = False) -> None:
+    def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False) -> None:
         self.ws = ws
         self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)
+        self.member_rules = member_rules  # every object with an optional member as rules (objects.members_chain)
+        self.inline_optionals = False  # did members_chain write an object's optional members inline
         self.unions = unions  # regular anyOf/oneOf unions as value lexemes (see `union`)
         self.alternations = False  # did `union` see an anyOf/oneOf of two parts or more
         self.wide_objects = False  # did object_members write any

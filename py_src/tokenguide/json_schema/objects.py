@@ -122,8 +122,11 @@ def members_chain(sep: str, members: list[str | None], req: list[bool], extra: s
         if m is None and r:
             return None
     items = [(m, r) for m, r in zip(members, req) if m is not None]
-    if sink is not None and sum(not r for _, r in items) > _INLINE_OPTIONALS:
+    optionals = sum(not r for _, r in items)
+    if sink is not None and optionals > (0 if sink.member_rules else _INLINE_OPTIONALS):
         return sink.object_members(sep, items, extra)
+    if sink is not None and optionals:
+        sink.inline_optionals = True  # a retry with member rules would write this object differently
     tail_extra = rep(sep + extra, 0, None) if extra is not None else ""
     first_req = next((i for i, (_, r) in enumerate(items) if r), None)
     if first_req is not None:
