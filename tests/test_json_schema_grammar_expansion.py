@@ -127,3 +127,78 @@ def test_deep_free_form_values_in_the_manifest():
     assert accepts(json.dumps(good))  # the default whitespace: one optional space between tokens
     assert not accepts(json.dumps(bad, separators=(",", ":")))
     assert not accepts(json.dumps({"vol": {"parts": {}}}, separators=(",", ":")))  # backing required
+
+
+def _wide_event(n: int) -> dict:
+    """A wide event record (modelled on Snowplow's enriched events): `n` optional properties,
+    most strings or nulls of a bounded length, some integers/booleans, two free-form contexts."""
+    props: dict = {}
+    for i in range(n):
+        kind = i % 5
+        if kind == 3:
+            props[f"f{i}"] = {"type": ["integer", "null"]}
+        elif kind == 4:
+            props[f"f{i}"] = {"type": ["boolean", "null"]}
+        else:
+            props[f"f{i}"] = {"type": ["string", "null"], "maxLength": (255, 128, 40)[kind]}
+    props["contexts"] = {"type": ["object", "null"]}
+    props["derived"] = {"type": ["object", "null"]}
+    props["event_id"] = {"type": "string", "maxLength": 36}
+    return {"type": "object", "additionalProperties": False, "properties": props}
+
+
+WIDE = _wide_event(130)
+
+
+def _value(rnd: random.Random, schema: dict):
+    """A random value for a property of WIDE: mostly of its type, at its length bound or one
+    past it, sometimes of another type."""
+    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    kind = rnd.choice(types) if rnd.random() < 0.9 else rnd.choice(["string", "integer", "boolean", "object"])
+    if kind == "string":
+        top = schema.get("maxLength", 300)
+        return rnd.choice("xyzé") * rnd.choice([0, 1, top - 1, top, top, top + 1])
+    return {"integer": lambda: rnd.choice([0, -3, 12]), "boolean": lambda: rnd.random() < 0.5, "null": lambda: None,
+            "object": lambda: rnd.choice([{}, {"a": [1.5, None]}])}[kind]()
+
+
+def test_a_wide_event_record_takes_the_exact_grammar_path():
+    """Refused before ("more than 700 alternatives once Lark expands its optional parts": 130
+    members written as left-linear rules are about 820), so "auto" fell back to the
+    depth-capped regex."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled = compile_json_schema(WIDE)
+    assert compiled.path == "grammar" and not compiled.depth_capped
+    accepts = acceptor(compiled)
+    validator = jsonschema.validators.validator_for(WIDE)(WIDE)
+    rnd = random.Random(7)
+    names = list(WIDE["properties"])
+    cases = []
+    for _ in range(150):
+        keep = sorted(rnd.sample(range(len(names)), rnd.randint(0, 6)) + ([names.index("event_id")] * (rnd.random() < 0.9)))
+        x = {names[i]: _value(rnd, WIDE["properties"][names[i]]) for i in dict.fromkeys(keep)}
+        if rnd.random() < 0.4:
+            x["contexts"] = _deep(rnd, rnd.randint(5, 7)) if rnd.random() < 0.7 else {"k": _deep(rnd, 6)}
+        cases.append({k: x[k] for k in names if k in x})  # schema order: the grammar's order
+    assert sum(validator.is_valid(x) for x in cases) >= 30
+    texts = [json.dumps(x, separators=(",", ":"), ensure_ascii=False) for x in cases]
+    assert [accepts(t) for t in texts] == [validator.is_valid(x) for x in cases]
+
+
+def test_long_counted_values_have_one_terminal_for_all_their_keys():
+    """A member whose value counts to 32 or more (a string's maxLength) is its key's terminal,
+    then one terminal for the value that every member with that value shares: the automaton is
+    built and checked once, not once per key. Same language: judged by jsonschema."""
+    schema = {"type": "object", "properties": {k: {"type": ["string", "null"], "maxLength": 100} for k in "abcdef"},
+              "additionalProperties": {"type": "integer"}}
+    compiled = compile_json_schema(schema, path="grammar")
+    assert sum("{0,100}" in line for line in compiled.grammar.splitlines()) == 1
+    accepts = acceptor(compiled)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    rnd = random.Random(3)
+    values = [None, "", "q" * 100, "q" * 101, 5, "é" * 100, True]
+    for _ in range(200):
+        x = {k: rnd.choice(values) for k in sorted(rnd.sample("abcdefgh", rnd.randint(0, 4)))}
+        x = {k: x[k] for k in "abcdef" if k in x} | {k: x[k] for k in "gh" if k in x}
+        assert accepts(json.dumps(x, separators=(",", ":"), ensure_ascii=False)) == validator.is_valid(x), x

@@ -35,7 +35,8 @@ PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
 PLACEHOLDER_END = PLACEHOLDER_BASE + _PLACEHOLDER_LIMIT - 1  # the last placeholder a schema may use
 _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
-_MAX_ALTERNATIVES = 700  # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s)
+# alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s; 1,050 in sp_338: 1.0 s)
+_MAX_ALTERNATIVES = 1_100
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
