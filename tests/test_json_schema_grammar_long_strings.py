@@ -74,9 +74,12 @@ def test_short_counts_stay_one_terminal():
     assert f"{{0,{2 * K}}}" in grammar
 
 
-@pytest.mark.parametrize("kw", ["maxLength", "minLength"])
-def test_lengths_past_the_block_rules_are_refused_by_keyword(kw):
-    schema = tree({kw: (MAX_STRING_BLOCKS + 1) * K})
+@pytest.mark.parametrize("kw,lengths", [("minLength", {"minLength": (MAX_STRING_BLOCKS + 1) * K}),
+                                        ("maxLength", {"minLength": K, "maxLength": (MAX_STRING_BLOCKS + 1) * K})])
+def test_lengths_past_the_block_rules_are_refused_by_keyword(kw, lengths):
+    """A minLength past the block rules, or a maxLength past them beside a minLength of a block
+    or more (a maxLength alone is counted digit by digit: test_json_schema_grammar_expansion)."""
+    schema = tree(lengths)
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(schema, path="grammar")
     assert (info.value.keyword, info.value.pointer) == (kw, f"#/$defs/n/properties/s/{kw}")

@@ -24,6 +24,7 @@ __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_
 #: count (`counted_string`): counted whole, its terminal's automaton outgrows the checks' bound.
 STRING_BLOCK = 128
 MAX_STRING_BLOCKS = 256  # rules of one count (maxLength 32,768): Lark's analysis recurses along the chain
+_DIGIT_BASE = 16  # beyond MAX_STRING_BLOCKS, the block count is written in this base (`_digit_string`)
 
 
 def string_format(em: Any, s: Any) -> str | None:
@@ -47,16 +48,20 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None) -> str:
     both match (a block of exactly K characters, none of them a closing quote, or a tail of
     fewer than K and the quote): rule i, after i blocks, reads another block or the tail that
     ends a string of lo..hi characters. Past the lower bound, unbounded above, the tail is
-    `STRING_CHAR*"` (a loop, small)."""
+    `STRING_CHAR*"` (a loop, small). Past MAX_STRING_BLOCKS blocks, a maxLength (beside a
+    minLength under one block) is counted digit by digit instead (`_digit_string`)."""
     k = STRING_BLOCK
     if em.sink is None or max(lo, hi or 0) <= 2 * k:
         return '"' + rep(STRING_CHAR, lo, hi) + '"'
     block = rep(STRING_CHAR, k, k)
     last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)
+    if last > MAX_STRING_BLOCKS and hi is not None and lo < k:
+        return _digit_string(em, lo, hi)
     if last > MAX_STRING_BLOCKS:
         kw = "minLength" if hi is None else "maxLength"
-        em.unsupported(kw, s.kptr(kw), f"a string length over {MAX_STRING_BLOCKS * k:,} characters (the grammar path writes "
-                       f"{k} characters per rule); use path='regex'")
+        beside = "" if hi is None else f" beside a minLength of {k} or more"
+        em.unsupported(kw, s.kptr(kw), f"a string length over {MAX_STRING_BLOCKS * k:,} characters{beside} (the grammar "
+                       f"path writes {k} characters per rule); use path='regex'")
         return '"' + STRING_CHAR + '*"'  # lenient: the length is ignored
     nxt: str | None = None  # the rule after one more block
     for i in range(last, -1, -1):
@@ -69,6 +74,54 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None) -> str:
         nxt = em.sink.rule(body)
     assert nxt is not None
     return '"' + nxt
+
+
+def _digit_string(em: Any, lo: int, hi: int) -> str:
+    """The grammar path's JSON strings of lo..hi characters (lo under one block, hi over
+    MAX_STRING_BLOCKS blocks): the block count is bounded digit by digit in base _DIGIT_BASE,
+    so the rules grow with the number of digits, not with hi (maxLength 2**31: 7 digits).
+
+    `unit[m]` is a rule for exactly b**m blocks (b copies of unit[m-1]; unit[0] the block),
+    `fewer[m]` for fewer than b**m blocks and then a tail of under one block and the quote:
+    fewer than b units m-1, then fewer[m-1]. A count under q blocks agrees with q's digits
+    down to some digit m, where it has fewer units m, and then anything under b**m blocks;
+    with exactly q blocks the tail is hi % k characters at most. Right-linear: after each
+    unit the next terminal (a block, or a tail holding the quote) decides, and the units of
+    different levels are read in step (b**m blocks close a unit m, never a `fewer`)."""
+    k, b, rule = STRING_BLOCK, _DIGIT_BASE, em.sink.rule
+    tail = rule(rep(STRING_CHAR, 0, k - 1) + '"')  # a rule: one terminal wherever it stands
+
+    def at_most(q: int, r: int) -> str:
+        """Placeholder regex for at most q blocks and a tail, of r characters at most after q
+        blocks: under q - 1 blocks and a tail, or q - 1 blocks and then a tail or one more
+        block (a terminal, not the block rule) and the short tail. The short tail's terminal
+        is so acceptable only right after that block: the block rule is reduced before tails
+        of both lengths in the parse states LALR shares, where the two terminals would clash."""
+        short_tail = rule(rep(STRING_CHAR, 0, r) + '"')
+        block_then = rule(f"(?:{rep(STRING_CHAR, k, k)}{short_tail}|{tail})")
+        digits = []
+        q -= 1
+        while q:
+            q, d = divmod(q, b)
+            digits.append(d)
+        unit, fewer = [rule(rep(STRING_CHAR, k, k))], [tail]
+        while len(unit) < len(digits):
+            unit.append(rule(unit[-1] * b))
+            chain = fewer[-1]  # after b - 1 units: no further unit
+            for _ in range(b - 1):
+                chain = rule(f"(?:{unit[-2]}{chain}|{fewer[-1]})")
+            fewer.append(chain)
+        out = block_then  # q - 1 blocks read
+        for m, d in enumerate(digits):  # from the lowest digit up: out is what follows digit m
+            for _ in range(d):
+                out = rule(f"(?:{unit[m]}{out}|{fewer[m]})")
+        return out
+
+    if lo == 0:
+        return '"' + at_most(hi // k, hi % k)
+    short = rep(STRING_CHAR, lo, k - 1) + '"'  # no block: at least lo characters
+    first = rule(rep(STRING_CHAR, k, k))
+    return '"' + rule(f"(?:{short}|{first}{at_most(hi // k - 1, hi % k)})")
 
 
 def _quoted(body: str) -> str:
