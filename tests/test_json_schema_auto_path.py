@@ -56,19 +56,21 @@ def test_free_form_values_take_the_exact_grammar_path():
 
 
 def test_refused_grammar_path_falls_back_to_a_regex_that_says_it_is_capped():
-    # if/then/else needs a lookahead, which grammar terminals cannot hold: the grammar path
-    # refuses and "auto" keeps the capped regex (wide objects no longer refuse: see
-    # test_json_schema_grammar_wide.py)
-    schema = {"type": "object", "properties": {"p3": {"type": "array"},
-                                               "v": {"if": {"type": "string"}, "then": {"minLength": 2}}}}
+    # a `not` telling free-form values apart 6 levels down, below what the grammar path writes
+    # out around its holes (json_schema.holes): the grammar path refuses and "auto" keeps the
+    # capped regex (wide objects no longer refuse: see test_json_schema_grammar_wide.py)
+    deep: dict = {"type": "array", "maxItems": 0}
+    for key in "edcba":
+        deep = {"type": "object", "properties": {key: deep}, "required": [key]}
+    schema = {"type": "object", "properties": {"p3": {"type": "array"}, "v": {"not": deep}}}
     with pytest.raises(UnsupportedSchemaError, match="lookahead"):
         compile_json_schema(schema, path="grammar")
     with pytest.warns(UserWarning, match="depth-capped"):
         compiled = compile_json_schema(schema)
     assert compiled.path == "regex" and compiled.depth_capped
     assert "free-form values nest at most 2" in compiled.reason and "grammar path:" in compiled.reason
-    assert re.fullmatch(compiled.regex, dumps({"p3": [[1]], "v": "ab"}))
-    assert not re.fullmatch(compiled.regex, dumps({"p3": [[1]], "v": "a"}))
+    assert re.fullmatch(compiled.regex, dumps({"p3": [[1]], "v": {"a": 1}}))
+    assert not re.fullmatch(compiled.regex, dumps({"p3": [[[[1]]]], "v": "a"}))  # nested past the cap
 
 
 def test_slash_and_backslash_quote_in_terminals():

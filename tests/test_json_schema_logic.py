@@ -231,13 +231,26 @@ def test_grammar_path_writes_lookahead_values_as_automata():
     assert auto.path == "regex" and re.fullmatch(auto.regex, "2") and not re.fullmatch(auto.regex, "3")
 
 
+def _five_deep(inner: dict) -> dict:
+    """`inner` as the value of a chain of five required properties (objects 5 levels deep)."""
+    for key in "edcba":
+        inner = {"type": "object", "properties": {key: inner}, "required": [key]}
+    return inner
+
+
+#: a lookahead telling free-form values apart 5 levels down, below what the grammar path
+#: writes out around its holes (json_schema.holes)
+DEEP = _five_deep({"type": "array", "maxItems": 0})
+
+
 @pytest.mark.parametrize("schema,keyword,pointer", [
-    ({"oneOf": [{"type": "integer"}, {"minimum": 3}]}, "oneOf", "#/oneOf/0"),
-    ({"if": {"type": "integer"}, "then": {"minimum": 3}}, "if", "#/if"),
-    ({"type": "object", "properties": {"k": {}}, "not": {"properties": {"k": {"const": 1}}}}, "not", "#/not"),
+    ({"oneOf": [DEEP, {"required": ["z"]}]}, "oneOf", "#/oneOf/0"),
+    ({"if": DEEP, "then": {"minProperties": 2}}, "if", "#/if"),
+    ({"type": "object", "properties": {"k": {}}, "not": {"properties": {"k": DEEP}}}, "not", "#/not"),
 ])
 def test_grammar_path_refusals_name_keyword_and_pointer(schema, keyword, pointer):
-    """A lookahead over a free-form value is not regular: refused by keyword and pointer."""
+    """A lookahead over a free-form value that tells values apart too deep: refused by keyword
+    and pointer."""
     with pytest.raises(UnsupportedSchemaError, match="grammar path") as info:
         compile_json_schema(schema, path="grammar")
     assert (info.value.keyword, info.value.pointer) == (keyword, pointer)

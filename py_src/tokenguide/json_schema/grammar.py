@@ -25,8 +25,9 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 from . import grammar_checks, member_rules
+from . import holes as holes_mod
 from .grammar_checks import check_grammar, refuse
-from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, char_moves, holes_apart, lexeme_dfa, regular_text, without
+from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, char_moves, lexeme_dfa, without
 from .text import NULL, NUMBER, STRING
 
 __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE", "PLACEHOLDER_END"]
@@ -59,11 +60,12 @@ class GrammarSink:
         self.numbers: dict[str, str] = {}  # number regex -> placeholder
         self.lexemes: dict[str, str] = {}  # placeholder -> string regex (lookaheads confined to it)
         self.value_lexemes: set[str] = set()  # those of whole values (see value_lexeme)
+        self.value_sources: dict[str, str] = {}  # value lexeme -> its regex with placeholders
         self.holes: dict[str, dict[int, str]] = {}  # value lexeme -> hole code point -> rule placeholder
         self.marks: list[str] = []  # see `mark`
         self.shared: dict[str, str] = {}  # body regex -> placeholder of a shared rule (see `rule`)
         self._any: str | None = None
-        self._char_any: str | None = None
+        self._compound: str | None = None
         self.cut = self._new("")  # a boundary between terminals, no rule
 
     def _new(self, name: str) -> str:
@@ -130,16 +132,15 @@ class GrammarSink:
         complete value in a document is always followed by whitespace, `,`, `]`, `}` or the
         end, so what follows the value never changes a lookahead's verdict (full match of the
         value alone). None when no value is left; refused (`keyword` at `ptr`) beyond
-        MAX_LEXEME_STATES states. With `holes` (no lookahead may see them: `union` only), the
-        rules that are not regular stay rules, read as one symbol each (see `union`)."""
-        filled: dict[str, str] | None = {} if holes else None
-        text = regular_text(self, regex, keyword, ptr, holes=filled)
+        MAX_LEXEME_STATES states. Free-form values are written out a few levels deep around a
+        hole for the arrays and objects below (module `holes`, which checks that no lookahead
+        can see the hole read another way). With `holes` (no lookahead may see them: `union`
+        only), the rules that are not regular stay rules, read as one symbol each (see `union`)."""
+        text, filled = holes_mod.lexeme_text(self, regex, keyword, ptr, holes)
         d = lexeme_dfa(text)
         if d is None:
             raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} states",
                          keyword, ptr)
-        if filled and not holes_apart(regular_text(self, regex, keyword, ptr, holes=dict.fromkeys(filled, ""))):
-            raise refuse("a value lexeme's text uses the characters that stand for its rules", keyword, ptr)
         if not d.finals or d.finals == {0} and not d.live_bytes(0):
             return None  # the lookaheads leave no value (only the empty text, which no value is)
         hole_rules = {HOLE_CHARS[i]: h for i, h in enumerate(filled or ())}
@@ -149,6 +150,7 @@ class GrammarSink:
         ch = self._new(f"x{len(self.lexemes)}")
         self.lexemes[ch] = text
         self.value_lexemes.add(ch)
+        self.value_sources[ch] = regex
         if hole_rules:
             self.holes[ch] = hole_rules
         return ch
@@ -161,9 +163,10 @@ class GrammarSink:
         """One value lexeme for the alternation of `parts` when some part is a lexeme (the rules
         of two lexemes side by side would start with overlapping terminals) or, with `unions`,
         whenever they are regular (an anyOf of objects expands too much inline, and is
-        ambiguous as rules of its own); None when they stay an alternation. A free-form value or
-        recursive $ref in a part becomes a hole: a control character of the automaton (no JSON
-        text has one raw) whose moves are that rule. Exact: a union of the parts' languages with
+        ambiguous as rules of its own); None when they stay an alternation. A recursive $ref in a
+        part becomes a hole: a control character of the automaton (no JSON text has one raw)
+        whose moves are that rule; a free-form value is written out around compound holes
+        (module `holes`, checked to read one way). Exact: a union of the parts' languages with
         each hole's language put in is the union of the parts; an ambiguity (a hole beside text
         it also matches) is a conflict or a terminal clash that check_grammar refuses."""
         if len(parts) >= 2:
@@ -175,21 +178,17 @@ class GrammarSink:
         except UnsupportedSchemaError:
             return None
 
-    def char_any(self) -> str:
-        """The placeholder of a value lexeme for any JSON value, its own hole for the values
-        nested in it: the `any` of holes (see `union`), over single characters like the lexeme
-        around it (the terminals of `any`, such as ` ?, ?`, would clash with its `[ ]`)."""
-        if self._char_any is None:
-            ch = self._char_any = self._new(f"x{len(self.lexemes)}")
-            ws, hole = self.ws, f"\\x{HOLE_CHARS[0]:02x}"
-            member = STRING + f"{ws}:{ws}" + hole
-            self.lexemes[ch] = (
-                f"(?:{NULL}|true|false|(?:{NUMBER})|{STRING}"
-                rf"|\[{ws}(?:{hole}(?:{ws},{ws}{hole})*)?{ws}\]|\{{{ws}(?:{member}(?:{ws},{ws}{member})*)?{ws}\}})"
-            )
-            self.value_lexemes.add(ch)
-            self.holes[ch] = {HOLE_CHARS[0]: ch}
-        return self._char_any
+    def compound_value(self) -> str:
+        """The placeholder of the rule for one JSON array or object of any values (nesting
+        without limit): the hole of free-form values in value lexemes (module `holes`)."""
+        if self._compound is None:
+            ch = self._compound = self._new("compound")
+            ws, cut, any_ = self.ws, self.cut, self.any_value()
+            sep = f"{cut}{ws},{ws}{cut}"
+            member = STRING + f"{ws}:{ws}" + any_
+            self.bodies[ch] = (rf"\[{ws}(?:{any_}(?:{sep}{any_})*)?{cut}{ws}\]"
+                               rf"|\{{{ws}(?:{member}(?:{sep}{member})*)?{cut}{ws}\}}")
+        return self._compound
 
     def any_value(self) -> str:
         """The placeholder of the rule for any JSON value, nesting without limit."""
@@ -658,12 +657,12 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
     used = _reachable(root, sink)
     for ch, name in list(sink.names.items()):  # number rules may add names (merge_numbers)
         if ch in sink.bodies and ch in used:
-            lines.append(f"{name}: {ebnf(sink.bodies[ch], merge_cuts and name != 'any')}")
+            lines.append(f"{name}: {ebnf(sink.bodies[ch], merge_cuts and name not in ('any', 'compound'))}")
     for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
         number_rules.extend(_number_rules(name, regex, conv))
     lexemes, written = list(conv.lexemes.items()), set()
-    while lexemes:  # and the lexemes their holes stand for (GrammarSink.char_any)
+    while lexemes:  # and the lexemes their holes stand for (GrammarSink.union)
         name, lexeme = lexemes.pop(0)
         if name not in written:
             written.add(name)

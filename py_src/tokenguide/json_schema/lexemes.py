@@ -11,7 +11,7 @@ placeholders (`regular_text`), rules left in them as holes (HOLE_CHARS, `holes_a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
@@ -102,16 +102,19 @@ def char_moves(d: dfa_mod.ByteDFA, q: int, memo: dict) -> dict[int, list[tuple[i
 # --------------------------------------------------------------------------- value lexemes
 
 def regular_text(sink: Any, regex: str, keyword: str, ptr: str, depth: int = 0,
-                 holes: dict[str, str] | None = None, memo: dict[str, str] | None = None) -> str:
+                 holes: dict[str, str] | None = None, memo: dict | None = None,
+                 free_form: Callable[[int], str] | None = None, level: int = 0) -> str:
     """`regex` of grammar.GrammarSink `sink` without placeholders: numbers, lexemes and shared
     rules written out, boundaries dropped; refused (by `keyword` at `ptr`) when it holds a rule that is not regular (a
     recursive $ref, a free-form value) or one inside a character class. With `holes`, such
     a rule, and a value lexeme, is written as a control character of its own instead
-    (`holes`: placeholder -> its text, filled in; see GrammarSink.union). Refused past
+    (`holes`: placeholder -> its text, filled in; see GrammarSink.union); with `free_form`, a
+    free-form value is the text it returns for the value's nesting level (the literal brackets
+    open before it, from `level` at the start of `regex`; module `holes`). Refused past
     MAX_LEXEME_TEXT characters (shared rules written out can grow exponentially)."""
     if depth > 64:
         raise refuse("a value lexeme nests its rules too deeply", keyword, ptr)
-    memo = {} if memo is None else memo  # shared rule -> its text, for this call
+    memo = {} if memo is None else memo  # (shared rule, level) -> its text, for this call
     size = 0
     number_of = {ch: rx for rx, ch in sink.numbers.items()}
     out: list[str] = []
@@ -120,6 +123,8 @@ def regular_text(sink: Any, regex: str, keyword: str, ptr: str, depth: int = 0,
         c = regex[i]
         if c == "\\":
             out.append(regex[i:i + 2])
+            if not in_class and regex[i + 1:i + 2] in ("[", "{", "]", "}"):
+                level += 1 if regex[i + 1] in "[{" else -1
             i += 2
             continue
         if c in sink.names:
@@ -128,16 +133,27 @@ def regular_text(sink: Any, regex: str, keyword: str, ptr: str, depth: int = 0,
             if c in number_of:
                 out.append(f"(?:{number_of[c]})")
             elif c in sink.lexemes and (holes is None or c not in sink.value_lexemes):
-                out.append(f"(?:{sink.lexemes[c]})")
+                if c in sink.value_sources:  # written again, for its holes to be this text's
+                    body = regular_text(sink, sink.value_sources[c], keyword, ptr, depth + 1, holes, memo,
+                                        free_form, level)
+                    out.append(f"(?:{body})")
+                else:
+                    out.append(f"(?:{sink.lexemes[c]})")
             elif sink.names[c].startswith("s") and c in sink.bodies:
-                if c not in memo:
-                    memo[c] = f"(?:{regular_text(sink, sink.bodies[c], keyword, ptr, depth + 1, holes, memo)})"
-                out.append(memo[c])
-                size += len(memo[c])
+                key = (c, level if free_form else 0)
+                if key not in memo:
+                    body = regular_text(sink, sink.bodies[c], keyword, ptr, depth + 1, holes, memo, free_form, level)
+                    memo[key] = f"(?:{body})"
+                out.append(memo[key])
+                size += len(memo[key])
+                if size > MAX_LEXEME_TEXT:
+                    raise refuse("a value lexeme's regex would be too long", keyword, ptr)
+            elif sink.names[c] == "any" and free_form is not None:
+                out.append(free_form(level))
+                size += len(out[-1])
                 if size > MAX_LEXEME_TEXT:
                     raise refuse("a value lexeme's regex would be too long", keyword, ptr)
             elif sink.names[c] and holes is not None:
-                c = sink.char_any() if sink.names[c] == "any" else c
                 if c not in holes:
                     if len(holes) == len(HOLE_CHARS):
                         raise refuse("a value lexeme with too many rules in it", keyword, ptr)
