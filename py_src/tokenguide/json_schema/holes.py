@@ -201,8 +201,12 @@ def lexeme_text(sink: Any, regex: str, keyword: str, ptr: str, rule_holes: bool)
             return text, filled
         if len(filled) >= len(HOLE_CHARS):
             raise refuse("a value lexeme with too many rules in it", keyword, ptr)
-        if decomposition_conflict(text, int(compound[2:], 16)) is None:
+        conflict = decomposition_conflict(text, int(compound[2:], 16))
+        if conflict is None:
             return text, filled
+        if conflict < 0:  # U unreadable or too large: deeper text only makes it larger
+            raise refuse(f"{keyword!r} makes a value whose holes cannot be checked (its automaton is too large)",
+                         keyword, ptr)
     raise refuse(f"{keyword!r} needs a lookahead over a free-form value that no text written out "
                  f"{MAX_FREE_DEPTH} levels deep tells apart from the other values", keyword, ptr)
 
