@@ -17,7 +17,8 @@ from grammar_oracle import acceptor
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
 from tokenguide.json_schema import holes
-from tokenguide.json_schema.lexemes import HOLE_CHARS
+from tokenguide.json_schema.grammar import GrammarSink
+from tokenguide.json_schema.lexemes import HOLE_CHARS, MARKER
 from tokenguide.json_schema.text import VALUE_END, value_difference
 
 LEAVES = [0, 1, 3, -2, 2.5, "", "a", "ab", None, True, False]
@@ -151,7 +152,50 @@ def test_too_deep_a_lookahead_over_a_free_form_value_is_refused_by_name():
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(schema, path="grammar")
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
-    assert "free-form" in str(info.value)
+    assert "lookahead over a free-form value that no text of at most 2,000 states tells apart" in str(info.value)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert compile_json_schema(schema).depth_capped
+
+
+def test_a_check_too_large_to_run_is_refused_by_name(monkeypatch):
+    """When the automaton of the check cannot be built within its bound, the lexeme is refused
+    (naming the keyword and its pointer) rather than taken unchecked."""
+    monkeypatch.setattr(holes, "U_STATES", 3)
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(CASES["not empty array"], path="grammar")
+    assert (info.value.keyword, info.value.pointer) == ("not", "#/not") and "cannot be checked" in str(info.value)
+
+
+class _Ref:
+    """A stand-in for a recursive $ref target (GrammarSink.rule_ref reads its pointer)."""
+
+    def __init__(self, ptr: str) -> None:
+        self.ptr = ptr
+
+
+def _union_of_rules(n: int) -> tuple[GrammarSink, str]:
+    """A sink and the placeholder regex of an alternation of `n` recursive rules and a free-form value."""
+    sink = GrammarSink("[ ]?", unions=True)
+    parts = [sink.rule_ref(_Ref(f"#/$defs/t{i}")) for i in range(n)] + [sink.any_value()]
+    return sink, "(?:" + "|".join(parts) + ")"
+
+
+def test_the_compound_hole_takes_the_last_hole_character_but_never_the_marker():
+    sink, regex = _union_of_rules(len(HOLE_CHARS) - 1)
+    text, filled = holes.lexeme_text(sink, regex, "anyOf", "#/anyOf", True)
+    assert filled[sink.compound_value()] == f"\\x{HOLE_CHARS[-1]:02x}" and "\\x01" in text
+    assert len(set(filled.values())) == len(HOLE_CHARS) and f"\\x{MARKER:02x}" not in filled.values()
+    sink, regex = _union_of_rules(len(HOLE_CHARS))
+    with pytest.raises(UnsupportedSchemaError) as info:
+        holes.lexeme_text(sink, regex, "anyOf", "#/anyOf", True)
+    assert (info.value.keyword, info.value.pointer) == ("anyOf", "#/anyOf") and "too many rules" in str(info.value)
+
+
+def test_no_level_that_reads_one_way_is_refused_by_name(monkeypatch):
+    """When every level tried conflicts, the lexeme is refused naming the keyword and pointer."""
+    monkeypatch.setattr(holes, "MAX_FREE_DEPTH", 0)  # "any value but []" needs level 1
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(CASES["not empty array"], path="grammar")
+    assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
+    assert "free-form value that no text written out 0 levels deep tells apart" in str(info.value)

@@ -17,9 +17,11 @@ which are prefix-free up to what may follow them), where a keyword needs a compl
 intersection. Lookaheads exist on the regex path only: the grammar path writes string
 intersections (format/pattern/lengths) and whole values with lookaheads (not, overlapping
 oneOf, if/then/else; value lexemes) as rules from their exact automaton (module `lexemes`),
-and refuses by name a lookahead over a free-form value or recursive $ref (not regular). When
-its first grammar has too many alternatives or is ambiguous, it retries with anyOf/oneOf
-unions as value lexemes (free-form values and recursive $refs in them left as rules).
+free-form values in them written out around holes for deeper arrays and objects (module
+`holes`), and refuses by name a lookahead over a recursive $ref (not regular) or one telling
+free-form values apart too deep. When its first grammar has too many alternatives or is
+ambiguous, it retries with anyOf/oneOf unions as value lexemes (recursive $refs in them left
+as rules, free-form values around holes).
 
 Output format
 -------------

@@ -25,16 +25,16 @@ from typing import Any, Callable
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
 from .grammar_checks import refuse
-from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, holes_apart, regular_text
+from .lexemes import HOLE_CHARS, MARKER, MAX_LEXEME_STATES, holes_apart, lexeme_dfa, regular_text
 from .logic import CANONICAL_NUMBER
 from .text import NUMBER, STRING, group_marks
 
-__all__ = ["MAX_FREE_DEPTH", "decomposition_conflict", "free_form_text", "lexeme_text", "lookahead_free_text"]
+__all__ = ["MAX_FREE_DEPTH", "U_STATES", "decomposition_conflict", "free_form_text", "lexeme_text",
+           "lookahead_free_text"]
 
 MAX_FREE_DEPTH = 4  # nesting levels of a value lexeme above its holes, at most
-MARKER = HOLE_CHARS[-1]  # marks where a lookahead's body ends, in the automaton U
 _MARK = f"\\x{MARKER:02x}"
-_U_STATES = 4 * MAX_LEXEME_STATES  # the check refuses (conservatively) past this
+U_STATES = 4 * MAX_LEXEME_STATES  # the check refuses (conservatively) past this
 
 
 def free_form_text(ws: str, k: int, hole: str, number: str = NUMBER) -> str:
@@ -158,7 +158,7 @@ def decomposition_conflict(text: str, hole: int) -> int | None:
     if u is None:
         return -1
     try:
-        d = dfa_mod.compile_regex(u, max_states=_U_STATES)
+        d = dfa_mod.compile_regex(u, max_states=U_STATES)
     except StateLimitError:
         return -1
     seen, todo = {0}, [0]
@@ -177,41 +177,51 @@ def decomposition_conflict(text: str, hole: int) -> int | None:
 def lexeme_text(sink: Any, regex: str, keyword: str, ptr: str, rule_holes: bool) -> tuple[str, dict[str, str]]:
     """The regular text of value lexeme `regex` (lexemes.regular_text) and its holes
     (placeholder -> hole text, in HOLE_CHARS order): free-form values written out down to
-    level k, the least k up to MAX_FREE_DEPTH whose text `decomposition_conflict` passes; refused (`keyword` at
-    `ptr`) when none does or its text uses hole characters. With `rule_holes`, recursive
-    rules and value lexemes are holes too (GrammarSink.union), otherwise refused."""
-    number = NUMBER
+    level k, the least k up to MAX_FREE_DEPTH whose text `decomposition_conflict` passes;
+    refused (`keyword` at `ptr`) when none does or its text uses hole characters. With
+    `rule_holes`, recursive rules and value lexemes are holes too (GrammarSink.union),
+    otherwise refused."""
+    number, previous, conflicted = NUMBER, "", False
     for k in range(MAX_FREE_DEPTH + 1):
         filled: dict[str, str] = {}
         text = regular_text(sink, regex, keyword, ptr, holes=filled if rule_holes else None,
-                            free_form=_writer(sink, k, filled, number))
+                            free_form=_writer(sink, k, filled, number, keyword, ptr))
         if number == NUMBER and ("(?!" in text or "(?=" in text):
             number = CANONICAL_NUMBER  # lookaheads may test the free-form value's numbers
             filled = {}
             text = regular_text(sink, regex, keyword, ptr, holes=filled if rule_holes else None,
-                                free_form=_writer(sink, k, filled, number))
+                                free_form=_writer(sink, k, filled, number, keyword, ptr))
         if not filled:
             return text, filled
-        blank = dict.fromkeys(filled, "")
-        if not holes_apart(regular_text(sink, regex, keyword, ptr, holes=blank if rule_holes else None,
-                                        free_form=_writer(sink, k, blank, number))):
+        blank = dict.fromkeys(filled, "")  # (W(k) adds only string and number classes to check)
+        if k == 0 and not holes_apart(regular_text(sink, regex, keyword, ptr, holes=blank if rule_holes else None,
+                                                   free_form=_writer(sink, k, blank, number, keyword, ptr))):
             raise refuse("a value lexeme's text uses the characters that stand for its rules", keyword, ptr)
         compound = filled.get(sink.compound_value())
         if compound is None:
             return text, filled
-        if len(filled) >= len(HOLE_CHARS):
-            raise refuse("a value lexeme with too many rules in it", keyword, ptr)
+        if text == previous:
+            continue  # every free-form value lies deeper than k: the same text, the same conflict
+        previous = text
+        if lexeme_dfa(text) is None:  # cached for GrammarSink.value_lexeme; deeper text is only larger
+            if not conflicted:
+                raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} "
+                             "states", keyword, ptr)
+            raise refuse(f"{keyword!r} needs a lookahead over a free-form value that no text of at most "
+                         f"{MAX_LEXEME_STATES:,} states tells apart from the other values", keyword, ptr)
         conflict = decomposition_conflict(text, int(compound[2:], 16))
         if conflict is None:
             return text, filled
+        conflicted = True
         if conflict < 0:  # U unreadable or too large: deeper text only makes it larger
-            raise refuse(f"{keyword!r} makes a value whose holes cannot be checked (its automaton is too large)",
-                         keyword, ptr)
+            raise refuse(f"{keyword!r} needs a lookahead over a free-form value whose holes cannot be checked "
+                         "(the check's automaton is too large)", keyword, ptr)
     raise refuse(f"{keyword!r} needs a lookahead over a free-form value that no text written out "
                  f"{MAX_FREE_DEPTH} levels deep tells apart from the other values", keyword, ptr)
 
 
-def _writer(sink: Any, k: int, filled: dict[str, str], number: str) -> Callable[[int], str]:
+def _writer(sink: Any, k: int, filled: dict[str, str], number: str, keyword: str,
+            ptr: str) -> Callable[[int], str]:
     """What regular_text writes for a free-form value at nesting level `level`: W(k - level),
     so that its holes are `k` levels deep in the lexeme like those of every other free-form
     value (the other branches' text at the same place then reads a hole too), with the compound
@@ -219,6 +229,8 @@ def _writer(sink: Any, k: int, filled: dict[str, str], number: str) -> Callable[
     def write(level: int) -> str:
         ch = sink.compound_value()
         if ch not in filled:
+            if len(filled) == len(HOLE_CHARS):
+                raise refuse("a value lexeme with too many rules in it", keyword, ptr)
             filled[ch] = f"\\x{HOLE_CHARS[len(filled)]:02x}"
         return free_form_text(sink.ws, max(k - level, 0), filled[ch], number)
     return write

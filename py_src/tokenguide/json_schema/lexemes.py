@@ -19,13 +19,16 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from .grammar_checks import refuse
 
-__all__ = ["char_moves", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MAX_LEXEME_STATES", "regular_text", "without"]
+__all__ = ["char_moves", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER", "MAX_LEXEME_STATES", "regular_text",
+           "without"]
 
 MAX_LEXEME_STATES = 2_000  # rules per lexeme: beyond, Lark's analysis and the guides slow down
 MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)
 #: the characters that stand for rules inside a value lexeme (GrammarSink.union): control
 #: characters other than JSON whitespace, which no JSON text of the output format has raw
-HOLE_CHARS = [cp for cp in range(1, 0x20) if cp not in (0x09, 0x0A, 0x0D)]
+HOLE_CHARS = [cp for cp in range(1, 0x1F) if cp not in (0x09, 0x0A, 0x0D)]
+MARKER = 0x1F  # one more such character, kept for module holes (the end of a lookahead's body)
+_RESERVED = frozenset(HOLE_CHARS) | {MARKER}
 _LEADS = ((0xC2, 0xDF, 1, 0x1F, 0x80, 0x7FF), (0xE0, 0xEF, 2, 0x0F, 0x800, 0xFFFF),
           (0xF0, 0xF4, 3, 0x07, 0x10000, 0x10FFFF))  # lead bytes, continuations, mask, code points
 
@@ -181,9 +184,10 @@ _SAFE_CATEGORIES = (C.CATEGORY_DIGIT, C.CATEGORY_WORD)  # the others match some 
 
 
 def _may_match_hole(op, av) -> bool:
-    """Can this character item match a character of HOLE_CHARS? (False only when certain.)"""
+    """Can this character item match a character of HOLE_CHARS or the MARKER? (False only
+    when certain.)"""
     if op == C.LITERAL:
-        return av in HOLE_CHARS
+        return av in _RESERVED
     if op == C.CATEGORY:
         return av not in _SAFE_CATEGORIES
     if op != C.IN:
@@ -191,18 +195,18 @@ def _may_match_hole(op, av) -> bool:
     negated = any(iop == C.NEGATE for iop, _ in av)
     inside = set()
     for iop, iav in av:
-        if iop == C.LITERAL and iav in HOLE_CHARS:
+        if iop == C.LITERAL and iav in _RESERVED:
             inside.add(iav)
         elif iop == C.RANGE:
-            inside.update(cp for cp in HOLE_CHARS if iav[0] <= cp <= iav[1])
+            inside.update(cp for cp in _RESERVED if iav[0] <= cp <= iav[1])
         elif iop == C.CATEGORY and iav not in _SAFE_CATEGORIES:
             return True
-    return len(inside) < len(HOLE_CHARS) if negated else bool(inside)
+    return len(inside) < len(_RESERVED) if negated else bool(inside)
 
 
 def holes_apart(text: str) -> bool:
     """Does no character item of `text` (a value lexeme's regex with its holes left out) match a
-    character a hole stands for? Then the automaton reads those characters as the holes only.
+    character a hole stands for (or the MARKER)? Then the automaton reads those characters as the holes only.
     Syntactic, so conservative: every set, category and literal, lookaheads included."""
     try:
         items = list(sre_parse(text).data)

@@ -13,7 +13,8 @@ writes for a value of Bi is a text of Bi, so:
 `not` is base minus its schema; if/then/else is (base, if, then merged) plus (base and else)
 minus if; oneOf branches that may overlap are each minus all the others (one_of.Exclusive).
 In grammar mode the value with its lookaheads is a value lexeme (GrammarSink.value_lexeme: rules
-from its exact automaton), refused when it holds a free-form value or recursive $ref; with a
+from its exact automaton, free-form values written out around holes: module `holes`), refused
+when it holds a recursive $ref or tells free-form values apart too deep; with a
 whitespace pattern that may match more than JSON whitespace, these keywords are refused.
 """
 
