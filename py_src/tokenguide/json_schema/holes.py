@@ -153,7 +153,21 @@ def lookahead_free_text(text: str) -> str | None:
 def decomposition_conflict(text: str, hole: int) -> int | None:
     """A state of U (see the module doc) reached without the marker that moves both on `hole`
     and on `[` or `{`: where one text could be read in two ways (-1 when U cannot be built or
-    is too large, which counts as a conflict); None when there is no such state."""
+    is too large, which counts as a conflict); None when there is no such state. Cached (the
+    grammar path emits a schema again on retries, with the same lexeme texts)."""
+    key = (text, hole, U_STATES)
+    if key not in _CONFLICTS:
+        if len(_CONFLICTS) >= 64:
+            _CONFLICTS.clear()
+        _CONFLICTS[key] = _conflict(text, hole)
+    return _CONFLICTS[key]
+
+
+_CONFLICTS: dict[tuple[str, int, int], int | None] = {}
+
+
+def _conflict(text: str, hole: int) -> int | None:
+    """decomposition_conflict, uncached."""
     u = lookahead_free_text(text)
     if u is None:
         return -1
