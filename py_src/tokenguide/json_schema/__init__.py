@@ -102,9 +102,10 @@ $schema naming a draft decides if/then/else (draft 7 on), dependencies (drafts 3
 dependentSchemas/dependentRequired (2019-09 on), const/propertyNames/contains (draft 6 on) and
 prefixItems (2020-12), as that draft's validator does; without one, all apply. Complements
 and intersections (not, overlapping oneOf, if, pattern with format, lengths a pattern cannot
-absorb, key classes, contains, uniqueItems) are lookaheads: regex
-path only (string intersections excepted, see above), and only with a whitespace pattern that
-matches JSON whitespace alone.
+absorb, key classes, contains, uniqueItems) are lookaheads on the regex path, only with a
+whitespace pattern that matches JSON whitespace alone. The grammar path writes them as rules
+from exact automata (string intersections, value lexemes, keys without lookaheads, contains
+arrays as one value lexeme; see above), free-form values in them around holes.
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339
@@ -120,8 +121,10 @@ Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): ot
 values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals
 such as 0.3 or 2.5, whose multiples depend on the integer part too), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
 unbounded item sets that other items may equal (not regular), two different contains in one allOf, oneOf with a branch
-that may overlap more than 7 others, patterns that are not regular or use inline flags, lookaheads over
-free-form values or recursive $refs on the grammar path, and the combinations above that are not listed as supported.
+that may overlap more than 7 others, patterns that are not regular or use inline flags, on the
+grammar path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose
+free-form values no text written out 4 levels deep tells apart), and the combinations above
+that are not listed as supported.
 ``lenient=True`` ignores them instead and warns once with the list. Annotations and unknown
 keywords (title, description, examples, default, $comment, deprecated, readOnly...) are ignored,
 as the JSON Schema specification says.
