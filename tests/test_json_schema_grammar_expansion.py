@@ -13,6 +13,7 @@ import warnings
 import jsonschema
 import pytest
 from grammar_oracle import acceptor
+from random_json import chain, nesting, random_values
 from test_json_schema_logic import spellings
 
 from tokenguide.json_schema import compile_json_schema
@@ -53,36 +54,12 @@ LEAVES = ["grub", "lilo", "raw", "vdi", "none", "gpt", "", "s", 0, 3, -1, 2.5, N
 
 def _deep(rnd: random.Random, depth: int):
     """A free-form value nested `depth` arrays/objects deep."""
-    if depth == 0:
-        return rnd.choice(LEAVES)
-    inner = _deep(rnd, depth - 1)
-    return [inner] if rnd.random() < 0.5 else {rnd.choice(KEYS): inner}
+    return chain(rnd, depth, LEAVES, KEYS)
 
 
 def _instances(seed: int, n: int) -> list:
     """`n` random values over the schemas' keys and leaves, some with free-form values 5-7 deep."""
-    rnd = random.Random(seed)
-
-    def gen(depth: int):
-        r = rnd.random()
-        if depth > 3 or r < 0.3:
-            return rnd.choice(LEAVES)
-        if r < 0.36:
-            return _deep(rnd, rnd.randint(5, 7))
-        if r < 0.42:
-            return [gen(depth + 1) for _ in range(rnd.randint(0, 2))]
-        return {rnd.choice(KEYS): gen(depth + 1) for _ in range(rnd.randint(0, 3))}
-
-    return [gen(0) for _ in range(n)]
-
-
-def _depth(x) -> int:
-    """How many arrays/objects deep `x` nests."""
-    if isinstance(x, dict):
-        return 1 + max(map(_depth, x.values()), default=0)
-    if isinstance(x, list):
-        return 1 + max(map(_depth, x), default=0)
-    return 0
+    return random_values(random.Random(seed), n, LEAVES, KEYS, leaf=0.3, deep=0.06, array=0.06, array_len=2)
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
@@ -103,7 +80,7 @@ def test_member_rules_agree_with_jsonschema_and_the_regex_path(name):
     validator = jsonschema.validators.validator_for(schema)(schema)
     instances = _instances(sorted(SCHEMAS).index(name), 400)
     valid = [x for x in instances if validator.is_valid(x)]
-    assert len(valid) >= 40 and sum(_depth(x) >= 6 for x in valid) >= 5  # the sample tests something
+    assert len(valid) >= 40 and sum(nesting(x) >= 6 for x in valid) >= 5  # the sample tests something
     wrong = [x for x in instances if validator.is_valid(x) != any(accepts(t) for t in spellings(x))]
     assert wrong == []
     with warnings.catch_warnings():
@@ -112,7 +89,7 @@ def test_member_rules_agree_with_jsonschema_and_the_regex_path(name):
     for x in instances:
         for text in spellings(x):
             by_regex = regex.fullmatch(text) is not None
-            if by_regex or _depth(x) <= 2:  # deeper, the capped regex may reject a valid instance
+            if by_regex or nesting(x) <= 2:  # deeper, the capped regex may reject a valid instance
                 assert accepts(text) == by_regex, text
 
 

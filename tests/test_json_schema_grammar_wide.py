@@ -21,6 +21,7 @@ jsonschema = pytest.importorskip("jsonschema")
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
 from grammar_oracle import lark_accepts, lark_parser  # noqa: E402
+from random_json import nesting  # noqa: E402
 
 CHARS = '{}[]:," abcdefghijklmnopqrstuvwxyz0123456789-.ABCDEFGHIJKLMNOPQRSTUVWXYZ_'
 
@@ -77,20 +78,12 @@ def check_language(schema, docs, guide=None, regex_too=True):
         invalid_seen += not valid
         for text in (dumps(doc), dumps(doc, compact=False)):
             assert lark_accepts(p, text) == valid, text
-            if regex is not None and _depth(doc) < 3:
+            if regex is not None and nesting(doc) < 3:
                 assert (re.fullmatch(regex, text) is not None) == valid, text
         if guide is not None:
             assert guide_accepts(guide, dumps(doc)) == valid, dumps(doc)
     assert valid_seen and invalid_seen  # the docs exercise both answers
     return grammar
-
-
-def _depth(v) -> int:
-    if isinstance(v, dict):
-        return 1 + max(map(_depth, v.values()), default=0)
-    if isinstance(v, list):
-        return 1 + max(map(_depth, v), default=0)
-    return 0
 
 
 def subsets(names, values, limit=None):

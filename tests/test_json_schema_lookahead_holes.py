@@ -13,6 +13,7 @@ import warnings
 import jsonschema
 import pytest
 from grammar_oracle import acceptor
+from random_json import chain
 
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
@@ -39,16 +40,12 @@ def _deep(seed: int, n: int) -> list:
         keys = "abcd" if depth < 2 else "xy"
         return {rnd.choice(keys): gen(depth + 1, limit) for _ in range(rnd.randint(0, 2 if depth else 3))}
 
-    def chain(depth: int):
-        if depth == 0:
-            return rnd.choice(LEAVES + [[], {}])
-        return [chain(depth - 1)] if rnd.random() < 0.5 else {rnd.choice("xy"): chain(depth - 1)}
-
     out = []
     for i in range(n):
         x = gen(0, 4)
         if i % 3 == 0:
-            x = {**(x if isinstance(x, dict) else {}), rnd.choice("abcd"): {"x": chain(rnd.randint(5, 8))}}
+            deep = chain(rnd, rnd.randint(5, 8), LEAVES + [[], {}], "xy")
+            x = {**(x if isinstance(x, dict) else {}), rnd.choice("abcd"): {"x": deep}}
         out.append(x)
     return out
 

@@ -13,6 +13,7 @@ import warnings
 import jsonschema
 import pytest
 from grammar_oracle import acceptor
+from random_json import random_values
 from test_json_schema_logic import CASES, spellings
 
 from tokenguide.errors import UnsupportedSchemaError
@@ -33,17 +34,7 @@ def _wrong(schema, accepts, instances) -> list:
 
 def _instances(seed: int, n: int, leaves: list, keys: str = "abcd") -> list:
     """`n` random JSON values (nesting up to 4 deep) over `leaves` and object keys from `keys`."""
-    rnd = random.Random(seed)
-
-    def gen(depth: int):
-        r = rnd.random()
-        if depth > 3 or r < 0.45:
-            return rnd.choice(leaves)
-        if r < 0.65:
-            return [gen(depth + 1) for _ in range(rnd.randint(0, 3))]
-        return {rnd.choice(keys): gen(depth + 1) for _ in range(rnd.randint(0, 3))}
-
-    return [gen(0) for _ in range(n)]
+    return random_values(random.Random(seed), n, leaves, keys, leaf=0.45, array=0.2, array_len=3)
 
 
 LEAVES = [0, 1, 3, 5, 7, 12, -2, 2.5, 0.5, "", "a", "ab", "abcd", "99", None, True, False]
