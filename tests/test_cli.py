@@ -141,6 +141,9 @@ def test_build_sigint_during_a_long_gpt2_build(tmp_path, gpt2_vocab_path):
         [sys.executable, "-m", "tokenguide", "build", "--regex", ".{5000}", "--vocab", str(gpt2_vocab_path),
          "--progress", "-o", str(out_file)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        # A run started as a background job inherits SIGINT ignored, and Python then installs no
+        # KeyboardInterrupt handler: give the child the default disposition a terminal's Ctrl-C meets.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     seen = b""
     while b"automaton" not in seen:  # the bar is drawn: the (seconds-long) build is under way
