@@ -625,6 +625,18 @@ def start_server(root: str | os.PathLike = DIST, port: int = 0,
 
 # ----------------------------------------------------------------------------- commands
 
+def xdist_args(pytest_args: list[str]) -> list[str]:
+    """pytest-xdist options that run the suite on every core (at most 4), unless the caller chose
+    (`-n`, `--numprocesses`, `-p no:xdist`) or there is one core. `--dist loadgroup` keeps the tests
+    of one `xdist_group` (the shared Pyodide run) in one worker and hands out the rest in order."""
+    chose = any(a in ("-n", "--numprocesses", "no:xdist") or a.startswith(("-n", "--numprocesses="))
+                for a in pytest_args)
+    workers = min(os.cpu_count() or 1, 4)
+    if chose or workers < 2:
+        return []
+    return ["-n", str(workers), "--dist", "loadgroup"]
+
+
 def cmd_test(pytest_args: list[str]) -> int:
     """Set everything up, then run the whole pytest suite; return its exit code (5 -> 1)."""
     t0 = time.monotonic()
@@ -639,7 +651,8 @@ def cmd_test(pytest_args: list[str]) -> int:
                TOKENGUIDE_CHROMIUM=chromium,
                TOKENGUIDE_WHEELS=str(WHEEL_DIR),
                TOKENGUIDE_DIST=str(DIST))
-    cmd = [str(py), "-m", "pytest", "tests", "-q", "-ra", "--durations=30", *pytest_args]  # slowest 30 listed
+    cmd = [str(py), "-m", "pytest", "tests", "-q", "-ra", "--durations=30",  # slowest 30 listed
+           *xdist_args(pytest_args), *pytest_args]
     log("$ " + shlex.join(cmd), "test")
     code = subprocess.call(cmd, cwd=REPO, env=env)
     if code == 5:

@@ -56,8 +56,13 @@ def llama2_vocabulary(llama2_tokenizer_path):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run browser tests last: Playwright's sync API leaves an event loop running behind it."""
+    """Run browser tests last: Playwright's sync API leaves an event loop running behind it. Keep
+    every test with a Pyodide part in one pytest-xdist worker: the `pyodide_part` fixture runs
+    all the session's parts in one process, which must happen once, not once per worker."""
     items.sort(key=lambda item: "/tests/e2e/" in str(item.fspath).replace("\\", "/"))
+    for item in items:
+        if item.get_closest_marker("pyodide_part") is not None:
+            item.add_marker(pytest.mark.xdist_group("pyodide"))
 
 
 # -- one Pyodide boot for every test that runs code inside Pyodide under Node.js ------------------

@@ -36,3 +36,34 @@ def test_bench_masks_tokenguide_alone(gpt2_vocab_path, capsys):
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "|---" not in line]
     assert [r.split(" | ")[0][2:] for r in rows[1:]] == bench_masks.OUTLINES_CORE_REGEXES
+
+
+def _build_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("tokenguide_build_script", REPO / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_test_command_spreads_over_cores_unless_the_caller_chose(monkeypatch):
+    build = _build_module()
+    monkeypatch.setattr(build.os, "cpu_count", lambda: 2)
+    assert build.xdist_args([]) == ["-n", "2", "--dist", "loadgroup"]
+    assert build.xdist_args(["-k", "regex", "-x"]) == ["-n", "2", "--dist", "loadgroup"]
+    for chosen in (["-n", "0"], ["-n3"], ["--numprocesses=1"], ["-p", "no:xdist"]):
+        assert build.xdist_args(chosen) == [], chosen
+    monkeypatch.setattr(build.os, "cpu_count", lambda: 64)
+    assert build.xdist_args([])[:2] == ["-n", "4"]
+    monkeypatch.setattr(build.os, "cpu_count", lambda: 1)
+    assert build.xdist_args([]) == []
+
+
+def test_pyodide_parts_share_one_xdist_worker(request):
+    """The tests with a Pyodide part carry one xdist group (the shared run happens once)."""
+    marked = [item for item in request.session.items if item.get_closest_marker("pyodide_part")]
+    if not marked:
+        pytest.skip("no test with a Pyodide part was selected in this run")
+    groups = {item.get_closest_marker("xdist_group").args[0] for item in marked}
+    assert groups == {"pyodide"}
