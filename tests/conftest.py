@@ -56,13 +56,19 @@ def llama2_vocabulary(llama2_tokenizer_path):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run browser tests last: Playwright's sync API leaves an event loop running behind it. Keep
-    every test with a Pyodide part in one pytest-xdist worker: the `pyodide_part` fixture runs
-    all the session's parts in one process, which must happen once, not once per worker."""
+    """Run browser tests last: Playwright's sync API leaves an event loop running behind it.
+
+    pytest-xdist groups: every test with a Pyodide part in one worker (the `pyodide_part` fixture
+    runs all the session's parts in one process, which must happen once, not once per worker);
+    each browser test file in one worker, in order (a page can start from the previous test's state).
+    """
     items.sort(key=lambda item: "/tests/e2e/" in str(item.fspath).replace("\\", "/"))
     for item in items:
+        path = str(item.fspath).replace("\\", "/")
         if item.get_closest_marker("pyodide_part") is not None:
             item.add_marker(pytest.mark.xdist_group("pyodide"))
+        elif "/tests/e2e/" in path:
+            item.add_marker(pytest.mark.xdist_group("e2e/" + path.rsplit("/", 1)[-1]))
 
 
 # -- one Pyodide boot for every test that runs code inside Pyodide under Node.js ------------------

@@ -67,3 +67,13 @@ def test_pyodide_parts_share_one_xdist_worker(request):
         pytest.skip("no test with a Pyodide part was selected in this run")
     groups = {item.get_closest_marker("xdist_group").args[0] for item in marked}
     assert groups == {"pyodide"}
+
+
+def test_browser_test_files_each_keep_one_xdist_worker(request):
+    """Each browser test file is one xdist group of its own (its tests run in order, in one page)."""
+    browser = [item for item in request.session.items if "/tests/e2e/" in str(item.fspath).replace("\\", "/")]
+    if not browser:
+        pytest.skip("no browser test was selected in this run")
+    for item in browser:
+        group = item.get_closest_marker("xdist_group")
+        assert group is not None and group.args[0] == "e2e/" + Path(str(item.fspath)).name, item.nodeid
