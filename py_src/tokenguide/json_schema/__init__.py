@@ -214,13 +214,23 @@ def check_property_order(where: str, value: Any) -> str:
     return value
 
 
+class EmptySchemaError(UnsupportedSchemaError):
+    """The UnsupportedSchemaError of a schema that accepts no value (`empty_schema_error`);
+    `cut`: a recursive $ref the emitter cut at its unrolling limit (then it is not proved)."""
+
+    cut: str | None = None
+
+
 def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
     """The error for a schema that accepts no value, naming the first reason found."""
     if not norm.empty_reasons:
-        return UnsupportedSchemaError("the schema accepts no value", None, "#")
-    kw, ptr, why = norm.empty_reasons[0]
-    hint = "; raise max_recursion_depth" if kw == "$ref" else ""
-    return UnsupportedSchemaError(f"the schema accepts no value: {why} (keyword {kw!r} at {ptr}){hint}", None, "#")
+        err = EmptySchemaError("the schema accepts no value", None, "#")
+    else:
+        kw, ptr, why = norm.empty_reasons[0]
+        hint = "; raise max_recursion_depth" if kw == "$ref" else ""
+        err = EmptySchemaError(f"the schema accepts no value: {why} (keyword {kw!r} at {ptr}){hint}", None, "#")
+    err.cut = norm.cuts[0] if norm.cuts else None
+    return err
 
 
 @dataclass(frozen=True)
@@ -272,7 +282,10 @@ def compile_json_schema(
                               regex=regex, depth_capped=capped)
     if path == "grammar":
         return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient, order)[0])
-    recursion = _recursion(schema, lenient)
+    recursion, empty = _recursion_or_empty(schema, lenient)
+    if empty is not None:  # proved on the grammar path, whose recursion is not cut off: no retry
+        whitespace_regex(whitespace_pattern)  # (an invalid pattern is still reported as such)
+        raise empty
     refused = ""
     if recursion is not None:
         try:
@@ -286,6 +299,16 @@ def compile_json_schema(
             warnings.simplefilter("always")
             regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema",
                                  order)
+    except EmptySchemaError as exc:
+        if exc.cut is None:
+            raise
+        # its depth limits, not the schema, left no value (a recursive $ref cut where a value,
+        # or an enum/const value's check, goes deeper): not a verdict on the schema
+        raise UnsupportedSchemaError(
+            f"the regex path finds no value with recursive $refs unrolled max_recursion_depth="
+            f"{max_recursion_depth} times (cut at {exc.cut}), and the grammar path "
+            + (refused.removeprefix("grammar path: ") if refused else "does not take it")
+            + "; raise max_recursion_depth", "$ref", exc.cut) from None
     except UnsupportedSchemaError as exc:
         if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
             raise
@@ -358,6 +381,8 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
+        if root is None:  # (the rules it refers to do not matter then)
+            raise empty_schema_error(norm)
         while sink.pending:
             ch, ref = sink.pending.pop(0)
             norm.ref_stack = [ref.ptr]
@@ -368,21 +393,28 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
             sink.bodies[ch] = body
     except RecursionError:
         raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
-    if root is None:
-        raise empty_schema_error(norm)
     return root, sink, norm
 
 
 def _recursion(schema: Any, lenient: bool) -> str | None:
     """The pointer of a recursive `$ref` target, or None when the schema has no `$ref` cycle."""
+    return _recursion_or_empty(schema, lenient)[0]
+
+
+def _recursion_or_empty(schema: Any, lenient: bool) -> tuple[str | None, UnsupportedSchemaError | None]:
+    """`_recursion`, and the "accepts no value" error when its grammar-mode emission found the
+    schema empty (exact there: recursive $refs are rules, not unrolled to a limit)."""
     if not _has_ref(schema):
-        return None
+        return None, None
     norm = Normalizer(schema, 1, lenient, grammar=True)
+    empty = None
     try:
         _grammar_emission(schema, "", lenient, norm)
+    except EmptySchemaError as exc:
+        empty = exc if exc.cut is None else None  # (cut: an enum check's unrolling, not a proof)
     except UnsupportedSchemaError:
         pass  # the recursion found so far still counts; the paths report what is wrong
-    return norm.recursive[0] if norm.recursive else None
+    return (norm.recursive[0] if norm.recursive else None), empty
 
 
 def _has_ref(node: Any) -> bool:
