@@ -102,3 +102,43 @@ def test_grammar_mode_enum_checks_keep_exactly_the_valid_values(schema, extra):
     for v in schema["enum"] + extra:
         text = json.dumps(v, separators=(",", ":"))
         assert accepts(text) == oracle.is_valid(v), text
+
+
+DEEP_CONST = {"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}}, "$ref": "#/$defs/t",
+              "const": [[[[[]]]]]}
+
+
+def test_a_const_deeper_than_the_regex_paths_unrolling_takes_the_grammar_path():
+    # the regex path's check unrolls the $ref 3 times and finds no value: not a verdict
+    compiled = compile_json_schema(DEEP_CONST)
+    assert compiled.path == "grammar" and "cut at #/$defs/t/items" in compiled.reason
+    accepts = grammar_acceptor(compiled.grammar)
+    assert accepts("[[[[[]]]]]") and not accepts("[[[[]]]]") and not accepts("[]")
+
+
+def test_a_regex_path_cut_is_refused_by_keyword_not_called_empty():
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(DEEP_CONST, whitespace_pattern="[ ]*")  # (the grammar path takes no such pattern)
+    err = info.value
+    assert "accepts no value" not in str(err) and "raise max_recursion_depth" in str(err)
+    assert err.keyword == "$ref" and err.pointer == "#/$defs/t/items"
+    compiled = compile_json_schema(DEEP_CONST, whitespace_pattern="[ ]*", max_recursion_depth=6)
+    assert re.fullmatch(compiled.regex, "[[[[[ ]]]]]") and not re.fullmatch(compiled.regex, "[[[[]]]]")
+
+
+@pytest.mark.parametrize("schema", [
+    DEEP_CONST,
+    {"$defs": {"n": {"type": "object", "properties": {"v": {"type": "integer"}, "kids": {
+        "type": "array", "items": {"$ref": "#/$defs/n"}}}, "required": ["v"]}}, "$ref": "#/$defs/n"},
+    {"$defs": {"d": {"type": "integer", "minimum": 5}}, "type": "object",
+     "properties": {"a": {"$ref": "#/$defs/d"}, "b": {}}, "required": ["a"]},
+    {"$defs": {"s": {"type": "string"}}, "type": "array", "items": {"oneOf": [{"$ref": "#/$defs/s"}, {
+        "type": "object", "properties": {"k": {"not": {"const": 1}}}}, {"type": "array"}]}},
+])
+@pytest.mark.parametrize("whitespace, order", [(None, "schema"), ("", "any")])
+def test_auto_reuses_its_probe_emission_for_the_same_grammar(schema, whitespace, order):
+    # "auto" takes the grammar of its recursion probe's emission; "grammar" emits it afresh
+    auto = compile_json_schema(schema, whitespace_pattern=whitespace, property_order=order)
+    assert auto.path == "grammar"
+    fresh = compile_json_schema(schema, whitespace_pattern=whitespace, property_order=order, path="grammar")
+    assert auto.grammar == fresh.grammar
