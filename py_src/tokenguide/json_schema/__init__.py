@@ -63,6 +63,9 @@ Output format
   deeper instances are not accepted. "auto" therefore sends such schemas to the grammar path,
   and takes the depth-capped regex only when the grammar path refuses, with
   ``CompiledSchema.depth_capped`` true, a reason naming the refusal, and a warning. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
+  When a cut ``$ref`` leaves the regex path no value (an enum/const value nesting deeper than
+  the unrolling), "auto" takes the grammar path or refuses (keyword ``$ref``): it reports
+  "accepts no value" only when no cut was made.
 
 Keywords
 --------
@@ -214,13 +217,23 @@ def check_property_order(where: str, value: Any) -> str:
     return value
 
 
+class EmptySchemaError(UnsupportedSchemaError):
+    """The UnsupportedSchemaError of a schema that accepts no value (`empty_schema_error`);
+    `cut`: a recursive $ref the emitter cut at its unrolling limit (then it is not proved)."""
+
+    cut: str | None = None
+
+
 def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
     """The error for a schema that accepts no value, naming the first reason found."""
     if not norm.empty_reasons:
-        return UnsupportedSchemaError("the schema accepts no value", None, "#")
-    kw, ptr, why = norm.empty_reasons[0]
-    hint = "; raise max_recursion_depth" if kw == "$ref" else ""
-    return UnsupportedSchemaError(f"the schema accepts no value: {why} (keyword {kw!r} at {ptr}){hint}", None, "#")
+        err = EmptySchemaError("the schema accepts no value", None, "#")
+    else:
+        kw, ptr, why = norm.empty_reasons[0]
+        hint = "; raise max_recursion_depth" if kw == "$ref" else ""
+        err = EmptySchemaError(f"the schema accepts no value: {why} (keyword {kw!r} at {ptr}){hint}", None, "#")
+    err.cut = norm.cuts[0] if norm.cuts else None
+    return err
 
 
 @dataclass(frozen=True)
@@ -272,11 +285,14 @@ def compile_json_schema(
                               regex=regex, depth_capped=capped)
     if path == "grammar":
         return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient, order)[0])
-    recursion = _recursion(schema, lenient)
+    recursion, empty, first = _recursion_or_empty(schema, lenient, whitespace_pattern, order)
+    if empty is not None:  # proved on the grammar path, whose recursion is not cut off: no retry
+        whitespace_regex(whitespace_pattern)  # (an invalid pattern is still reported as such)
+        raise empty
     refused = ""
     if recursion is not None:
         try:
-            text, _ = _grammar(schema, whitespace_pattern, lenient, order)
+            text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError as exc:
             refused = f"grammar path: {exc}"
         else:
@@ -286,14 +302,31 @@ def compile_json_schema(
             warnings.simplefilter("always")
             regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema",
                                  order)
+    except EmptySchemaError as exc:
+        if exc.cut is None:
+            raise
+        # its depth limits, not the schema, left no value (a recursive $ref cut where a value,
+        # or an enum/const value's check, goes deeper): not a verdict on the schema
+        if recursion is None:  # (the grammar path is not tried yet: its checks unroll deeper)
+            try:
+                text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+            except UnsupportedSchemaError as gexc:
+                refused = f"grammar path: {gexc}"
+            else:
+                return CompiledSchema("grammar", "the regex path finds no value with recursive $refs unrolled "
+                                      f"max_recursion_depth times (cut at {exc.cut})", grammar=text)
+        raise UnsupportedSchemaError(
+            f"the regex path finds no value with recursive $refs unrolled max_recursion_depth="
+            f"{max_recursion_depth} times (cut at {exc.cut}; raise max_recursion_depth), and "
+            + (refused or "the grammar path does not take it"), "$ref", exc.cut) from None
     except UnsupportedSchemaError as exc:
         if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
             raise
-        text, _ = _grammar(schema, whitespace_pattern, lenient, order)
+        text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
         return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
     if free and recursion is None:
         try:
-            text, _ = _grammar(schema, whitespace_pattern, lenient, order)
+            text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError as exc:
             refused = f"grammar path: {exc}"
         else:
@@ -358,6 +391,8 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
+        if root is None:  # (the rules it refers to do not matter then)
+            raise empty_schema_error(norm)
         while sink.pending:
             ch, ref = sink.pending.pop(0)
             norm.ref_stack = [ref.ptr]
@@ -368,21 +403,33 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
             sink.bodies[ch] = body
     except RecursionError:
         raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
-    if root is None:
-        raise empty_schema_error(norm)
     return root, sink, norm
 
 
 def _recursion(schema: Any, lenient: bool) -> str | None:
     """The pointer of a recursive `$ref` target, or None when the schema has no `$ref` cycle."""
+    return _recursion_or_empty(schema, lenient)[0]
+
+
+def _recursion_or_empty(schema: Any, lenient: bool, whitespace_pattern: str | None = "",
+                        order: str = "schema") -> tuple[str | None, UnsupportedSchemaError | None, list]:
+    """`_recursion`; the "accepts no value" error when its grammar-mode emission found the
+    schema empty (exact there: recursive $refs are rules, not unrolled to a limit); and a list
+    holding that emission, for `_grammar` to take as its first (its outcome, or the error it
+    raised), when `whitespace_pattern` is one the grammar path takes (else emitted with "": [])."""
     if not _has_ref(schema):
-        return None
+        return None, None, []
+    reusable = whitespace_pattern in (None, "", WHITESPACE)
     norm = Normalizer(schema, 1, lenient, grammar=True)
+    empty = None
     try:
-        _grammar_emission(schema, "", lenient, norm)
-    except UnsupportedSchemaError:
-        pass  # the recursion found so far still counts; the paths report what is wrong
-    return norm.recursive[0] if norm.recursive else None
+        first: Any = _grammar_emission(schema, whitespace_pattern if reusable else "", lenient, norm, order)
+    except EmptySchemaError as exc:
+        empty = exc if exc.cut is None else None  # (cut: an enum check's unrolling, not a proof)
+        first = exc
+    except UnsupportedSchemaError as exc:
+        first = exc  # the recursion found so far still counts; the paths report what is wrong
+    return (norm.recursive[0] if norm.recursive else None), empty, ([first] if reusable else [])
 
 
 def _has_ref(node: Any) -> bool:
@@ -393,11 +440,17 @@ def _has_ref(node: Any) -> bool:
     return False
 
 
-def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema") -> tuple[str, Any]:
-    """The grammar path: Lark grammar text, checked to mean exactly what it says."""
+def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
+             first: list | None = None) -> tuple[str, Any]:
+    """The grammar path: Lark grammar text, checked to mean exactly what it says. `first`: a
+    list holding its first emission made already (`_recursion_or_empty`) or the error that
+    emission raised, taken out (used once: the grammar writer adds to its sink)."""
     from .grammar import grammar_from_placeholders
 
-    root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order)
+    made = first.pop() if first else None
+    if isinstance(made, UnsupportedSchemaError):
+        raise made
+    root, sink, norm = made or _grammar_emission(schema, whitespace_pattern, lenient, order=order)
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
         warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)

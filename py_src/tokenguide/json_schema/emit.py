@@ -69,7 +69,11 @@ class Emitter:
         norm.ignored = []
         norm.empty_reasons = []
         norm.ref_stack = list(self.norm.ref_stack)
-        return Emitter(norm, "", property_order=self.property_order)
+        em = Emitter(norm, "", property_order=self.property_order)
+        # its regex is matched only against the values checked: free-form values in them nest at
+        # most `nesting` deep (depth - 1 may be less, and in grammar mode grows the regex as 2^depth)
+        em.free_depth = nesting
+        return em
 
     # ---- entry -------------------------------------------------------------------------------
     def value(self, schema: Any, ptr: str) -> str | None:

@@ -147,6 +147,7 @@ def _twin(em: Any, attr: str, make_class: Any) -> Any:
     twin = getattr(em, attr, None)
     if twin is None:
         twin = make_class(type(em))(em.norm, em.ws, em.sink, property_order=em.property_order)
+        twin.free_depth = em.free_depth  # (a sub_emitter's, for the values it checks)
         setattr(em, attr, twin)
     return twin
 
@@ -221,7 +222,7 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
         a = a if declared is None else declared
     if a is False:
         return None
-    subtracted: list[str | None] = []
+    sides: list[tuple[Any, str, str]] = []  # the lookahead sides: (node, keyword, pointer)
     for schema, kw, ptr in negs:
         n = norm.flatten(schema, ptr)
         if n is False:
@@ -249,16 +250,23 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
                 em.unsupported(kw, ptr, f"{kw!r}: its schema declares or requires properties the rest of the "
                                "schema does not declare, so the keys would not be in the order they are written")
                 continue
-        if b is False:
-            continue
+        if b is not False:
+            sides.append((b, kw, ptr))
+    if not sides:
+        return em.flat_value(a)
+    # the values of `a` first: with none, there is nothing to subtract (and the lookahead sides
+    # may cost far more to write, e.g. free-form objects unrolled deep for a const check)
+    positive = canonical(em).flat_value(a)
+    if positive is None:
+        return None
+    subtracted: list[str | None] = []
+    for b, kw, ptr in sides:
         try:
             subtracted.append(lookahead_side(em).flat_value(b))
         except UnsupportedSchemaError as exc:  # grammar mode: `kw` is what needs the lookahead's rules
             named = (kw, ptr) if em.sink is not None else (exc.keyword, exc.pointer)
             raise UnsupportedSchemaError(f"{exc} (needed for {kw!r} at {ptr})", *named) from None
-    if not subtracted:
-        return em.flat_value(a)
-    out = value_difference(canonical(em).flat_value(a), alt(subtracted) if len(subtracted) > 1 else subtracted[0])
+    out = value_difference(positive, alt(subtracted) if len(subtracted) > 1 else subtracted[0])
     if em.sink is None or out is None:
         return out
     try:  # grammar mode: the value with its lookaheads as rules from its exact automaton

@@ -194,6 +194,7 @@ class Normalizer:
         self.ignored: list[tuple[str, str]] = []
         self.ref_stack: list[str] = []
         self.empty_reasons: list[tuple[str, str, str]] = []
+        self.cuts: list[str] = []  # $refs cut at the unrolling limit (shared with sub-emitters' copies)
         self.resolver = RefResolver(root, self.draft)
 
     def unsupported(self, keyword: str, pointer: str, why: str) -> None:
@@ -241,6 +242,7 @@ class Normalizer:
                     return RuleRef(tptr, hit[0])
                 if self.ref_stack.count(tptr) >= self.depth:
                     self.note_empty("$ref", ptr, f"recursive $ref {ref!r} unrolled max_recursion_depth times")
+                    self.cuts.append(ptr)
                     return False
                 self.ref_stack.append(tptr)
                 try:
