@@ -347,6 +347,28 @@ def invalid_instances(valid: list[Any], is_valid: Callable[[Any], bool], count: 
     return out
 
 
+def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    """`pattern` with ECMA-262's ASCII `\\d`, `\\w`, `\\s` classes (Python's re with re.ASCII)."""
+    import re
+
+    import jsonschema
+
+    if validator.is_type(instance, "string") and not re.search(pattern, instance, re.ASCII):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r} (ASCII classes)")
+
+
+def pattern_dialect(schema: Any, instance: Any) -> bool:
+    """Is `instance` valid for the oracle only because Python's re gives `\\d`/`\\w` their Unicode
+    meaning? (JSON Schema patterns are ECMA-262, where they are ASCII; tokenguide reads them so.)"""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        return not jsonschema.validators.extend(cls, {"pattern": _ascii_pattern})(schema).is_valid(instance)
+    except Exception:
+        return False
+
+
 # -- one schema ----------------------------------------------------------------------------------
 
 _OPTS: dict = {}
@@ -420,6 +442,8 @@ def run_schema(task: tuple) -> dict:
             tg.update({"status": "timeout", "stage": "judge"})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        if tg.get("kind") == "valid rejected" and pattern_dialect(schema, tg["instance"]):
+            tg["dialect"] = "valid only with Unicode \\d/\\w in `pattern` (Python re); ECMA-262 reads them as ASCII"
         if tg["status"] in ("wrong", "depth-capped wrong") and "instance" in tg and opts["minimise"] > 0:
             signal.setitimer(signal.ITIMER_REAL, opts["minimise"] * 2)
             try:
@@ -489,7 +513,7 @@ def report(results: list[dict], args: argparse.Namespace, elapsed: float) -> Non
                 continue
             where = f" at {t['pointer']}" if t.get("pointer") else ""
             print(f"- tokenguide {status}: {r['name']}: {t.get('keyword', t.get('kind', t.get('stage', '')))}"
-                  f"{where}: {str(t.get('detail', ''))[:200]}")
+                  f"{where}: {str(t.get('detail', t.get('dialect', '')))[:200]}")
             if "min_schema" in t:
                 print(f"  minimised schema: {bench.compact(t['min_schema'])[:600]}\n"
                       f"  instance: {bench.compact(t['min_instance'])[:300]}")

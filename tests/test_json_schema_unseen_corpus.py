@@ -135,3 +135,10 @@ def test_valid_instances_are_valid(unseen):
     assert unseen.valid_instances(SCHEMA, 4, is_valid) == (got, "")  # derandomized
     none, why = unseen.valid_instances(SCHEMA, 4, lambda x: False)
     assert none == [] and "valid for jsonschema" in why
+
+
+def test_pattern_dialect_flags_unicode_digits_only(unseen):
+    schema = {"type": "object", "properties": {"t": {"type": "string", "pattern": "^\\d+s$"}}}
+    assert unseen.pattern_dialect(schema, {"t": "\U0001d7fds"})  # MATHEMATICAL DIGIT SEVEN: Unicode \d only
+    assert not unseen.pattern_dialect(schema, {"t": "7s"})
+    assert not unseen.pattern_dialect(schema, {"t": 7})  # invalid for another reason: not a dialect case
