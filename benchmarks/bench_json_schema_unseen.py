@@ -358,7 +358,7 @@ def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> 
 
 
 def pattern_dialect(schema: Any, instance: Any) -> bool:
-    """Is `instance` valid for the oracle only because Python's re gives `\\d`/`\\w` their Unicode
+    """For an instance the oracle accepts: is it valid only because Python's re gives `\\d`/`\\w` their Unicode
     meaning? (JSON Schema patterns are ECMA-262, where they are ASCII; tokenguide reads them so.)"""
     import jsonschema
 

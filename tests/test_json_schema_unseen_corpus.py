@@ -141,4 +141,4 @@ def test_pattern_dialect_flags_unicode_digits_only(unseen):
     schema = {"type": "object", "properties": {"t": {"type": "string", "pattern": "^\\d+s$"}}}
     assert unseen.pattern_dialect(schema, {"t": "\U0001d7fds"})  # MATHEMATICAL DIGIT SEVEN: Unicode \d only
     assert not unseen.pattern_dialect(schema, {"t": "7s"})
-    assert not unseen.pattern_dialect(schema, {"t": 7})  # invalid for another reason: not a dialect case
+    assert not unseen.pattern_dialect(schema, {"u": "\U0001d7fds"})  # no pattern applies
