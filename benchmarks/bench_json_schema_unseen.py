@@ -45,6 +45,7 @@ import statistics
 import sys
 import time
 import types
+import urllib.parse
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -219,36 +220,75 @@ def _adapt_hypothesis() -> None:
     _from_schema.cu = types.SimpleNamespace(many=_ManyAdapter)  # the module's only use of cu
 
 
-_ANNOTATIONS = {"description": str, "markdownDescription": str, "title": str, "$comment": str, "examples": list}
+_ANNOTATIONS = ("description", "markdownDescription", "title", "$comment", "examples")
 
 
 def without_annotations(node: Any) -> Any:
-    """`node` without annotation keywords (description, title, examples, `x-` extensions that are
-    not objects): they do not change validation, and hypothesis-jsonschema re-serialises the
-    schema many times (Kubernetes' long descriptions made one kind take minutes). A member is
-    dropped only when its value has the annotation's type, never a property schema (an object)."""
+    """`node` without annotation keywords (description, title, examples, `x-` extensions): they do
+    not change validation, and hypothesis-jsonschema re-serialises the schema many times
+    (Kubernetes' long descriptions made one kind take minutes) and checks `examples` against its
+    own metaschema. A member is dropped only when its value is not a schema (object or boolean),
+    so a property named like an annotation stays."""
     if isinstance(node, dict):
         return {k: without_annotations(v) for k, v in node.items()
-                if not (isinstance(v, _ANNOTATIONS.get(k, ())) or (k.startswith("x-") and not isinstance(v, dict)))}
+                if not ((k in _ANNOTATIONS or k.startswith("x-")) and not isinstance(v, (dict, bool)))}
     if isinstance(node, list):
         return [without_annotations(v) for v in node]
     return node
 
 
-def valid_instances(schema: Any, count: int, is_valid: Callable[[Any], bool],
-                    examples: int = 20) -> tuple[list[Any], str]:
-    """(up to `count` distinct instances from hypothesis-jsonschema that `is_valid` accepts, spread
-    from the smallest to the largest; the reason when there are none). Derandomized: the same
-    instances every run (for one hypothesis version)."""
+class _TooLarge(Exception):
+    pass
+
+
+def inline_local_refs(schema: Any, repeat: int = 2, budget: int = 200_000) -> Any:
+    """`schema` with every local `$ref` ("#/...") replaced by its target, a ref met `repeat` times
+    on one path by the schema that accepts nothing: a generator's schema for recursive documents
+    (hypothesis-jsonschema refuses recursive refs). It accepts a subset of `schema`'s instances
+    (the oracle still judges each one). `$ref` siblings: ignored before 2019-09, else kept beside
+    the target in an allOf. Raises _TooLarge past `budget` nodes."""
+    root = schema
+    old = isinstance(schema, dict) and "draft-0" in str(schema.get("$schema", ""))
+    size = [0]
+
+    def target(ref: str) -> Any:
+        node = root
+        for part in ref[1:].lstrip("/").split("/") if ref != "#" else []:
+            part = urllib.parse.unquote(part).replace("~1", "/").replace("~0", "~")
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        return node
+
+    def walk(node: Any, stack: tuple) -> Any:
+        size[0] += 1
+        if size[0] > budget:
+            raise _TooLarge()
+        if isinstance(node, list):
+            return [walk(v, stack) for v in node]
+        if not isinstance(node, dict):
+            return node
+        rest = {k: walk(v, stack) for k, v in node.items()
+                if k != "$ref" and not (node is root and k in ("definitions", "$defs"))}
+        ref = node.get("$ref")
+        if not (isinstance(ref, str) and ref.startswith("#")):
+            return rest if "$ref" not in node else {**rest, "$ref": ref}
+        inner = {"not": {}} if stack.count(ref) >= repeat else walk(target(ref), stack + (ref,))
+        return inner if old or not rest else {**rest, "allOf": [inner, *rest.get("allOf", [])]}
+
+    return walk(schema, ())
+
+
+def _generate(schema: Any, examples: int) -> tuple[dict[str, Any], str]:
+    """(distinct examples hypothesis-jsonschema draws for `schema`, by compact JSON; the error that
+    ended the drawing, or "")."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis_jsonschema import from_schema
 
     _adapt_hypothesis()
     seen: dict[str, Any] = {}
     try:
-        strategy = from_schema(without_annotations(schema))
+        strategy = from_schema(schema)
     except Exception as exc:
-        return [], f"hypothesis-jsonschema: {type(exc).__name__}: {str(exc)[:160]}"
+        return seen, f"hypothesis-jsonschema: {type(exc).__name__}: {str(exc)[:160]}"
 
     @settings(max_examples=examples, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
@@ -256,11 +296,27 @@ def valid_instances(schema: Any, count: int, is_valid: Callable[[Any], bool],
     def collect(x: Any) -> None:
         seen.setdefault(bench.compact(x), x)
 
-    error = ""
     try:
         collect()
     except (bench._Timeout, Exception) as exc:  # keep what was generated before the limit or the error
-        error = f"hypothesis-jsonschema: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+        return seen, f"hypothesis-jsonschema: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+    return seen, ""
+
+
+def valid_instances(schema: Any, count: int, is_valid: Callable[[Any], bool],
+                    examples: int = 20) -> tuple[list[Any], str]:
+    """(up to `count` distinct instances from hypothesis-jsonschema that `is_valid` accepts, spread
+    from the smallest to the largest; the reason when there are none). The generator reads the
+    schema without annotations; when it refuses its refs (recursive ones), it reads
+    `inline_local_refs` of it. Derandomized: the same instances every run (for one hypothesis version)."""
+    stripped = without_annotations(schema)
+    seen, error = _generate(stripped, examples)
+    if not seen and "Ref" in error:
+        try:
+            seen, error = _generate(inline_local_refs(stripped), examples)
+            error = error and f"after inlining refs: {error}"
+        except (_TooLarge, KeyError, IndexError, ValueError, TypeError) as exc:
+            error += f"; inlining refs: {type(exc).__name__}"
     good = [x for _, x in sorted(seen.items(), key=lambda kv: (len(kv[0]), kv[0])) if is_valid(x)]
     if not good:
         return [], error or (f"none of {len(seen)} generated instances valid for jsonschema" if seen

@@ -142,3 +142,31 @@ def test_pattern_dialect_flags_unicode_digits_only(unseen):
     assert unseen.pattern_dialect(schema, {"t": "\U0001d7fds"})  # MATHEMATICAL DIGIT SEVEN: Unicode \d only
     assert not unseen.pattern_dialect(schema, {"t": "7s"})
     assert not unseen.pattern_dialect(schema, {"u": "\U0001d7fds"})  # no pattern applies
+
+
+TREE = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"},
+                                                            "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$ref": "#/$defs/node", "required": ["v"]}
+
+
+def test_inline_local_refs_cuts_recursion_to_a_subset(unseen):
+    out = unseen.inline_local_refs(TREE, repeat=2)
+    text = json.dumps(out)
+    assert "$ref" not in text and "$defs" not in text
+    full = jsonschema.Draft202012Validator(TREE)
+    cut = jsonschema.Draft202012Validator(out)
+    shallow = {"v": 1, "kids": [{"v": 2, "kids": []}]}
+    deep = {"v": 1, "kids": [{"v": 2, "kids": [{"v": 3, "kids": [{"v": 4}]}]}]}
+    assert full.is_valid(shallow) and cut.is_valid(shallow)
+    assert full.is_valid(deep) and not cut.is_valid(deep)  # past the repeat limit: refused, never widened
+    for bad in ({"kids": []}, {"v": "x"}, {"v": 1, "kids": [{"v": "x"}]}):  # the sibling `required` kept
+        assert not full.is_valid(bad) and not cut.is_valid(bad)
+
+
+def test_inline_local_refs_draft7_ignores_ref_siblings_and_budget(unseen):
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"s": {"type": "string"}},
+              "properties": {"a": {"$ref": "#/definitions/s", "maxLength": 1}}}
+    assert unseen.inline_local_refs(schema) == {"$schema": schema["$schema"], "properties": {"a": {"type": "string"}}}
+    with pytest.raises(unseen._TooLarge):
+        unseen.inline_local_refs(TREE, repeat=50, budget=100)
