@@ -39,7 +39,6 @@ import argparse
 import copy
 import json
 import multiprocessing as mp
-import os
 import signal
 import statistics
 import sys
@@ -60,7 +59,8 @@ from benchmarks import bench_json_schema as bench  # noqa: E402
 from benchmarks import fuzz_json_schema as fuzz  # noqa: E402
 
 __all__ = ["schemastore_corpus", "kubernetes_corpus", "bundle_definitions", "valid_instances", "mutations",
-           "invalid_instances", "run_schema", "main"]
+           "invalid_instances", "inline_local_refs", "without_annotations", "pattern_dialect",
+           "external_refs", "InlineTooLarge", "run_schema", "main"]
 
 
 # -- the corpus ----------------------------------------------------------------------------------
@@ -93,17 +93,17 @@ def kubernetes_dir(version: str | None = None) -> Path | None:
     return max(dirs, key=key) if dirs else None
 
 
-def _external_refs(node: Any) -> Iterator[str]:
+def external_refs(node: Any) -> Iterator[str]:
     """Every `$ref` of the document that names another document (text before '#')."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str) and not ref.startswith("#"):
             yield ref
         for v in node.values():
-            yield from _external_refs(v)
+            yield from external_refs(v)
     elif isinstance(node, list):
         for v in node:
-            yield from _external_refs(v)
+            yield from external_refs(v)
 
 
 def schemastore_corpus() -> list[tuple[str, Any, str]]:
@@ -114,7 +114,7 @@ def schemastore_corpus() -> list[tuple[str, Any, str]]:
     out = []
     for p in sorted(d.glob("*.json")):
         schema = json.loads(p.read_text(encoding="utf-8"))
-        remote = sorted(set(_external_refs(schema)))
+        remote = sorted(set(external_refs(schema)))
         out.append((f"schemastore/{p.stem}", schema, f"remote $ref {remote[0]}" if remote else ""))
     return out
 
@@ -237,8 +237,8 @@ def without_annotations(node: Any) -> Any:
     return node
 
 
-class _TooLarge(Exception):
-    pass
+class InlineTooLarge(Exception):
+    """inline_local_refs went past its node budget (the inlined schema would be too large)."""
 
 
 def inline_local_refs(schema: Any, repeat: int = 2, budget: int = 200_000) -> Any:
@@ -246,7 +246,7 @@ def inline_local_refs(schema: Any, repeat: int = 2, budget: int = 200_000) -> An
     on one path by the schema that accepts nothing: a generator's schema for recursive documents
     (hypothesis-jsonschema refuses recursive refs). It accepts a subset of `schema`'s instances
     (the oracle still judges each one). `$ref` siblings: ignored before 2019-09, else kept beside
-    the target in an allOf. Raises _TooLarge past `budget` nodes."""
+    the target in an allOf. Raises InlineTooLarge past `budget` nodes."""
     root = schema
     old = isinstance(schema, dict) and "draft-0" in str(schema.get("$schema", ""))
     size = [0]
@@ -261,7 +261,7 @@ def inline_local_refs(schema: Any, repeat: int = 2, budget: int = 200_000) -> An
     def walk(node: Any, stack: tuple) -> Any:
         size[0] += 1
         if size[0] > budget:
-            raise _TooLarge()
+            raise InlineTooLarge()
         if isinstance(node, list):
             return [walk(v, stack) for v in node]
         if not isinstance(node, dict):
@@ -315,7 +315,7 @@ def valid_instances(schema: Any, count: int, is_valid: Callable[[Any], bool],
         try:
             seen, error = _generate(inline_local_refs(stripped), examples)
             error = error and f"after inlining refs: {error}"
-        except (_TooLarge, KeyError, IndexError, ValueError, TypeError) as exc:
+        except (InlineTooLarge, KeyError, IndexError, ValueError, TypeError) as exc:
             error += f"; inlining refs: {type(exc).__name__}"
     good = [x for _, x in sorted(seen.items(), key=lambda kv: (len(kv[0]), kv[0])) if is_valid(x)]
     if not good:
@@ -552,7 +552,7 @@ def report(results: list[dict], args: argparse.Namespace, elapsed: float) -> Non
     times = sorted(t["compile_time"] for t in tg if "compile_time" in t)
     if times:
         print(f"tokenguide compile time: p50 {statistics.median(times) * 1000:.0f} ms, "
-              f"p90 {times[int(0.9 * (len(times) - 1))] * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms")
+              f"p90 {times[max(0, -(-9 * len(times) // 10) - 1)] * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms")
     if args.compare:
         fm = sorted(r["llguidance"]["first_mask"] for r in judged if "first_mask" in r["llguidance"])
         if fm:

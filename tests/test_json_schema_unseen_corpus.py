@@ -113,7 +113,7 @@ def test_kubernetes_corpus_is_self_contained(unseen):
         text = json.dumps(schema)
         assert "_definitions.json" not in text, name
         jsonschema.validators.validator_for(schema).check_schema(schema)
-        assert not list(unseen._external_refs(schema))
+        assert not list(unseen.external_refs(schema))
 
 
 def test_schemastore_corpus_flags_remote_refs(unseen):
@@ -122,7 +122,7 @@ def test_schemastore_corpus_flags_remote_refs(unseen):
     entries = unseen.schemastore_corpus()
     assert len(entries) >= 20
     for name, schema, skip in entries:
-        assert bool(skip) == bool(list(unseen._external_refs(schema))), name
+        assert bool(skip) == bool(list(unseen.external_refs(schema))), name
 
 
 def test_valid_instances_are_valid(unseen):
@@ -168,5 +168,5 @@ def test_inline_local_refs_draft7_ignores_ref_siblings_and_budget(unseen):
     schema = {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"s": {"type": "string"}},
               "properties": {"a": {"$ref": "#/definitions/s", "maxLength": 1}}}
     assert unseen.inline_local_refs(schema) == {"$schema": schema["$schema"], "properties": {"a": {"type": "string"}}}
-    with pytest.raises(unseen._TooLarge):
+    with pytest.raises(unseen.InlineTooLarge):
         unseen.inline_local_refs(TREE, repeat=50, budget=100)
