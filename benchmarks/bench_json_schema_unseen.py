@@ -13,7 +13,9 @@ Corpus, from two PyPI packages (the `bench` extra), never read while the library
   self-contained.
 
 Instances: valid ones from hypothesis-jsonschema (`from_schema`, derandomized, generation phase
-only, `--instances` spread over the distinct examples by size, `--gen-limit` seconds); each is
+only, `--instances` spread over the distinct examples by size, `--gen-limit` seconds; it reads
+the schema without annotations, and for recursive schemas, which it refuses, `inline_local_refs`
+of it: a subset of the instances); each is
 kept only when the oracle (fuzz_json_schema.oracle: jsonschema's validator for the schema's
 `$schema`) accepts it. Invalid ones are mutations of the valid ones (`mutations`: a key dropped,
 an undeclared key added, a value of another type, a number far out of range or made fractional,
