@@ -1,0 +1,172 @@
+"""The pure parts of benchmarks/bench_json_schema_unseen.py: Kubernetes ref bundling, the
+annotation stripping that feeds hypothesis-jsonschema, and the mutations kept only when jsonschema
+rejects them. Offline; the parts that read the installed corpus packages skip without them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+
+from benchmark_modules import load
+
+pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="benchmarks are not run in Pyodide")
+
+jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (the oracle) is not installed")
+
+
+@pytest.fixture(scope="module")
+def unseen():
+    return load("bench_json_schema_unseen")
+
+
+DEFS = {
+    "io.k8s.Meta": {"type": "object", "properties": {"name": {"type": "string"},
+                                                     "owner": {"$ref": "#/$defs/io.k8s.Owner"}}},
+    "io.k8s.Owner": {"type": "object", "properties": {"uid": {"type": "string"}}, "required": ["uid"]},
+    "io.k8s.Unused": {"type": "integer"},
+    "a/b~c": {"type": "boolean"},
+}
+
+
+def test_bundle_copies_reached_definitions_and_rewrites_refs(unseen):
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+              "properties": {"metadata": {"$ref": "/api/_definitions.json#/$defs/io.k8s.Meta"},
+                             "flag": {"$ref": "/api/_definitions.json#/$defs/a~1b~0c"}}}
+    out = unseen.bundle_definitions(schema, DEFS)
+    assert out["properties"]["metadata"]["$ref"] == "#/$defs/io.k8s.Meta"
+    assert out["properties"]["flag"]["$ref"] == "#/$defs/a~1b~0c"
+    assert sorted(out["$defs"]) == ["a/b~c", "io.k8s.Meta", "io.k8s.Owner"]  # transitively, not the unused one
+    assert schema["properties"]["metadata"]["$ref"].startswith("/api/")  # the input is left alone
+    v = jsonschema.Draft202012Validator(out)  # self-contained: resolves without any other document
+    assert v.is_valid({"metadata": {"owner": {"uid": "x"}}, "flag": True})
+    assert not v.is_valid({"metadata": {"owner": {}}})
+    assert not v.is_valid({"flag": 1})
+
+
+def test_bundle_missing_definition_raises(unseen):
+    with pytest.raises(KeyError):
+        unseen.bundle_definitions({"$ref": "/api/_definitions.json#/$defs/nope"}, DEFS)
+
+
+def test_bundle_leaves_other_refs(unseen):
+    schema = {"$defs": {"local": {"type": "string"}}, "$ref": "#/$defs/local",
+              "properties": {"x": {"$ref": "other.json#/$defs/io.k8s.Meta"}}}
+    out = unseen.bundle_definitions(schema, DEFS)
+    assert out["properties"]["x"]["$ref"] == "other.json#/$defs/io.k8s.Meta"
+    assert out["$defs"] == {"local": {"type": "string"}}
+
+
+def test_without_annotations_keeps_properties_named_like_annotations(unseen):
+    schema = {"description": "text", "title": "T", "examples": [1], "x-kubernetes-list-type": "atomic",
+              "type": "object", "required": ["description"],
+              "properties": {"description": {"type": "string", "description": "d"},
+                             "title": {"type": "integer"}, "x-ext": {"type": "null"}}}
+    out = unseen.without_annotations(schema)
+    assert out == {"type": "object", "required": ["description"],
+                   "properties": {"description": {"type": "string"}, "title": {"type": "integer"},
+                                  "x-ext": {"type": "null"}}}
+
+
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["n", "tags"],
+          "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 10},
+                         "tags": {"type": "array", "items": {"type": "string", "maxLength": 5}, "maxItems": 2},
+                         "note": {"type": ["string", "null"]}}}
+
+
+def test_mutations_cover_the_kinds(unseen):
+    kinds = {k for k, _, _ in unseen.mutations({"n": 3, "tags": ["a"], "note": None})}
+    assert kinds == {"drop key", "undeclared key", "other type", "out of range", "fractional",
+                     "string length", "array length"}
+
+
+def test_invalid_instances_are_all_rejected_by_jsonschema(unseen):
+    is_valid = jsonschema.Draft202012Validator(SCHEMA).is_valid
+    valid = [{"n": 3, "tags": ["a"], "note": "x"}, {"n": 10, "tags": [], "note": None}]
+    assert all(is_valid(x) for x in valid)
+    out = unseen.invalid_instances(valid, is_valid, 50)
+    assert out, "the schema has many invalid neighbours"
+    texts = [json.dumps(m, sort_keys=True) for _, _, m in out]
+    assert len(set(texts)) == len(texts)
+    assert not any(is_valid(m) for _, _, m in out)
+    # neighbours that stay valid are not kept: dropping the optional "note" or nulling it
+    assert {"n": 3, "tags": ["a"]} not in [m for _, _, m in out]
+    kinds = {k for k, _, _ in out}
+    assert {"drop key", "undeclared key", "other type", "out of range", "string length"} <= kinds
+    first = unseen.invalid_instances(valid, is_valid, 4)
+    assert len({k for k, _, _ in first}) == 4  # round-robin over kinds: four different ones first
+
+
+def test_invalid_instances_none_when_every_mutation_stays_valid(unseen):
+    assert unseen.invalid_instances([{"a": 1}, [1, "x"]], lambda x: True, 10) == []
+
+
+def test_kubernetes_corpus_is_self_contained(unseen):
+    if importlib.util.find_spec("kubernetes_validate") is None:
+        pytest.skip("kubernetes-validate is not installed (pip install kubernetes-validate, the bench extra)")
+    entries = unseen.kubernetes_corpus(every=50)
+    assert entries
+    for name, schema, skip in entries:
+        assert skip == ""
+        text = json.dumps(schema)
+        assert "_definitions.json" not in text, name
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+        assert not list(unseen.external_refs(schema))
+
+
+def test_schemastore_corpus_flags_remote_refs(unseen):
+    if importlib.util.find_spec("check_jsonschema") is None:
+        pytest.skip("check-jsonschema is not installed (pip install check-jsonschema, the bench extra)")
+    entries = unseen.schemastore_corpus()
+    assert len(entries) >= 20
+    for name, schema, skip in entries:
+        assert bool(skip) == bool(list(unseen.external_refs(schema))), name
+
+
+def test_valid_instances_are_valid(unseen):
+    if importlib.util.find_spec("hypothesis_jsonschema") is None:
+        pytest.skip("hypothesis-jsonschema is not installed (pip install hypothesis-jsonschema, the bench extra)")
+    is_valid = jsonschema.Draft202012Validator(SCHEMA).is_valid
+    got, reason = unseen.valid_instances(SCHEMA, 4, is_valid)
+    assert reason == "" and 1 <= len(got) <= 4
+    assert all(is_valid(x) for x in got)
+    assert unseen.valid_instances(SCHEMA, 4, is_valid) == (got, "")  # derandomized
+    none, why = unseen.valid_instances(SCHEMA, 4, lambda x: False)
+    assert none == [] and "valid for jsonschema" in why
+
+
+def test_pattern_dialect_flags_unicode_digits_only(unseen):
+    schema = {"type": "object", "properties": {"t": {"type": "string", "pattern": "^\\d+s$"}}}
+    assert unseen.pattern_dialect(schema, {"t": "\U0001d7fds"})  # MATHEMATICAL DIGIT SEVEN: Unicode \d only
+    assert not unseen.pattern_dialect(schema, {"t": "7s"})
+    assert not unseen.pattern_dialect(schema, {"u": "\U0001d7fds"})  # no pattern applies
+
+
+TREE = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"},
+                                                            "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$ref": "#/$defs/node", "required": ["v"]}
+
+
+def test_inline_local_refs_cuts_recursion_to_a_subset(unseen):
+    out = unseen.inline_local_refs(TREE, repeat=2)
+    text = json.dumps(out)
+    assert "$ref" not in text and "$defs" not in text
+    full = jsonschema.Draft202012Validator(TREE)
+    cut = jsonschema.Draft202012Validator(out)
+    shallow = {"v": 1, "kids": [{"v": 2, "kids": []}]}
+    deep = {"v": 1, "kids": [{"v": 2, "kids": [{"v": 3, "kids": [{"v": 4}]}]}]}
+    assert full.is_valid(shallow) and cut.is_valid(shallow)
+    assert full.is_valid(deep) and not cut.is_valid(deep)  # past the repeat limit: refused, never widened
+    for bad in ({"kids": []}, {"v": "x"}, {"v": 1, "kids": [{"v": "x"}]}):  # the sibling `required` kept
+        assert not full.is_valid(bad) and not cut.is_valid(bad)
+
+
+def test_inline_local_refs_draft7_ignores_ref_siblings_and_budget(unseen):
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"s": {"type": "string"}},
+              "properties": {"a": {"$ref": "#/definitions/s", "maxLength": 1}}}
+    assert unseen.inline_local_refs(schema) == {"$schema": schema["$schema"], "properties": {"a": {"type": "string"}}}
+    with pytest.raises(unseen.InlineTooLarge):
+        unseen.inline_local_refs(TREE, repeat=50, budget=100)
