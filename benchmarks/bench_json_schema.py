@@ -90,12 +90,12 @@ def reorder(value, schema, root=None):
 # -- one schema -----------------------------------------------------------------------------
 
 
-class _Timeout(Exception):
+class JudgeTimeout(Exception):
     pass
 
 
-def _alarm(signum, frame):
-    raise _Timeout()
+def on_alarm(signum, frame):
+    raise JudgeTimeout()
 
 
 _VOCAB = None
@@ -103,7 +103,7 @@ _VOCAB = None
 
 def _init_worker(with_index: bool) -> None:
     global _VOCAB
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, on_alarm)
     warnings.simplefilter("ignore")
     if with_index and GPT2.exists():
         from tokenguide.vocabulary import Vocabulary
@@ -156,7 +156,7 @@ def check_file(args) -> dict:
         res["status"] = "unsupported"
         res["keyword"] = exc.keyword or "(none)"
         res["detail"] = str(exc)[:300]
-    except _Timeout:
+    except JudgeTimeout:
         res["status"] = "timeout"
         return res
     except Exception as exc:  # a bug: report it as wrong, with its type
@@ -193,7 +193,7 @@ def depth_limited(schema, tests, limit: float) -> str:
                    for t in tests if t["valid"]):
                 return "depth"
         return "wrong"
-    except (UnsupportedSchemaError, _Timeout):
+    except (UnsupportedSchemaError, JudgeTimeout):
         return "depth?"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -201,7 +201,7 @@ def depth_limited(schema, tests, limit: float) -> str:
 
 # -- side by side with llguidance (--compare) ------------------------------------------------
 
-_CMP: dict = {}
+COMPARE: dict = {}
 
 
 def _gpt2_bpe():
@@ -214,35 +214,35 @@ def _gpt2_bpe():
     return bpe
 
 
-def _init_compare(first_mask: bool, guide_check: int = 0) -> None:
-    signal.signal(signal.SIGALRM, _alarm)
+def init_worker(first_mask: bool, guide_check: int = 0) -> None:
+    signal.signal(signal.SIGALRM, on_alarm)
     warnings.simplefilter("ignore")
     import lark.lexer
 
     lark.lexer.has_interegular = False  # the oracle parser only: skip Lark's slow collision warnings
-    _CMP["first_mask"] = first_mask
-    _CMP["guide_check"] = guide_check
+    COMPARE["first_mask"] = first_mask
+    COMPARE["guide_check"] = guide_check
     try:
         bpe = _gpt2_bpe()
-        _CMP["encode"] = lambda text: bpe.encode(text).ids
+        COMPARE["encode"] = lambda text: bpe.encode(text).ids
     except Exception as exc:  # reported in the table header
-        _CMP["llg_error"] = _CMP["encode_error"] = f"{type(exc).__name__}: {exc}"
+        COMPARE["llg_error"] = COMPARE["encode_error"] = f"{type(exc).__name__}: {exc}"
     try:
         import llguidance
         import llguidance.hf
         from transformers import PreTrainedTokenizerFast
 
         hf = PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>")
-        _CMP["llg"] = (llguidance, llguidance.hf.from_tokenizer(hf, n_vocab=50257), bpe)
+        COMPARE["llg"] = (llguidance, llguidance.hf.from_tokenizer(hf, n_vocab=50257), bpe)
     except Exception as exc:  # reported in the table header
-        _CMP["llg_error"] = f"{type(exc).__name__}: {exc}"
+        COMPARE["llg_error"] = f"{type(exc).__name__}: {exc}"
     if first_mask or guide_check:
         from tokenguide.vocabulary import Vocabulary
 
-        _CMP["vocab"] = Vocabulary.from_file(GPT2, eos="<|endoftext|>")
+        COMPARE["vocab"] = Vocabulary.from_file(GPT2, eos="<|endoftext|>")
 
 
-def _texts(t, schema) -> list[str]:
+def instance_texts(t, schema) -> list[str]:
     """The instance's compact JSON as written, and with its keys in the output format's order."""
     raw = compact(t["data"])
     canon = compact(reorder(t["data"], schema, schema))
@@ -254,7 +254,7 @@ def _judge(accepts, tests, schema) -> list[str]:
     an invalid one accepted in either."""
     bad = []
     for i, t in enumerate(tests):
-        hits = [accepts(x) for x in _texts(t, schema)]
+        hits = [accepts(x) for x in instance_texts(t, schema)]
         if t["valid"] and not any(hits):
             bad.append(f"valid test {i} rejected")
         if not t["valid"] and any(hits):
@@ -262,7 +262,7 @@ def _judge(accepts, tests, schema) -> list[str]:
     return bad
 
 
-def _acceptor(compiled):
+def acceptor_of(compiled):
     """text -> bool for a CompiledSchema: re.fullmatch on the regex path, Lark's own LALR parser
     on the grammar path (the language the CFG guide serves)."""
     if compiled.path == "regex":
@@ -314,7 +314,7 @@ def check_with_guide(guide, accepts, tests, schema, encode) -> dict:
     differ = []
     n = 0
     for i, t in enumerate(tests):
-        for x in _texts(t, schema):
+        for x in instance_texts(t, schema):
             n += 1
             try:
                 by_guide, where = guide_verdict(guide, encode(x))
@@ -328,7 +328,7 @@ def check_with_guide(guide, accepts, tests, schema, encode) -> dict:
     return {"texts": n, "differ": differ}
 
 
-def _tokenguide(schema, tests, limit: float, check_guide: bool = False, guide_kwargs: dict | None = None) -> dict:
+def judge_tokenguide(schema, tests, limit: float, check_guide: bool = False, guide_kwargs: dict | None = None) -> dict:
     """What `Guide.from_json_schema` gives a user, judged on the instances. With first masks on,
     the guide is built over GPT-2 and its first mask taken: a failure there is "unsupported"
     (keyword: the error's class), and acceptance is judged on what the guide runs
@@ -345,13 +345,13 @@ def _tokenguide(schema, tests, limit: float, check_guide: bool = False, guide_kw
         out["compile_time"] = time.perf_counter() - t0
         out["path"] = compiled.path
         out["depth_capped"] = bool(getattr(compiled, "depth_capped", False))
-        if _CMP.get("first_mask") or check_guide:
+        if COMPARE.get("first_mask") or check_guide:
             from tokenguide.guides.stateful import Guide
 
             stage = "guide"
             signal.setitimer(signal.ITIMER_REAL, limit * 3)
             t0 = time.perf_counter()
-            guide = Guide.from_json_schema(schema, _CMP["vocab"], **(guide_kwargs or {}))
+            guide = Guide.from_json_schema(schema, COMPARE["vocab"], **(guide_kwargs or {}))
             guide.mask_bytes()
             out["first_mask"] = time.perf_counter() - t0
             if guide.compiled.path != compiled.path:
@@ -361,7 +361,7 @@ def _tokenguide(schema, tests, limit: float, check_guide: bool = False, guide_kw
             out["depth_capped"] = bool(getattr(compiled, "depth_capped", False))
         stage = "judge"  # the oracle's time (Lark builds a scanner per parser state it meets), not tokenguide's
         signal.setitimer(signal.ITIMER_REAL, limit * 6)
-        accepts = _acceptor(compiled)
+        accepts = acceptor_of(compiled)
         bad = _judge(accepts, tests, schema)
         out["status"] = "wrong" if bad else "pass"
         if bad:
@@ -371,15 +371,15 @@ def _tokenguide(schema, tests, limit: float, check_guide: bool = False, guide_kw
         if check_guide and guide is not None:
             stage = "guide check"
             signal.setitimer(signal.ITIMER_REAL, limit * 6)
-            if "encode" not in _CMP:
-                out["guide_check"] = {"error": f"no GPT-2 tokenizer: {_CMP.get('encode_error')}"}
+            if "encode" not in COMPARE:
+                out["guide_check"] = {"error": f"no GPT-2 tokenizer: {COMPARE.get('encode_error')}"}
             else:
-                out["guide_check"] = check_with_guide(guide, accepts, tests, schema, _CMP["encode"])
+                out["guide_check"] = check_with_guide(guide, accepts, tests, schema, COMPARE["encode"])
     except UnsupportedSchemaError as exc:
         out["status"] = "unsupported"
         out["keyword"] = exc.keyword or "(none)"
         out["detail"] = str(exc)[:200]
-    except _Timeout:
+    except JudgeTimeout:
         if stage == "guide check":
             out["guide_check"] = {"timeout": True}
         else:
@@ -409,16 +409,16 @@ def _any_order_accepts(schema, tests) -> bool | None:
     from tokenguide.json_schema import compile_json_schema
 
     try:
-        accepts = _acceptor(compile_json_schema(schema, property_order="any"))
+        accepts = acceptor_of(compile_json_schema(schema, property_order="any"))
         return all(accepts(compact(t["data"])) for t in tests if t["valid"])
     except (UnsupportedSchemaError, RecursionError):
         return None
 
 
-def _llguidance(schema, tests, limit: float) -> dict:
-    if "llg" not in _CMP:
+def judge_llguidance(schema, tests, limit: float) -> dict:
+    if "llg" not in COMPARE:
         return {"status": "unavailable"}
-    llg, tok, bpe = _CMP["llg"]
+    llg, tok, bpe = COMPARE["llg"]
     out: dict = {}
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
@@ -446,7 +446,7 @@ def _llguidance(schema, tests, limit: float) -> dict:
         out["status"] = "wrong" if bad else "pass"
         if bad:
             out["detail"] = bad[:3]
-    except _Timeout:
+    except JudgeTimeout:
         out["status"] = "timeout"
     except Exception as exc:
         out["status"] = "unsupported"
@@ -467,8 +467,8 @@ def compare_file(args) -> dict:
     if not tests:
         res["status"] = "no-tests"
         return res
-    res["tokenguide"] = _tokenguide(schema, tests, limit, check_guide=check_guide)
-    res["llguidance"] = _llguidance(schema, tests, limit)
+    res["tokenguide"] = judge_tokenguide(schema, tests, limit, check_guide=check_guide)
+    res["llguidance"] = judge_llguidance(schema, tests, limit)
     return res
 
 
@@ -544,8 +544,8 @@ def compare_report(results: list[dict], args, elapsed: float) -> None:
         for f, t in checked:
             if t["guide_check"].get("error"):
                 print(f"- guide raised while checking ({t['path']} path): {f}: {t['guide_check']['error']}")
-    if "llg_error" in _CMP:
-        print(f"llguidance unavailable: {_CMP['llg_error']}")
+    if "llg_error" in COMPARE:
+        print(f"llguidance unavailable: {COMPARE['llg_error']}")
     shown = 0
     for system in ("tokenguide", "llguidance"):
         for r in results:
@@ -562,8 +562,8 @@ def compare_main(args) -> int:
     ctx = mp.get_context("fork")
     results = []
     first_mask = not args.no_first_mask
-    _init_compare(False)  # the parent: for the report's llguidance line only
-    with ctx.Pool(args.jobs, initializer=_init_compare, initargs=(first_mask, args.guide_check),
+    init_worker(False)  # the parent: for the report's llguidance line only
+    with ctx.Pool(args.jobs, initializer=init_worker, initargs=(first_mask, args.guide_check),
                   maxtasksperchild=100) as pool:
         pending = [(f, pool.apply_async(compare_file, ((f, args.limit, bool(args.guide_check) and
                                                         i % args.guide_check == 0),)))

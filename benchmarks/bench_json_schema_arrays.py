@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_json_schema import DATA, _alarm, check_file  # noqa: E402
+from bench_json_schema import DATA, on_alarm, check_file  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import build_regex_from_schema  # noqa: E402
 
@@ -47,7 +47,7 @@ def main() -> None:
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"no data: {DATA} is missing")
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, on_alarm)
     warnings.simplefilter("ignore")
     files = []
     for p in sorted(DATA.glob("*.json")):

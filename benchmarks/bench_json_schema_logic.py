@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_json_schema import DATA, _alarm, check_file  # noqa: E402
+from bench_json_schema import DATA, on_alarm, check_file  # noqa: E402
 
 KEYWORDS = ("not", "oneOf", "if", "dependentSchemas", "dependencies")
 
@@ -45,7 +45,7 @@ def main() -> None:
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"no data at {DATA}")
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, on_alarm)
     warnings.simplefilter("ignore")
     per_kw: dict[str, Counter] = {k: Counter() for k in KEYWORDS}
     total: Counter = Counter()

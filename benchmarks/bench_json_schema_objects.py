@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_json_schema import DATA, _alarm, _Timeout, check_file, compact, reorder  # noqa: E402
+from bench_json_schema import DATA, on_alarm, JudgeTimeout, check_file, compact, reorder  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import build_regex_from_schema  # noqa: E402
 
@@ -61,7 +61,7 @@ def check_as_written(schema, tests, order: str, limit: float) -> tuple[str, str]
         return "pass", ""
     except UnsupportedSchemaError as exc:
         return "unsupported", exc.keyword or "(none)"
-    except (_Timeout, RecursionError):
+    except (JudgeTimeout, RecursionError):
         return "timeout", ""
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -132,7 +132,7 @@ def main() -> None:
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"no data: {DATA} is missing")
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, on_alarm)
     warnings.simplefilter("ignore")
     (orders if args.orders else keyword_files)(args)
 

@@ -27,7 +27,7 @@ acceptor and key-order handling: compact JSON as written and with keys in the ou
 order). Verdicts: pass / wrong (valid rejected or invalid accepted; minimised with
 fuzz_json_schema.minimise) / unsupported (keyword and pointer of the UnsupportedSchemaError) /
 depth-capped ok / depth-capped wrong / timeout / no-instances; also the path and compile time.
-`--compare` runs the same instances through llguidance (bench_json_schema._llguidance: compact
+`--compare` runs the same instances through llguidance (bench_json_schema.judge_llguidance: compact
 separators, GPT-2 tokens). Each schema runs in a worker process with time limits: `--gen-limit`
 for the instances, `--limit` for tokenguide's compile, 6x for judging (Lark's time), `--limit`
 for llguidance.
@@ -300,7 +300,7 @@ def _generate(schema: Any, examples: int) -> tuple[dict[str, Any], str]:
 
     try:
         collect()
-    except (bench._Timeout, Exception) as exc:  # keep what was generated before the limit or the error
+    except (bench.JudgeTimeout, Exception) as exc:  # keep what was generated before the limit or the error
         return seen, f"hypothesis-jsonschema: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
     return seen, ""
 
@@ -435,14 +435,14 @@ _OPTS: dict = {}
 def _init(compare: bool) -> None:
     """Worker set-up: the alarm, quiet warnings, the oracle parser without Lark's collision report,
     llguidance over GPT-2 when comparing."""
-    signal.signal(signal.SIGALRM, bench._alarm)
+    signal.signal(signal.SIGALRM, bench.on_alarm)
     warnings.simplefilter("ignore")
     import lark.lexer
 
     lark.lexer.has_interegular = False
     if compare:
-        bench._init_compare(False)
-    fuzz._warm_up()
+        bench.init_worker(False)
+    fuzz.warm_up()
 
 
 def _tokenguide_compile(schema: Any, limit: float) -> dict:
@@ -459,7 +459,7 @@ def _tokenguide_compile(schema: Any, limit: float) -> dict:
     except UnsupportedSchemaError as exc:
         return {"status": "unsupported", "keyword": exc.keyword or "(none)", "pointer": exc.pointer or "",
                 "detail": str(exc)[:240]}
-    except bench._Timeout:
+    except bench.JudgeTimeout:
         return {"status": "timeout", "stage": "compile"}
     except (Exception, RecursionError) as exc:
         return {"status": "wrong", "kind": f"compile raised {type(exc).__name__}", "detail": str(exc)[:200]}
@@ -480,7 +480,7 @@ def run_schema(task: tuple) -> dict:
         valid, reason = valid_instances(schema, opts["instances"], is_valid)
         signal.setitimer(signal.ITIMER_REAL, opts["gen_limit"])
         invalid = invalid_instances(valid, is_valid, opts["instances"]) if valid else []
-    except bench._Timeout:
+    except bench.JudgeTimeout:
         valid, invalid, reason = [], [], f"instance generation over {opts['gen_limit']:g} s"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -496,7 +496,7 @@ def run_schema(task: tuple) -> dict:
         try:
             judged = fuzz.judge_schema(schema, instances)
             tg.update({k: v for k, v in judged.items() if k not in ("valid", "invalid")})
-        except bench._Timeout:
+        except bench.JudgeTimeout:
             tg.update({"status": "timeout", "stage": "judge"})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -507,14 +507,14 @@ def run_schema(task: tuple) -> dict:
             try:
                 tg["min_schema"], tg["min_instance"] = fuzz.minimise(
                     copy.deepcopy(schema), tg["instance"], tg["kind"], opts["minimise"], tg["status"] != "wrong")
-            except bench._Timeout:
+            except bench.JudgeTimeout:
                 pass
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     res["tokenguide"] = tg
     if opts["compare"]:
         tests = [{"data": x, "valid": True} for x in valid] + [{"data": m, "valid": False} for _, _, m in invalid]
-        res["llguidance"] = bench._llguidance(schema, tests, opts["limit"])
+        res["llguidance"] = bench.judge_llguidance(schema, tests, opts["limit"])
     return res
 
 

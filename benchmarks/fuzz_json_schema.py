@@ -78,14 +78,14 @@ def tokenguide_acceptor(schema: Any) -> tuple[Callable[[str], bool], Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compiled = compile_json_schema(schema, path="auto")
-    return bench._acceptor(compiled), compiled
+    return bench.acceptor_of(compiled), compiled
 
 
-def _errors(accepts: Callable[[str], bool], schema: Any, tests: list[dict]) -> list[tuple[int, str]]:
+def instance_errors(accepts: Callable[[str], bool], schema: Any, tests: list[dict]) -> list[tuple[int, str]]:
     """(test index, "valid rejected" / "invalid accepted") for each instance judged wrong."""
     out = []
     for i, t in enumerate(tests):
-        hits = [accepts(x) for x in bench._texts(t, schema)]
+        hits = [accepts(x) for x in bench.instance_texts(t, schema)]
         if t["valid"] and not any(hits):
             out.append((i, "valid rejected"))
         elif not t["valid"] and any(hits):
@@ -110,14 +110,14 @@ def judge_schema(schema: Any, instances: list) -> dict:
         if "accepts no value" in str(exc):  # right as far as the instances tell: no pass, no failure
             return {**res, "status": "empty", "detail": str(exc)[:200]}
         return {**res, "status": "unsupported", "keyword": exc.keyword or "(none)", "detail": str(exc)[:200]}
-    except bench._Timeout:
+    except bench.JudgeTimeout:
         raise
     except (Exception, RecursionError) as exc:  # compile_json_schema raising anything else is a bug
         return {**res, "status": "wrong", "kind": f"compile raised {type(exc).__name__}", "detail": str(exc)[:200]}
     res["path"] = compiled.path
     try:
-        errors = _errors(accepts, schema, tests)
-    except bench._Timeout:
+        errors = instance_errors(accepts, schema, tests)
+    except bench.JudgeTimeout:
         raise
     except Exception as exc:  # the acceptor raising is a bug
         return {**res, "status": "wrong", "kind": type(exc).__name__, "detail": str(exc)[:200]}
@@ -151,7 +151,7 @@ def _still_wrong(schema: Any, instance: Any, kind: str, capped_ok: bool = False)
         accepts, compiled = tokenguide_acceptor(schema)
         if compiled.depth_capped and not (capped_ok or kind == "invalid accepted"):
             return False
-        return bool(_errors(accepts, schema, [{"data": instance, "valid": valid}]))
+        return bool(instance_errors(accepts, schema, [{"data": instance, "valid": valid}]))
     except (UnsupportedSchemaError, jsonschema.exceptions.SchemaError, RecursionError):
         return False
     except Exception:
@@ -211,12 +211,12 @@ def _one(args: tuple) -> dict:
     seed, limit, minimise_budget, small = args
     schema = random_schema(seed, small)
     instances = random_instances(schema, seed)
-    signal.signal(signal.SIGALRM, bench._alarm)
+    signal.signal(signal.SIGALRM, bench.on_alarm)
     signal.setitimer(signal.ITIMER_REAL, limit)
     t0 = time.perf_counter()
     try:
         res = judge_schema(schema, instances)
-    except bench._Timeout:
+    except bench.JudgeTimeout:
         res = {"status": "timeout"}
     except Exception as exc:  # judging raised outside tokenguide's compile (e.g. the key reordering)
         res = {"status": "oracle error", "detail": f"{type(exc).__name__}: {str(exc)[:160]}"}
@@ -230,14 +230,14 @@ def _one(args: tuple) -> dict:
         try:
             res["min_schema"], res["min_instance"] = minimise(copy.deepcopy(schema), res["instance"], res["kind"],
                                                               minimise_budget, res["status"] != "wrong")
-        except bench._Timeout:
+        except bench.JudgeTimeout:
             pass
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     return res
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Pay the one-time costs (Lark import, grammar-path tables) before the first timed schema."""
     warnings.simplefilter("ignore")
     try:
@@ -250,10 +250,10 @@ def run(seeds: range | list[int], limit: float = 20.0, jobs: int = 1, minimise_b
         small: bool = False) -> list[dict]:
     """Judge the schemas of `seeds` (`small`: schema_gen's small schemas); one result per seed, in order."""
     tasks = [(s, limit, minimise_budget, small) for s in seeds]
-    _warm_up()
+    warm_up()
     if jobs <= 1:
         return [_one(t) for t in tasks]
-    with mp.get_context("fork").Pool(jobs, initializer=_warm_up, maxtasksperchild=50) as pool:
+    with mp.get_context("fork").Pool(jobs, initializer=warm_up, maxtasksperchild=50) as pool:
         return pool.map(_one, tasks, chunksize=4)
 
 

@@ -33,7 +33,7 @@ def bench():
 def test_sample_has_no_wrong_answers(bench):
     files = sorted(DATA.glob("*.json"))[::EVERY]
     assert files, "no schema files"
-    old = signal.signal(signal.SIGALRM, bench._alarm)
+    old = signal.signal(signal.SIGALRM, bench.on_alarm)
     try:
         results = [bench.check_file((str(f), LIMIT_S, False, 0.0)) for f in files]
     finally:
@@ -151,7 +151,7 @@ def test_reorder_anyof_branch_dependencies_and_if_then(judge):
     # ... which is the order tokenguide's regex takes
     from tokenguide.json_schema import compile_json_schema
 
-    accepts = judge._acceptor(compile_json_schema(schema))
+    accepts = judge.acceptor_of(compile_json_schema(schema))
     for v in (value, dict(value, z=1)):
         assert accepts(judge.compact(judge.reorder(v, schema, schema))) and not accepts(judge.compact(v))
 
@@ -174,11 +174,11 @@ def tiny(judge, monkeypatch):
     from tokenguide.vocabulary import Vocabulary
 
     vocab = Vocabulary(0, {"<eos>": 0, **{ch: i + 1 for i, ch in enumerate(_CHARS)}})
-    monkeypatch.setitem(judge._CMP, "first_mask", True)
-    monkeypatch.setitem(judge._CMP, "vocab", vocab)
+    monkeypatch.setitem(judge.COMPARE, "first_mask", True)
+    monkeypatch.setitem(judge.COMPARE, "vocab", vocab)
     encode = lambda text: [_CHARS.index(ch) + 1 for ch in text]  # noqa: E731
-    monkeypatch.setitem(judge._CMP, "encode", encode)
-    old = signal.signal(signal.SIGALRM, judge._alarm)
+    monkeypatch.setitem(judge.COMPARE, "encode", encode)
+    old = signal.signal(signal.SIGALRM, judge.on_alarm)
     yield encode
     signal.signal(signal.SIGALRM, old)
 
@@ -195,10 +195,10 @@ CONTAINS_TESTS = [{"data": ["a"] * 100, "valid": True}, {"data": ["a"] * 99, "va
 
 
 def test_guide_build_failure_counts_as_unsupported(judge, tiny):
-    ok = judge._tokenguide(NOT_SCHEMA, NOT_TESTS, LIMIT_S)
+    ok = judge.judge_tokenguide(NOT_SCHEMA, NOT_TESTS, LIMIT_S)
     assert ok["status"] == "pass" and ok["path"] == "regex" and "first_mask" in ok
     # items counted by a lookahead (contains): no grammar to fall back to once the regex guide fails
-    failed = judge._tokenguide(CONTAINS_SCHEMA, CONTAINS_TESTS, LIMIT_S, guide_kwargs={"max_states": 2})
+    failed = judge.judge_tokenguide(CONTAINS_SCHEMA, CONTAINS_TESTS, LIMIT_S, guide_kwargs={"max_states": 2})
     assert failed["status"] == "unsupported" and failed["keyword"] == "StateLimitError", failed
     assert failed["guide_failed"] and "max_states" in failed["detail"]
 
@@ -207,12 +207,12 @@ def test_guide_fallback_to_the_grammar_path_is_judged_on_the_grammar(judge, tiny
     schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"enum": ["x", "y"]}},
               "required": ["a"], "additionalProperties": False}
     tests = [{"data": {"b": "x", "a": 12}, "valid": True}, {"data": {"a": "1"}, "valid": False}]
-    out = judge._tokenguide(schema, tests, LIMIT_S, guide_kwargs={"max_states": 2})
+    out = judge.judge_tokenguide(schema, tests, LIMIT_S, guide_kwargs={"max_states": 2})
     assert out["status"] == "pass" and out["path"] == "grammar" and out["fallback"].startswith("regex -> grammar")
 
 
 def test_no_first_mask_says_guides_were_not_built_and_timeouts_are_named(judge, capsys, monkeypatch):
-    monkeypatch.delitem(judge._CMP, "llg_error", raising=False)
+    monkeypatch.delitem(judge.COMPARE, "llg_error", raising=False)
     args = argparse.Namespace(every=10, limit=20.0, no_first_mask=True, guide_check=0, show=5)
     rows = [{"file": "A.json", "tokenguide": {"status": "pass", "path": "regex"}, "llguidance": {"status": "pass"}},
             {"file": "Slow---1.json", "tokenguide": {"status": "timeout", "stage": "judge"},
@@ -234,17 +234,17 @@ NODE_TESTS = [{"data": {"v": 1, "c": [{"c": [{"v": 3}], "v": 2}]}, "valid": True
 
 
 def test_guide_check_agrees_with_the_oracle_and_finds_a_disagreement(judge, tiny):
-    out = judge._tokenguide(NODE, NODE_TESTS, LIMIT_S, check_guide=True)
+    out = judge.judge_tokenguide(NODE, NODE_TESTS, LIMIT_S, check_guide=True)
     assert out["status"] == "pass" and out["path"] == "grammar", out
     assert out["guide_check"] == {"texts": 6, "differ": []}
     # the valid instance passes only in the schema's key order, by Lark and by the guide
     from tokenguide.guides.stateful import Guide
     from tokenguide.json_schema import compile_json_schema
 
-    accepts = judge._acceptor(compile_json_schema(NODE))
-    raw, canon = judge._texts(NODE_TESTS[0], NODE)
+    accepts = judge.acceptor_of(compile_json_schema(NODE))
+    raw, canon = judge.instance_texts(NODE_TESTS[0], NODE)
     assert canon == '{"v":1,"c":[{"v":2,"c":[{"v":3}]}]}' and accepts(canon) and not accepts(raw)
-    guide = Guide.from_json_schema(NODE, judge._CMP["vocab"])
+    guide = Guide.from_json_schema(NODE, judge.COMPARE["vocab"])
     assert judge.guide_verdict(guide, tiny(canon)) == (True, "")
     refused, where = judge.guide_verdict(guide, tiny(raw))
     assert not refused and where.startswith("token 14 ")  # the "c" where "v" must come

@@ -54,10 +54,10 @@ def test_judge_counts_both_kinds_of_wrong_answer(fuzz):
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
               "additionalProperties": False}
     tests = [{"data": {"a": 1}, "valid": True}, {"data": {}, "valid": False}, {"data": {"a": "x"}, "valid": False}]
-    assert fuzz._errors(lambda text: True, schema, tests) == [(1, "invalid accepted"), (2, "invalid accepted")]
-    assert fuzz._errors(lambda text: False, schema, tests) == [(0, "valid rejected")]
+    assert fuzz.instance_errors(lambda text: True, schema, tests) == [(1, "invalid accepted"), (2, "invalid accepted")]
+    assert fuzz.instance_errors(lambda text: False, schema, tests) == [(0, "valid rejected")]
     accepts, compiled = fuzz.tokenguide_acceptor(schema)
-    assert compiled.path == "regex" and fuzz._errors(accepts, schema, tests) == []
+    assert compiled.path == "regex" and fuzz.instance_errors(accepts, schema, tests) == []
 
 
 def test_judge_reads_keys_in_schema_order(fuzz):
