@@ -341,7 +341,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
-                      member_rules: bool = False):
+                      member_rules: bool = False, value_rules: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -354,7 +354,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions, member_rules)
+    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -409,11 +409,17 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
         # when the schema has an anyOf/oneOf of two parts or more (else the retry is the same grammar)
         retries = [{"right_linear": True}] if sink.wide_objects else []
-        if sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES):
+        unions = sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES)
+        if unions:
             retries.append({"unions": True})
-        if sink.inline_optionals and "expand into more than" in str(first):
+        many = sink.inline_optionals and "expand into more than" in str(first)
+        if many:
             # objects nested in objects multiply their inline optional members: all as member rules
             retries.append({"member_rules": True})
+        if unions:
+            # last, unions whose branches' objects and arrays are rules, holes of the unions'
+            # automata (GrammarSink.member_value): a union of nested objects stays small
+            retries.append({"unions": True, "value_rules": True, "member_rules": many})
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)
