@@ -31,6 +31,8 @@ CASES = {
                                             "anyOf": [{"required": ["p", "q"]}, {"required": []}]},
     "untyped oneOf sets": {"properties": {"p": NUMBERS, "q": {"type": "string"}},
                            "oneOf": [{"required": ["p"]}, {"required": ["q"]}]},
+    "typed branches are not required-only": {"properties": {"p": NUMBERS, "q": {"type": "string"}},
+                                             "anyOf": [{"type": "object", "required": ["p"]}, {"type": "object", "required": ["q"]}]},
     "inside a oneOf branch": {"oneOf": [{"type": ["string", "null"], "minLength": 2}, {
         "type": "object", "properties": {"s": {"type": "string"}, "l": {"type": "string"}, "c": {"type": "string"}},
         "anyOf": [{"required": ["s"]}, {"required": ["l", "c"]}]}]},

@@ -24,7 +24,7 @@ from .patterns import PatternError, ecma_search, pattern_to_string_body
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
 __all__ = ["pairwise_disjoint", "exclusive_branches", "overlapping", "exclusive_value", "Exclusive",
-           "MAX_OVERLAPPING", "required_only"]
+           "MAX_OVERLAPPING"]
 
 MAX_OVERLAPPING = 8  # oneOf branches that may overlap: each is checked against all the others
 
@@ -109,7 +109,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
         only_t = Node({"type": [t]}, base.ptr)
         if len(full) >= 2 or (not full and not part):
             continue  # two branches accept every value of this type: none is valid
-        if t == "object" and all(required_only(f) for f in full + part):
+        if t == "object" and all(_required_only(f) for f in full + part):
             sets = [[r for r in f.get("required", []) if isinstance(r, str)] for f in full + part]
             branches = _exactly_one_required(sets)
             if branches is None:
@@ -133,8 +133,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
     return out
 
 
-def required_only(f: Node) -> bool:
-    """Is branch `f` only a `required` list (no other keyword that constrains)?"""
+def _required_only(f: Node) -> bool:
     return (not f.groups and not f.not_enum and "enum" not in f and "const" not in f and "not" not in f
             and not any(k in f for k in _TYPE_KEYWORDS["object"] - {"required"}))
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import one_of
-from .normalize import Node, types_of
+from .normalize import VALIDATION, Node, types_of
 from .text import alt, cat, opt, rep
 
 __all__ = ["MAX_SET_STATES", "required_sets_value", "sets_body"]
@@ -41,7 +40,7 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
         return False
     flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
     flats = [f for f in flats if f is not False]
-    if not flats or not all(isinstance(f, Node) and one_of.required_only(f) for f in flats):
+    if not flats or not all(isinstance(f, Node) and _required_only(f) for f in flats):
         return False
     sets = []
     for f in flats:
@@ -62,6 +61,12 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
             return False
         parts.append(body)
     return alt(parts)
+
+
+def _required_only(f: Node) -> bool:
+    """Is branch `f` a `required` list and nothing else that validates (then every non-object
+    satisfies it)?"""
+    return not f.groups and not f.not_enum and all(k == "required" or k not in VALIDATION for k in f.kw)
 
 
 def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bool], extra: str | None,
