@@ -108,7 +108,10 @@ and intersections (not, overlapping oneOf, if, pattern with format, lengths a pa
 absorb, key classes, contains, uniqueItems) are lookaheads on the regex path, only with a
 whitespace pattern that matches JSON whitespace alone. The grammar path writes them as rules
 from exact automata (string intersections, value lexemes, keys without lookaheads, contains
-arrays as one value lexeme; see above), free-form values in them around holes.
+arrays as one value lexeme; see above), free-form values in them around holes; objects and
+arrays inside anyOf/oneOf branches as rules (holes of the union's automaton) when the union is
+too large otherwise, and an anyOf/oneOf of required-name sets over declared properties as one
+chain of members (json_schema.required_sets).
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339
@@ -374,7 +377,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
-                      member_rules: bool = False):
+                      member_rules: bool = False, value_rules: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -387,7 +390,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions, member_rules)
+    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -462,11 +465,17 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
         # when the schema has an anyOf/oneOf of two parts or more (else the retry is the same grammar)
         retries = [{"right_linear": True}] if sink.wide_objects else []
-        if sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES):
+        unions = sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES)
+        if unions:
             retries.append({"unions": True})
-        if sink.inline_optionals and "expand into more than" in str(first):
+        many = sink.inline_optionals and "expand into more than" in str(first)
+        if many:
             # objects nested in objects multiply their inline optional members: all as member rules
             retries.append({"member_rules": True})
+        if unions:
+            # last, unions whose branches' objects and arrays are rules, holes of the unions'
+            # automata (GrammarSink.member_value): a union of nested objects stays small
+            retries.append({"unions": True, "value_rules": True, "member_rules": many})
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from . import arrays, logic, objects, one_of
+from . import arrays, logic, objects, one_of, required_sets
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
 from .strings import constrained_string, counted_string, string_format
@@ -115,9 +115,13 @@ class Emitter:
         return alt([self.handlers[t](s) for t in types_of(s)])
 
     def _distribute(self, s: Node) -> str | None:
-        """anyOf / oneOf: the union over every combination of branches, each merged with the rest."""
+        """anyOf / oneOf: the union over every combination of branches, each merged with the rest
+        (in grammar mode, required-name sets on one object as one object: required_sets)."""
         base = s.copy(keep_groups=False)
         base.refs = []
+        sets = required_sets.required_sets_value(self, s, base)
+        if sets is not False:
+            return sets
         branch_lists = []
         for kind, subs, gptr, _ in s.groups:
             if not isinstance(subs, list) or not subs:
@@ -132,6 +136,18 @@ class Emitter:
             total *= max(1, len(bl))
         if total > MAX_BRANCHES:
             self.unsupported("anyOf", s.ptr, f"{total} combined anyOf/oneOf branches")
+        if self.sink is None:
+            outs = self._combinations(s, base, branch_lists)
+        else:
+            self.sink.in_union += 1  # member values in branches may become rules (GrammarSink.member_value)
+            try:
+                outs = self._combinations(s, base, branch_lists)
+            finally:
+                self.sink.in_union -= 1
+        return logic.union(self, outs, s.groups[0][0], s.groups[0][2])
+
+    def _combinations(self, s: Node, base: Node, branch_lists: list[list]) -> list[str | None]:
+        """The regex of each combination of anyOf/oneOf branches, merged with `base` (the rest of `s`)."""
         outs = []
         base_names = list(base.get("properties", {}) or {})
         for combo in itertools.product(*branch_lists):
@@ -162,7 +178,7 @@ class Emitter:
                 outs.append(self.any_value(self.free_depth))
             elif m is not False:
                 outs.append(self.flat_value(m))
-        return logic.union(self, outs, s.groups[0][0], s.groups[0][2])
+        return outs
 
     def check_generic(self, s: Node) -> None:
         """Refuse the keywords no type handler expresses."""
@@ -392,11 +408,13 @@ class Emitter:
             return r"\[" + self.close_array
         return rf"\[{ws}" + T + self.close_array
 
-    def t_object(self, s: Node) -> str | None:
+    def t_object(self, s: Node, required_sets: tuple[list[list[str]], bool] | None = None) -> str | None | bool:
+        """Objects of `s`; with `required_sets`, holding one of those (module required_sets:
+        False when that writing does not apply)."""
         self.no_banned(s, "object")
         mp, req = s.get("minProperties"), s.get("required")
         if (isinstance(mp, int) and not isinstance(mp, bool) and isinstance(req, list)
                 and mp <= len({r for r in req if isinstance(r, str)})):
             s = s.copy(drop=("minProperties",))  # the required names alone make that many properties
             s.refs = []  # already on the reference stack
-        return objects.object_regex(self, s)
+        return objects.object_regex(self, s, required_sets)

@@ -28,6 +28,7 @@ from . import grammar_checks, member_rules
 from . import holes as holes_mod
 from .grammar_checks import check_grammar, refuse
 from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, char_moves, lexeme_dfa, without
+from .normalize import Node, types_of
 from .text import NULL, NUMBER, STRING
 
 __all__ = ["GrammarSink", "check_grammar", "grammar_from_placeholders", "PLACEHOLDER_BASE", "PLACEHOLDER_END"]
@@ -45,13 +46,18 @@ _SPACE = 0x20
 class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
-    def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False) -> None:
+    def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False,
+                 value_rules: bool = False) -> None:
         self.ws = ws
         self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)
         self.member_rules = member_rules  # every object with an optional member as rules (objects.members_chain)
         self.inline_optionals = False  # did members_chain write an object's optional members inline
         self.unions = unions  # regular anyOf/oneOf unions as value lexemes (see `union`)
         self.alternations = False  # did `union` see an anyOf/oneOf of two parts or more
+        self.value_rules = value_rules  # objects' and arrays' member values in unions as rules (`member_value`)
+        self.in_union = 0  # anyOf/oneOf branches being emitted around the current value (Emitter._distribute)
+        self.split_values = False  # did member_value write a rule
+        self.value_bodies: dict[str, str] = {}  # body regex -> placeholder of a value rule (`member_value`)
         self.wide_objects = False  # did object_members write any
         self.names: dict[str, str] = {}  # placeholder -> rule name
         self.ref_rules: dict[str, str] = {}  # JSON pointer -> placeholder
@@ -177,6 +183,39 @@ class GrammarSink:
             return self.value_lexeme("(?:" + "|".join(parts) + ")", keyword, ptr, holes=self.unions)
         except UnsupportedSchemaError:
             return None
+
+    def member_value(self, em: Any, schema: Any, ptr: str) -> str | None:
+        """The regex of an object member's value (`schema` at `ptr`, emitted by `em`). With
+        `value_rules`, inside an anyOf/oneOf branch, its objects and its arrays are each a rule
+        of their own ("v", a hole in the union's lexeme: lexemes.regular_text) and its other
+        values stay text: the union's automaton then reads a nested object in one symbol
+        instead of all its states (Snowplow sp_343: over 4,000 states as text). Exact: the
+        three parts are the value's language split by JSON type; two holes at one place of the
+        automaton that may read the same text make an LALR conflict, which check_grammar refuses."""
+        if not (self.value_rules and self.in_union):
+            return em.value(schema, ptr)
+        flat = em.norm.flatten(schema, ptr)
+        if not isinstance(flat, Node) or not flat.constrains() or not {"object", "array"} & set(types_of(flat)):
+            return em.value(schema, ptr)
+        parts: list[str | None] = []
+        for types in (["null", "boolean", "number", "string"], ["object"], ["array"]):
+            m = em.norm.merge(flat, Node({"type": types}, ptr))
+            compound, depth = types[0] in ("object", "array"), self.in_union
+            self.in_union = 0 if compound else depth  # a rule's body is grammar, not the union's text
+            try:
+                v = None if m is False else em.flat_value(m)
+            finally:
+                self.in_union = depth
+            if v is not None and compound:
+                ch = self.value_bodies.get(v)
+                if ch is None:
+                    ch = self.value_bodies[v] = self._new(f"v{len(self.value_bodies)}")
+                    self.bodies[ch] = v
+                self.split_values = True
+                v = ch
+            parts.append(v)
+        kept = [p for p in parts if p is not None]
+        return None if not kept else kept[0] if len(kept) == 1 else "(?:" + "|".join(kept) + ")"
 
     def compound_value(self) -> str:
         """The placeholder of the rule for one JSON array or object of any values (nesting

@@ -142,7 +142,7 @@ def regular_text(sink: Any, regex: str, keyword: str, ptr: str, depth: int = 0,
                     out.append(f"(?:{body})")
                 else:
                     out.append(f"(?:{sink.lexemes[c]})")
-            elif sink.names[c].startswith("s") and c in sink.bodies:
+            elif c in sink.bodies and (sink.names[c].startswith("s") or holes is None and sink.names[c].startswith("v")):
                 key = (c, level if free_form else 0)
                 if key not in memo:
                     body = regular_text(sink, sink.bodies[c], keyword, ptr, depth + 1, holes, memo, free_form, level)

@@ -18,6 +18,7 @@ from .keys import extra_member
 from .logic import json_whitespace_only
 from .normalize import Node
 from .patterns import PatternError, ecma_search
+from .required_sets import sets_body
 from .text import MAX_REGEX_CHARS, alt, cat, compact, group, lit, opt, rep
 
 __all__ = ["object_regex"]
@@ -30,8 +31,9 @@ class _TooBig(Exception):
     """The counted-members regex passed the size limit."""
 
 
-def object_regex(em: Any, s: Node) -> str | None:
-    """Regex for the objects node `s` accepts."""
+def object_regex(em: Any, s: Node, required_sets: tuple[list[list[str]], bool] | None = None) -> str | None | bool:
+    """Regex for the objects node `s` accepts; with `required_sets` (declared names, whether
+    exactly one set), those holding one of the sets (False past required_sets' bound)."""
     ws = em.ws
     props = s.get("properties", {})
     if not isinstance(props, dict):
@@ -80,7 +82,7 @@ def object_regex(em: Any, s: Node) -> str | None:
     members: list[str | None] = []
     req = []
     for n, sch, p in zip(names, schemas, ptrs):
-        v = em.value(sch, p)
+        v = em.value(sch, p) if em.sink is None else em.sink.member_value(em, sch, p)
         if em.sink is not None and v is not None and _long_count(em.sink, v):
             v = em.sink.rule(v)  # its own terminal, its automaton checked once, not once per key
         key = lit(json.dumps(n, ensure_ascii=False))
@@ -99,7 +101,11 @@ def object_regex(em: Any, s: Node) -> str | None:
         # start with may become a terminal that other keys' terminals extend)
         members = [None if m is None else em.sink.mark(i) + m for i, m in enumerate(members)]
         extra = None if extra is None else em.sink.mark(len(members)) + extra
-    if counted:
+    if required_sets is not None:
+        body = sets_body(em, names, members, req, extra, required_sets)
+        if body is False:
+            return False
+    elif counted:
         body = _members_counted(em, members, req, extra, min_p, max_p,
                                 s.kptr("minProperties" if min_p else "maxProperties"))
     else:
