@@ -105,7 +105,8 @@ and intersections (not, overlapping oneOf, if, pattern with format, lengths a pa
 absorb, key classes, contains, uniqueItems) are lookaheads on the regex path, only with a
 whitespace pattern that matches JSON whitespace alone. The grammar path writes them as rules
 from exact automata (string intersections, value lexemes, keys without lookaheads, contains
-arrays as one value lexeme; see above), free-form values in them around holes.
+arrays and uniqueItems arrays too many to write out as one value lexeme; see above),
+free-form values in them around holes.
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339

@@ -12,7 +12,10 @@ spellings involved (strings, booleans, null, integers), and refuses otherwise.
 null, bounded integer ranges, arrays and closed objects of those; an item that occurs once with
 types no other item has may take any values): short arrays are enumerated (no
 lookaround), longer ones start with one negative lookahead per value forbidding two equal
-items (regex path only). Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
+items (on the grammar path, that array as one value lexeme: its exact automaton, at most
+MAX_LEXEME_STATES states). With contains, an array whose items cannot be distinct and match
+contains often enough (fewer values match contains than minContains, or no item's type is one
+of contains') accepts nothing, whatever the items. Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
 are equal whatever their key order. Unbounded item languages are refused: distinctness over
 them is not regular. Drafts: `contains` from draft 6, `minContains`/`maxContains` from 2019-09.
 """
@@ -439,6 +442,11 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     k = len(positions)
     if parts.rest_regex is not None and (M is None or M > k):
         positions.append((parts.rest, parts.rest_ptr))
+    if bounds is not None:
+        why = _no_hit_possible(em, s, positions, bounds[0])
+        if why is not None:
+            em.norm.note_empty("contains", s.kptr("contains"), why)
+            return None
     tables: list[dict] = []
     classes = [_type_classes(em, sch, ptr) for sch, ptr in positions]
     for i, (sch, ptr) in enumerate(positions):
@@ -483,10 +491,6 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     enumerated = _enumerate(em, tables, k, hits, m, top, lo, hi)
     if enumerated is not NotImplemented:
         return _wrap(em, enumerated)
-    if em.sink is not None:
-        em.unsupported("uniqueItems", uptr, f"uniqueItems with more than {MAX_ENUMERATED} possible arrays needs "
-                       "lookaheads, which the grammar path cannot write; use the regex path or lower maxItems")
-        return NotImplemented
     # at the array's start, for each value v: "no two items equal v" (independent trackers: the
     # automaton has about one state per set of values seen)
     skip = group(alt(list(every.values())) or "")
@@ -508,7 +512,32 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     body = count_items(em, slots, tail, m, top, lo, hi, uptr if bounds is None else s.kptr("contains"))
     if body is None or body == "":
         return _wrap(em, body)
-    return _wrap(em, looks + body)
+    if em.sink is None:
+        return _wrap(em, looks + body)
+    try:  # the grammar path: the array with its lookaheads as one value lexeme (its exact automaton)
+        return em.sink.value_lexeme(_wrap(em, looks + body), "uniqueItems", uptr)
+    except UnsupportedSchemaError as exc:
+        em.unsupported("uniqueItems", uptr, f"uniqueItems with more than {MAX_ENUMERATED} possible arrays needs "
+                       "lookaheads, which the grammar path writes as one value lexeme for the array, and cannot "
+                       f"here ({exc.args[0]}); use the regex path, lower maxItems or use fewer values")
+        return NotImplemented
+
+
+def _no_hit_possible(em: Any, s: Node, positions: list, lo: int) -> str | None:
+    """Why no array of distinct items has `lo` items matching contains (None: some may), for
+    any items: the values contains accepts are fewer than `lo` (distinct items are distinct
+    values), or no reachable position's types are among those of contains."""
+    cptr = s.kptr("contains")
+    if lo == 0:
+        return None
+    ok, vals = _strict(em, lambda: finite_values(em, s["contains"], cptr))
+    if ok and vals is not None and len(vals) < lo:
+        return (f"uniqueItems: {lo} distinct items must match contains, which accepts {len(vals)} value"
+                f"{'s' if len(vals) != 1 else ''}")
+    c_types = _type_classes(em, s["contains"], cptr)
+    if any(_type_classes(em, sch, ptr) & c_types for sch, ptr in positions):
+        return None
+    return "no item of this array can match contains (their types differ)"
 
 
 def _classify(em: Any, s: Node, positions: list, tables: list[dict]) -> list[set] | None:
