@@ -133,6 +133,45 @@ def test_contains_that_distinct_items_can_satisfy_stays_as_it_was():
     assert judge(schema, arrays_of([1, 1.0, 2, "a", "b"], 3)) == 4 + 12
 
 
+#: an item that occurs once, with unbounded values, that other (finite) items may equal only in
+#: strings, booleans or null (fuzzer seed 918: a string of up to 5 characters after a const)
+SHARED = [
+    {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array", "uniqueItems": True,
+     "prefixItems": [{"const": "é"}, {"type": "string", "maxLength": 5}],
+     "items": {"type": "integer", "minimum": 0, "maximum": 3}},
+    {"type": "array", "uniqueItems": True, "maxItems": 3, "prefixItems": [{"type": ["string", "integer", "null"]}],
+     "items": {"enum": ["é", "e", None, True]}},
+    {"type": "array", "uniqueItems": True, "prefixItems": [{"enum": ["e", True]}, {"type": ["boolean", "string"],
+                                                                                     "pattern": "^e"}],
+     "items": False},
+]
+SHARED_POOL = ["é", "e", "", "éé", "ex", 0, 1, 1.0, 3, None, True, False, [1]]
+
+
+@pytest.mark.parametrize("schema", SHARED)
+def test_an_unbounded_item_that_others_may_equal_in_finitely_many_values(schema):
+    """Refused before (uniqueItems over unbounded items); now its values that another item may
+    take are values of their own, the rest one value no other item has."""
+    assert judge(schema, arrays_of(SHARED_POOL, 3) + [["é", "e", 0, 1, 2, 3], ["é", "e", 0, 1, 2, 3.0]]) > 5
+
+
+def test_the_shared_values_need_json_whitespace():
+    """The values apart are a lookahead, exact only when whitespace is JSON whitespace."""
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(SHARED[0], path="regex", whitespace_pattern="[ a]?")
+    assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
+
+
+def test_too_many_arrays_with_shared_values_are_refused_by_name():
+    """Over 256 arrays to write out, the distinctness lookaheads would nest the item's: refused."""
+    schema = {"type": "array", "uniqueItems": True, "prefixItems": [{"type": "string"}],
+              "items": {"enum": ["a", "b", "c", "d", "e", "f"]}, "maxItems": 6}
+    for path in PATHS:
+        with pytest.raises(UnsupportedSchemaError, match="lower maxItems") as info:
+            compile_json_schema(schema, path=path)
+        assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
+
+
 @pytest.mark.parametrize("schema,pointer,items", [
     # seed 876: strings repeat
     ({"type": "array", "items": {"type": ["null", "boolean", "string"]}, "uniqueItems": True},
@@ -144,9 +183,15 @@ def test_contains_that_distinct_items_can_satisfy_stays_as_it_was():
     ({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer", "exclusiveMinimum": -1},
                                        {"type": "integer"}], "items": {"type": "boolean"}, "uniqueItems": True},
      "#/uniqueItems", "#/prefixItems/1"),
-    # seed 918: a string of up to 5 characters may equal the const before it
-    ({"type": "array", "prefixItems": [{"const": "é"}, {"type": "string", "maxLength": 5}],
-      "items": {"type": "integer", "minimum": 0, "maximum": 3}, "uniqueItems": True}, "#/uniqueItems", "#/prefixItems/1"),
+    # a string that occurs once may equal a string another item may take, which is not finite
+    ({"type": "array", "prefixItems": [{"type": "string"}, {"type": "string", "maxLength": 5}], "items": False,
+      "uniqueItems": True}, "#/uniqueItems", "#/prefixItems/0"),
+    # one that may occur twice (the rest of the items)
+    ({"type": "array", "prefixItems": [{"const": "é"}], "items": {"type": "string"}, "maxItems": 3,
+      "uniqueItems": True}, "#/uniqueItems", "#/items"),
+    # one that shares numbers with another (1 and 1.0 spelled apart: no exact lookahead)
+    ({"type": "array", "prefixItems": [{"enum": [1, 2]}, {"type": "number"}], "items": False,
+      "uniqueItems": True}, "#/uniqueItems", "#/prefixItems/1"),
     # seed 473: free-form items, at most 5
     ({"type": "array", "minItems": 1, "maxItems": 5, "uniqueItems": True}, "#/uniqueItems", "#/items"),
     # seed 742: open objects

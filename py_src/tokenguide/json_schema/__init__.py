@@ -4,7 +4,7 @@
 `grammar`) for recursive schemas, free-form values and regexes too large, which accepts the
 same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
-(pattern/additional/property names), `arrays` (contains, uniqueItems), `one_of`, `logic` (not,
+(pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
 `member_rules` (wide objects as left-linear rules).
@@ -78,8 +78,9 @@ over the members; written out, as grammar rules, or on the regex path as lookahe
 minItems, maxItems, contains (draft 6 on) with minContains/maxContains (2019-09 on), counted
 together with prefixItems and minItems/maxItems; uniqueItems when every item's values form a
 finite set of at most 256 values (enum/const, boolean, null, bounded integer ranges, arrays and
-closed objects of those; an item that occurs once with types no other item has may take any value;
-at most 1,024 sets of distinct values; equality as JSON Schema's:
+closed objects of those; an item that occurs once with types no other item has may take any value,
+and so may one that the others meet only in finitely many strings, booleans or null, with at most
+256 arrays; at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,
