@@ -155,11 +155,26 @@ def test_an_unbounded_item_that_others_may_equal_in_finitely_many_values(schema)
     assert judge(schema, arrays_of(SHARED_POOL, 3) + [["é", "e", 0, 1, 2, 3], ["é", "e", 0, 1, 2, 3.0]]) > 5
 
 
-def test_the_shared_values_need_json_whitespace():
-    """The values apart are a lookahead, exact only when whitespace is JSON whitespace."""
-    with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(SHARED[0], path="regex", whitespace_pattern="[ a]?")
+@pytest.mark.parametrize("schema,good,twice", [
+    (SHARED[0], '["é",\t"e",\t2]', '["é",\t"é"]'),  # the values apart are a lookahead
+    ({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9}, "uniqueItems": True},
+     "[0,\t1]", "[0,\t0]"),  # one lookahead per value
+])
+def test_unique_lookaheads_need_json_whitespace(schema, good, twice):
+    """A lookahead sees a value end only at JSON whitespace or punctuation: with "a" as
+    whitespace, `[0,0a]` (that is [0,0]) was accepted. Refused by name; JSON whitespace is exact."""
+    with pytest.raises(UnsupportedSchemaError, match="whitespace") as info:
+        compile_json_schema(schema, path="regex", whitespace_pattern="[ a]?")
     assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
+    accepts = acceptor(compile_json_schema(schema, path="regex", whitespace_pattern="[ \t]?"))
+    assert accepts(good) and not accepts(twice)
+
+
+def test_written_out_unique_arrays_keep_any_whitespace():
+    """Short unique arrays are written out without lookaheads: any whitespace pattern is exact."""
+    schema = {"type": "array", "items": {"enum": ["a", "b"]}, "uniqueItems": True}
+    accepts = acceptor(compile_json_schema(schema, path="regex", whitespace_pattern="[ a]?"))
+    assert accepts('["a",a"b"a]') and not accepts('["a",a"a"]')
 
 
 def test_too_many_arrays_with_shared_values_are_refused_by_name():

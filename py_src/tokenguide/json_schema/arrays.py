@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from .logic import json_whitespace_only
+from .logic import lookahead_allowed
 from .normalize import Node, RuleRef, enum_values, types_of
 from .text import VALUE_END, alt, cat, compact, group, json_type_of, rep, value_difference, value_intersection
 from .value_sets import MAX_UNIQUE_VALUES, finite_values, type_classes
@@ -447,7 +447,7 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
                 vals = {} if spell is None else {("apart", i): spell}
             elif once and bounds is None and spell is not None and all(
                     finite[j] is not None and classes[i] & classes[j] <= _SCALAR_CLASSES for j in others):
-                vals = _apart_except(em, sch, ptr, i, spell, [finite[j] for j in others])
+                vals = _apart_except(em, sch, ptr, i, spell, [finite[j] for j in others], uptr)
                 looks_inside = looks_inside or (vals is not None and len(vals) > 1)
             if vals is None:
                 em.unsupported("uniqueItems", uptr, f"uniqueItems over items whose values are not a small finite "
@@ -489,6 +489,8 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
                        "of whose items has unbounded values that another may equal, is not supported; give that "
                        "item a type no other item has, or lower maxItems")
         return NotImplemented
+    if not lookahead_allowed(em, "uniqueItems", uptr):  # another whitespace would hide an equal item
+        return NotImplemented
     # at the array's start, for each value v: "no two items equal v" (independent trackers: the
     # automaton has about one state per set of values seen)
     skip = group(alt(list(every.values())) or "")
@@ -529,12 +531,12 @@ def _lexeme(em: Any, array: str | None, uptr: str) -> Any:
         return NotImplemented
 
 
-def _apart_except(em: Any, sch: Any, ptr: str, i: int, spell: str, others: list[dict]) -> dict | None:
+def _apart_except(em: Any, sch: Any, ptr: str, i: int, spell: str, others: list[dict], uptr: str) -> dict | None:
     """The values of the item at position `i` (occurring once, unbounded), which the other items'
     finite values `others` meet only in strings, booleans and null: each of those values it
     accepts a key of its own, every other value one key ("apart"), spelled as `spell` minus
     them (a negative lookahead, exact for these canonical spellings). None when its values
-    cannot be checked or the whitespace pattern is not JSON whitespace alone."""
+    cannot be checked, or the whitespace pattern is not JSON whitespace alone (refused at `uptr`)."""
     flat = em.norm.flatten(sch, ptr)
     if not isinstance(flat, Node):
         return None
@@ -548,7 +550,7 @@ def _apart_except(em: Any, sch: Any, ptr: str, i: int, spell: str, others: list[
                 shared[key] = sp
     if not shared:
         return {("apart", i): spell}
-    if not json_whitespace_only(em.ws):
+    if not lookahead_allowed(em, "uniqueItems", uptr):
         return None
     return {**shared, ("apart", i): value_difference(spell, alt(list(shared.values())))}
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from .normalize import Node, enum_values, types_of
-from .text import ALL_TYPES, alt, compact, group, json_literal, json_type_of, lit
+from .text import ALL_TYPES, alt, compact, group, json_literal, json_type_of, lit, nesting
 
 __all__ = ["MAX_UNIQUE_VALUES", "finite_values", "type_classes", "value_key"]
 
@@ -47,7 +47,7 @@ def finite_values(em: Any, schema: Any, ptr: str) -> dict | None:
     flat = em.norm.flatten(schema, ptr)
     if flat is False:
         return {}
-    depth = max((_depth(v) for v, _ in cands), default=0)
+    depth = max((nesting(v) for v, _ in cands), default=0)
     check = em.sub_emitter(depth).flat_value(flat) if isinstance(flat, Node) else None
     rx = None if check is None else re.compile(check)
     out: dict = {}
@@ -69,14 +69,6 @@ def type_classes(em: Any, schema: Any, ptr: str) -> set[str]:
     values = enum_values(flat)
     found = {json_type_of(v) for v in values} if values is not None else set(types_of(flat))
     return {"number" if t == "integer" else t for t in found}
-
-
-def _depth(v: Any) -> int:
-    if isinstance(v, list):
-        return 1 + max((_depth(x) for x in v), default=0)
-    if isinstance(v, dict):
-        return 1 + max((_depth(x) for x in v.values()), default=0)
-    return 0
 
 
 def _candidates(em: Any, schema: Any, ptr: str, level: int) -> list[tuple[Any, str]] | None:
