@@ -4,7 +4,7 @@
 `grammar`) for recursive schemas, free-form values and regexes too large, which accepts the
 same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
-(pattern/additional/property names), `arrays` (contains, uniqueItems), `one_of`, `logic` (not,
+(pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
 `member_rules` (wide objects as left-linear rules).
@@ -81,8 +81,9 @@ over the members; written out, as grammar rules, or on the regex path as lookahe
 minItems, maxItems, contains (draft 6 on) with minContains/maxContains (2019-09 on), counted
 together with prefixItems and minItems/maxItems; uniqueItems when every item's values form a
 finite set of at most 256 values (enum/const, boolean, null, bounded integer ranges, arrays and
-closed objects of those; an item that occurs once with types no other item has may take any value;
-at most 1,024 sets of distinct values; equality as JSON Schema's:
+closed objects of those; an item that occurs once with types no other item has may take any value,
+and so may one that the others meet only in finitely many strings, booleans or null, with at most
+256 arrays; at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,
@@ -108,10 +109,10 @@ and intersections (not, overlapping oneOf, if, pattern with format, lengths a pa
 absorb, key classes, contains, uniqueItems) are lookaheads on the regex path, only with a
 whitespace pattern that matches JSON whitespace alone. The grammar path writes them as rules
 from exact automata (string intersections, value lexemes, keys without lookaheads, contains
-arrays as one value lexeme; see above), free-form values in them around holes; objects and
-arrays inside anyOf/oneOf branches as rules (holes of the union's automaton) when the union is
-too large otherwise, and an anyOf/oneOf of required-name sets over declared properties as one
-chain of members (json_schema.required_sets).
+arrays and uniqueItems arrays too many to write out as one value lexeme; see above), free-form
+values in them around holes; objects and arrays inside anyOf/oneOf branches as rules (holes of
+the union's automaton) when the union is too large otherwise, and an anyOf/oneOf of
+required-name sets over declared properties as one chain of members (json_schema.required_sets).
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339

@@ -10,35 +10,38 @@ spellings involved (strings, booleans, null, integers), and refuses otherwise.
 
 `uniqueItems`: exact when every item's values form a small finite set (enum/const, booleans,
 null, bounded integer ranges, arrays and closed objects of those; an item that occurs once with
-types no other item has may take any values): short arrays are enumerated (no
+types no other item has may take any values, and so may one that the others' finite values
+meet only in strings, booleans and null: those values are keys of their own, the rest one key,
+spelled with a negative lookahead of them): short arrays are enumerated (no
 lookaround), longer ones start with one negative lookahead per value forbidding two equal
-items (regex path only). Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
+items (on the grammar path, that array as one value lexeme: its exact automaton, at most
+MAX_LEXEME_STATES states). With contains, an array whose items cannot be distinct and match
+contains often enough (fewer values match contains than minContains, or no item's type is one
+of contains') accepts nothing, whatever the items. Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
 are equal whatever their key order. Unbounded item languages are refused: distinctness over
 them is not regular. Drafts: `contains` from draft 6, `minContains`/`maxContains` from 2019-09.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
 import math
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
+from .logic import lookahead_allowed
 from .normalize import Node, RuleRef, enum_values, types_of
-from .text import (ALL_TYPES, VALUE_END, alt, cat, compact, group, json_literal, json_type_of,
-                   lit, rep, value_difference, value_intersection)
+from .text import VALUE_END, alt, cat, compact, group, json_type_of, rep, value_difference, value_intersection
+from .value_sets import MAX_UNIQUE_VALUES, finite_values, type_classes
 
-__all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "value_key", "MAX_COUNT_CHARS",
+__all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "MAX_COUNT_CHARS",
            "MAX_UNIQUE_VALUES", "MAX_UNIQUE_SETS", "MAX_ENUMERATED"]
 
 MAX_COUNT_CHARS = 200_000  # regex text of a counted (contains) or unique item sequence
-MAX_UNIQUE_VALUES = 256  # distinct values an item of a uniqueItems array may take
 MAX_UNIQUE_SETS = 1024  # sets of distinct values the automaton tells apart (~ its states; 1024: ~3 s)
 MAX_ENUMERATED = 256  # unique sequences written out one by one (no lookaround) at most
+_SCALAR_CLASSES = {"string", "boolean", "null"}  # values spelled one way each: exact under a lookahead
 
 
 def schema_draft(root: Any) -> int:
@@ -51,23 +54,6 @@ def schema_draft(root: Any) -> int:
             if mark in uri:
                 return draft
     return 2020
-
-
-def value_key(v: Any) -> Any:
-    """A hashable key equal for exactly the JSON values JSON Schema calls equal."""
-    if v is None:
-        return ("null",)
-    if isinstance(v, bool):
-        return ("bool", v)
-    if isinstance(v, (int, float)):
-        return ("num", Fraction(v))
-    if isinstance(v, str):
-        return ("str", v)
-    if isinstance(v, list):
-        return ("arr", tuple(value_key(x) for x in v))
-    if isinstance(v, dict):
-        return ("obj", frozenset((k, value_key(x)) for k, x in v.items()))
-    raise TypeError(type(v).__name__)
 
 
 @dataclass
@@ -439,23 +425,36 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     k = len(positions)
     if parts.rest_regex is not None and (M is None or M > k):
         positions.append((parts.rest, parts.rest_ptr))
+    if bounds is not None:
+        why = _no_hit_possible(em, s, positions, bounds[0])
+        if why is not None:
+            em.norm.note_empty("contains", s.kptr("contains"), why)
+            return None
     tables: list[dict] = []
-    classes = [_type_classes(em, sch, ptr) for sch, ptr in positions]
+    classes = [type_classes(em, sch, ptr) for sch, ptr in positions]
+    finite = [finite_values(em, sch, ptr) for sch, ptr in positions]
+    looks_inside = False  # does an item's spelling hold a lookahead (see _apart_except)?
     for i, (sch, ptr) in enumerate(positions):
-        vals = finite_values(em, sch, ptr)
+        vals = finite[i]
         if vals is None:
             # an item no other can equal (its types apart from all others', and it occurs once)
-            # needs no check: one value of its own, spelled by its whole regex
+            # needs no check: one value of its own, spelled by its whole regex; one that others
+            # (finite) may equal only in strings, booleans or null: those values apart too
             once = i < k or (M is not None and M <= k + 1)
-            apart = once and bounds is None and all(not classes[i] & c for j, c in enumerate(classes) if j != i)
-            if not apart:
+            others = [j for j, c in enumerate(classes) if j != i and classes[i] & c]
+            spell = parts.prefix[i][2] if i < k else parts.rest_regex
+            if once and bounds is None and not others:
+                vals = {} if spell is None else {("apart", i): spell}
+            elif once and bounds is None and spell is not None and all(
+                    finite[j] is not None and classes[i] & classes[j] <= _SCALAR_CLASSES for j in others):
+                vals = _apart_except(em, sch, ptr, i, spell, [finite[j] for j in others], uptr)
+                looks_inside = looks_inside or (vals is not None and len(vals) > 1)
+            if vals is None:
                 em.unsupported("uniqueItems", uptr, f"uniqueItems over items whose values are not a small finite "
                                f"set (the items at {ptr}) is not regular; give the items an enum/const (at most "
                                f"{MAX_UNIQUE_VALUES} values), a bounded integer range, types no other item has, "
                                "or maxItems: 1")
                 return NotImplemented
-            spell = parts.prefix[i][2] if i < k else parts.rest_regex
-            vals = {} if spell is None else {("apart", i): spell}
         tables.append(vals)
     every: dict = {}
     for t in tables:
@@ -481,11 +480,16 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
         em.norm.note_empty("maxContains", s.kptr("maxContains"), f"maxContains {hi} is below minContains {lo}")
         return None
     enumerated = _enumerate(em, tables, k, hits, m, top, lo, hi)
+    if enumerated is not NotImplemented and looks_inside and em.sink is not None:
+        return _lexeme(em, _wrap(em, enumerated), uptr)
     if enumerated is not NotImplemented:
         return _wrap(em, enumerated)
-    if em.sink is not None:
-        em.unsupported("uniqueItems", uptr, f"uniqueItems with more than {MAX_ENUMERATED} possible arrays needs "
-                       "lookaheads, which the grammar path cannot write; use the regex path or lower maxItems")
+    if looks_inside:
+        em.unsupported("uniqueItems", uptr, f"uniqueItems with more than {MAX_ENUMERATED} possible arrays, one "
+                       "of whose items has unbounded values that another may equal, is not supported; give that "
+                       "item a type no other item has, or lower maxItems")
+        return NotImplemented
+    if not lookahead_allowed(em, "uniqueItems", uptr):  # another whitespace would hide an equal item
         return NotImplemented
     # at the array's start, for each value v: "no two items equal v" (independent trackers: the
     # automaton has about one state per set of values seen)
@@ -508,7 +512,64 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     body = count_items(em, slots, tail, m, top, lo, hi, uptr if bounds is None else s.kptr("contains"))
     if body is None or body == "":
         return _wrap(em, body)
-    return _wrap(em, looks + body)
+    if em.sink is None:
+        return _wrap(em, looks + body)
+    return _lexeme(em, _wrap(em, looks + body), uptr)
+
+
+def _lexeme(em: Any, array: str | None, uptr: str) -> Any:
+    """Grammar path: the unique array regex `array`, which holds lookaheads, as one value lexeme
+    (its exact automaton as rules); refused by name beyond MAX_LEXEME_STATES states."""
+    if array is None:
+        return None
+    try:
+        return em.sink.value_lexeme(array, "uniqueItems", uptr)
+    except UnsupportedSchemaError as exc:
+        em.unsupported("uniqueItems", uptr, f"uniqueItems over these items needs lookaheads, which the grammar "
+                       f"path writes as one value lexeme for the array, and cannot here ({exc.args[0]}); use the "
+                       "regex path, lower maxItems or use fewer values")
+        return NotImplemented
+
+
+def _apart_except(em: Any, sch: Any, ptr: str, i: int, spell: str, others: list[dict], uptr: str) -> dict | None:
+    """The values of the item at position `i` (occurring once, unbounded), which the other items'
+    finite values `others` meet only in strings, booleans and null: each of those values it
+    accepts a key of its own, every other value one key ("apart"), spelled as `spell` minus
+    them (a negative lookahead, exact for these canonical spellings). None when its values
+    cannot be checked, or the whitespace pattern is not JSON whitespace alone (refused at `uptr`)."""
+    flat = em.norm.flatten(sch, ptr)
+    if not isinstance(flat, Node):
+        return None
+    check = em.sub_emitter(0).flat_value(flat)
+    rx = None if check is None else re.compile(check)
+    shared: dict = {}
+    for table in others:
+        for key, sp in table.items():
+            v = None if key[0] == "null" else key[1]
+            if key[0] in ("str", "bool", "null") and rx is not None and rx.fullmatch(compact(v)):
+                shared[key] = sp
+    if not shared:
+        return {("apart", i): spell}
+    if not lookahead_allowed(em, "uniqueItems", uptr):
+        return None
+    return {**shared, ("apart", i): value_difference(spell, alt(list(shared.values())))}
+
+
+def _no_hit_possible(em: Any, s: Node, positions: list, lo: int) -> str | None:
+    """Why no array of distinct items has `lo` items matching contains (None: some may), for
+    any items: the values contains accepts are fewer than `lo` (distinct items are distinct
+    values), or no reachable position's types are among those of contains."""
+    cptr = s.kptr("contains")
+    if lo == 0:
+        return None
+    ok, vals = _strict(em, lambda: finite_values(em, s["contains"], cptr))
+    if ok and vals is not None and len(vals) < lo:
+        return (f"uniqueItems: {lo} distinct items must match contains, which accepts {len(vals)} value"
+                f"{'s' if len(vals) != 1 else ''}")
+    c_types = type_classes(em, s["contains"], cptr)
+    if any(type_classes(em, sch, ptr) & c_types for sch, ptr in positions):
+        return None
+    return "no item of this array can match contains (their types differ)"
 
 
 def _classify(em: Any, s: Node, positions: list, tables: list[dict]) -> list[set] | None:
@@ -563,191 +624,3 @@ def _enumerate(em: Any, tables: list[dict], n_prefix: int, hits: list[set] | Non
         return alt(outs)
 
     return go(0, frozenset(), 0)
-
-
-# ---- finite value sets -----------------------------------------------------------------------
-
-
-def finite_values(em: Any, schema: Any, ptr: str) -> dict | None:
-    """{value_key: spelling regex} of every value the (sub-)schema accepts, or None when they
-    are not a small finite set. Spellings are the item regex's: enum numbers every plain
-    spelling (2, 2.0), integers of a range their digits, arrays/objects their members'."""
-    cands = _candidates(em, schema, ptr, 0)
-    if cands is None:
-        return None
-    flat = em.norm.flatten(schema, ptr)
-    if flat is False:
-        return {}
-    depth = max((_depth(v) for v, _ in cands), default=0)
-    check = em.sub_emitter(depth).flat_value(flat) if isinstance(flat, Node) else None
-    rx = None if check is None else re.compile(check)
-    out: dict = {}
-    for v, spell in cands:
-        if rx is not None and rx.fullmatch(compact(v)):
-            key = value_key(v)
-            out[key] = alt([out.get(key), spell])
-    return out
-
-
-def _type_classes(em: Any, schema: Any, ptr: str) -> set[str]:
-    """The JSON types the (sub-)schema's values may have, integer counted as number (values of
-    different classes are never equal): a superset, all types when it cannot tell."""
-    flat = em.norm.flatten(schema, ptr)
-    if flat is False:
-        return set()
-    if not isinstance(flat, Node) or flat.groups:
-        return set(ALL_TYPES)
-    values = enum_values(flat)
-    found = {json_type_of(v) for v in values} if values is not None else set(types_of(flat))
-    return {"number" if t == "integer" else t for t in found}
-
-
-def _depth(v: Any) -> int:
-    if isinstance(v, list):
-        return 1 + max((_depth(x) for x in v), default=0)
-    if isinstance(v, dict):
-        return 1 + max((_depth(x) for x in v.values()), default=0)
-    return 0
-
-
-def _candidates(em: Any, schema: Any, ptr: str, level: int) -> list[tuple[Any, str]] | None:
-    """A finite superset of the values of `schema` with spellings, or None."""
-    if level > 4:
-        return None
-    flat = em.norm.flatten(schema, ptr)
-    if flat is False:
-        return []
-    if not isinstance(flat, Node) or flat.groups or not flat.constrains():
-        return None
-    ws = em.ws
-    values = enum_values(flat)
-    if values is not None:
-        out = [(v, _number(em, json_literal(v, ws)) if json_type_of(v) in ("integer", "number")
-                else json_literal(v, ws)) for v in values]
-        return None if len(out) > MAX_UNIQUE_VALUES or any(sp is None for _, sp in out) else out  # type: ignore
-    out: list[tuple[Any, str]] = []
-    for t in types_of(flat):
-        if t == "null":
-            out.append((None, "null"))
-        elif t == "boolean":
-            out.extend([(True, "true"), (False, "false")])
-        elif t == "integer":
-            ints = _int_range(flat)
-            if ints is None:
-                return None
-            out.extend((i, _number(em, lit(str(i)))) for i in ints)
-        elif t == "string":
-            if flat.get("maxLength") != 0:
-                return None
-            out.append(("", '""'))
-        elif t == "array":
-            more = _array_candidates(em, flat, level)
-            if more is None:
-                return None
-            out.extend(more)
-        elif t == "object":
-            more = _object_candidates(em, flat, level)
-            if more is None:
-                return None
-            out.extend(more)
-        else:  # number: the reals of a range are not finite
-            return None
-        if len(out) > MAX_UNIQUE_VALUES:
-            return None
-    return out
-
-
-def _number(em: Any, regex: str | None) -> str | None:
-    """A number's spelling; in grammar mode a number rule's placeholder, as the emitter writes them."""
-    return regex if regex is None or em.sink is None else em.sink.number(regex)
-
-
-def _int_range(s: Node) -> range | None:
-    lo, lo_x, hi, hi_x = _bounds(s)
-    if lo is None or hi is None:
-        return None
-    a = math.ceil(lo) + (1 if lo_x and lo == math.ceil(lo) else 0)
-    b = math.floor(hi) - (1 if hi_x and hi == math.floor(hi) else 0)
-    if b - a + 1 > MAX_UNIQUE_VALUES:
-        return None
-    return range(a, b + 1)
-
-
-def _bounds(s: Node) -> tuple[Any, bool, Any, bool]:
-    def num(k: str) -> Any:
-        v = s.get(k)
-        return v if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-    lo, hi = num("minimum"), num("maximum")
-    lo_x = s.get("exclusiveMinimum") is True
-    hi_x = s.get("exclusiveMaximum") is True
-    emin, emax = num("exclusiveMinimum"), num("exclusiveMaximum")
-    if emin is not None and (lo is None or emin >= lo):
-        lo, lo_x = emin, True
-    if emax is not None and (hi is None or emax <= hi):
-        hi, hi_x = emax, True
-    return lo, lo_x, hi, hi_x
-
-
-def _object_candidates(em: Any, s: Node, level: int) -> list[tuple[Any, str]] | None:
-    """Finite objects: no other keys than the declared ones, each with finite values, written in
-    declared order (property_order "schema"); the node's regex filters required and the rest."""
-    ws = em.ws
-    empty = ({}, rf"\{{{ws}\}}")
-    if s.get("maxProperties") == 0:
-        return [empty]
-    props = s.get("properties") or {}
-    if (s.get("additionalProperties", True) is not False or s.get("patternProperties")
-            or em.property_order != "schema" or not isinstance(props, dict) or len(props) > 8):
-        return None
-    per = {}
-    for name, sub in props.items():
-        c = _candidates(em, sub, s.member_ptr("properties", name), level + 1)
-        if c is None:
-            return None
-        per[name] = c
-    out: list[tuple[Any, str]] = [empty]
-    names = list(props)
-    for r in range(1, len(names) + 1):
-        for chosen in itertools.combinations(names, r):
-            if len(out) + math.prod(len(per[n]) for n in chosen) > MAX_UNIQUE_VALUES:
-                return None
-            for combo in itertools.product(*(per[n] for n in chosen)):
-                members = [lit(json.dumps(n, ensure_ascii=False)) + f"{ws}:{ws}" + group(sp)
-                           for n, (_, sp) in zip(chosen, combo)]
-                out.append(({n: v for n, (v, _) in zip(chosen, combo)},
-                            rf"\{{{ws}" + f"{ws},{ws}".join(members) + rf"{ws}\}}"))
-    return out
-
-
-def _array_candidates(em: Any, s: Node, level: int) -> list[tuple[Any, str]] | None:
-    """Finite arrays: bounded length, every position a finite set (the node's regex filters)."""
-    ws, sep = em.ws, f"{em.ws},{em.ws}"
-    if "prefixItems" in s:
-        prefix, pptr, rest, rptr = s["prefixItems"], s.kptr("prefixItems"), s.get("items", True), s.kptr("items")
-    elif isinstance(s.get("items"), list):
-        prefix, pptr = s["items"], s.kptr("items")
-        rest, rptr = s.get("additionalItems", True), s.kptr("additionalItems")
-    else:
-        prefix, pptr, rest, rptr = [], "", s.get("items", True), s.kptr("items")
-    M = s.get("maxItems")
-    if rest is False:
-        M = len(prefix) if M is None else min(int(M), len(prefix))
-    if M is None:
-        return None
-    M = int(M)
-    per = []
-    for i in range(M):
-        sch, p = (prefix[i], f"{pptr}/{i}") if i < len(prefix) else (rest, rptr)
-        c = _candidates(em, sch, p, level + 1)
-        if c is None:
-            return None
-        per.append(c)
-    out: list[tuple[Any, str]] = [([], rf"\[{ws}\]")]
-    for n in range(1, M + 1):
-        total = math.prod(len(c) for c in per[:n])
-        if len(out) + total > MAX_UNIQUE_VALUES:
-            return None
-        for combo in itertools.product(*per[:n]):
-            out.append(([v for v, _ in combo], rf"\[{ws}" + sep.join(group(sp) for _, sp in combo) + rf"{ws}\]"))
-    return out

@@ -531,8 +531,31 @@ class _Converter:
         if run:
             if subpattern(list(run)).getwidth()[0] == 0:
                 raise refuse("a piece between grammar rules can be empty: " + _unparse(run))
-            out.append(self.term(_unparse(run), list(run)))
+            out.extend(self.split_text(list(run)))
             run.clear()
+
+    def split_text(self, run: list) -> list[str]:
+        """EBNF pieces for text `run` (no rules, not empty): one terminal, or, when some match of
+        that terminal extends to another (a closed object's optional members after its brace,
+        `\\{ ?(?:"u" ?: ?null)?`; an array's optional item after its bracket), the trailing
+        repeat as a piece of its own (`T0 (T1)?`, each part split again): the same language
+        in pieces the lexer can tell apart, where one terminal would be refused."""
+        regex = _unparse(run)
+        flat = list(run)
+        while flat[-1][0] == C.SUBPATTERN:  # `a(?:b(?:c)?)` ends as `abc?` does
+            flat = flat[:-1] + list(flat[-1][1][-1].data)
+        op, av = flat[-1]
+        head = flat[:-1]
+        if (op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[1] > av[0] and not _ends_with_optional_space(flat)
+                and (not head or subpattern(head).getwidth()[0] > 0)):
+            try:
+                safe = grammar_checks.prefix_safe(grammar_checks.check_automaton(regex), False)
+            except StateLimitError:
+                safe = True  # too large to ask: one terminal, which check_grammar refuses by name
+            if not safe:
+                piece = self.item(op, av)
+                return (self.split_text(head) if head else []) + ([piece] if piece else [])
+        return [self.term(regex, run)]
 
     def branch(self, branches: list[list]) -> str | None:
         """EBNF of an alternation: the branches without rules form one terminal."""
