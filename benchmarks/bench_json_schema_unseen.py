@@ -4,7 +4,8 @@ Corpus, from two PyPI packages (the `bench` extra), never read while the library
 - SchemaStore: check-jsonschema's vendored schemas (`check_jsonschema/builtin_schemas/vendor`,
   GitHub workflows, GitLab CI, compose-spec, Renovate, ...), all of them, by file name. A schema
   whose `$ref`s leave the file is skipped ("remote $ref": the oracle would need the network).
-- Kubernetes: kubernetes-validate's schemas of its newest version, the `-local-strict` variant,
+- Kubernetes: kubernetes-validate's schemas of its newest version, the `-local-strict` variant
+  (`--k8s-variant open`: `-local`, objects open to undeclared members),
   one file per kind (the files with `x-kubernetes-group-version-kind`), every `--every`-th by
   file name. Their refs point into the shared `_definitions.json`
   (`/api/_definitions.json#/$defs/X`); as a preparation of the input they are bundled: every
@@ -78,16 +79,18 @@ def schemastore_dir() -> Path | None:
     return d if d.is_dir() else None
 
 
-def kubernetes_dir(version: str | None = None) -> Path | None:
-    """kubernetes-validate's `v<version>-local-strict` directory (newest version by default), or None."""
+def kubernetes_dir(version: str | None = None, variant: str = "strict") -> Path | None:
+    """kubernetes-validate's `v<version>-local-strict` directory (`variant` "open": `-local`, where
+    objects allow undeclared members) of the newest version by default, or None."""
     try:
         import kubernetes_validate
     except ImportError:
         return None
     base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
-    dirs = [d for d in base.glob("v*-local-strict") if d.is_dir()]
+    suffix = {"strict": "-local-strict", "open": "-local"}[variant]
+    dirs = [d for d in base.glob(f"v*{suffix}") if d.is_dir() and d.name.endswith(suffix)]
     if version:
-        dirs = [d for d in dirs if d.name == f"v{version.lstrip('v')}-local-strict"]
+        dirs = [d for d in dirs if d.name == f"v{version.lstrip('v')}{suffix}"]
 
     def key(d: Path) -> tuple:
         return tuple(int(p) if p.isdigit() else 0 for p in d.name[1:].split("-")[0].split("."))
@@ -166,9 +169,10 @@ def bundle_definitions(schema: Any, definitions: dict, keyword: str = "$defs",
     return out
 
 
-def kubernetes_corpus(every: int = 1, version: str | None = None) -> list[tuple[str, Any, str]]:
+def kubernetes_corpus(every: int = 1, version: str | None = None,
+                      variant: str = "strict") -> list[tuple[str, Any, str]]:
     """(name, bundled schema, "") for every `every`-th Kubernetes kind schema, by file name."""
-    d = kubernetes_dir(version)
+    d = kubernetes_dir(version, variant)
     if d is None:
         return []
     shared = json.loads((d / "_definitions.json").read_text(encoding="utf-8"))
@@ -180,7 +184,8 @@ def kubernetes_corpus(every: int = 1, version: str | None = None) -> list[tuple[
         schema = json.loads(p.read_text(encoding="utf-8"))
         if isinstance(schema, dict) and "x-kubernetes-group-version-kind" in schema:
             kinds.append((p, schema))
-    return [(f"kubernetes-{d.name.split('-')[0]}/{p.stem}", bundle_definitions(s, shared[keyword], keyword), "")
+    tag = d.name.split("-")[0] + ("-open" if variant == "open" else "")
+    return [(f"kubernetes-{tag}/{p.stem}", bundle_definitions(s, shared[keyword], keyword), "")
             for p, s in kinds[::max(1, every)]]
 
 
@@ -586,7 +591,7 @@ def report(results: list[dict], args: argparse.Namespace, elapsed: float) -> Non
 
 def corpus(args: argparse.Namespace) -> list[tuple[str, Any, str]]:
     """The selected corpus entries (see the module docstring)."""
-    entries = schemastore_corpus() + kubernetes_corpus(args.every, args.k8s_version)
+    entries = schemastore_corpus() + kubernetes_corpus(args.every, args.k8s_version, args.k8s_variant)
     if args.only:
         entries = [e for e in entries if any(o in e[0] for o in args.only)]
     return entries
@@ -596,6 +601,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--every", type=int, default=8, help="take every N-th Kubernetes kind (by file name)")
     ap.add_argument("--k8s-version", default=None, help="kubernetes-validate schema version (default: newest)")
+    ap.add_argument("--k8s-variant", choices=("strict", "open"), default="strict",
+                    help="Kubernetes schemas with additionalProperties false (strict, default) or open objects")
     ap.add_argument("--only", action="append", default=[], help="only schemas whose name contains this (repeatable)")
     ap.add_argument("--instances", type=int, default=6, help="valid (and as many invalid) instances per schema")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds per schema for the compile (6x for judging)")

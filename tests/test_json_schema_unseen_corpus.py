@@ -116,6 +116,18 @@ def test_kubernetes_corpus_is_self_contained(unseen):
         assert not list(unseen.external_refs(schema))
 
 
+def test_kubernetes_variants_differ_in_additional_properties(unseen):
+    if importlib.util.find_spec("kubernetes_validate") is None:
+        pytest.skip("kubernetes-validate is not installed (pip install kubernetes-validate, the bench extra)")
+    strict = dict((n.split("/")[1], s) for n, s, _ in unseen.kubernetes_corpus(every=50))
+    open_ = dict((n.split("/")[1], s) for n, s, _ in unseen.kubernetes_corpus(every=50, variant="open"))
+    assert strict and set(strict) == set(open_)
+    assert all(n.split("/")[0].endswith("-open") for n, _, _ in unseen.kubernetes_corpus(every=50, variant="open"))
+    name = sorted(strict)[0]
+    assert strict[name].get("additionalProperties") is False
+    assert open_[name].get("additionalProperties", True) is not False
+
+
 def test_schemastore_corpus_flags_remote_refs(unseen):
     if importlib.util.find_spec("check_jsonschema") is None:
         pytest.skip("check-jsonschema is not installed (pip install check-jsonschema, the bench extra)")
