@@ -650,7 +650,8 @@ def test_simple_not_is_rewritten():
     ({"not": {"type": "integer", "multipleOf": 11}}, "multipleOf", "#/not/multipleOf"),
     ({"properties": {"a": {"type": "array", "contains": {"type": "string"}, "if": {"minItems": 1},
                            "then": {"contains": {"type": "integer"}}}}}, "then", "#/properties/a/then"),
-    ({"type": "object", "unevaluatedProperties": False}, "unevaluatedProperties", "#/unevaluatedProperties"),
+    ({"type": "object", "anyOf": [{"properties": {"a": True}}, {"properties": {"b": True}}],
+      "unevaluatedProperties": False}, "unevaluatedProperties", "#/unevaluatedProperties"),
     ({"type": "array", "items": {"type": "array", "uniqueItems": True}}, "uniqueItems", "#/items/uniqueItems"),
     ({"$defs": {"n": {"type": "number", "multipleOf": 0.75}}, "$ref": "#/$defs/n"}, "multipleOf", "#/$defs/n/multipleOf"),
 ])

@@ -126,7 +126,10 @@ annotations.
 
 Unsupported (UnsupportedSchemaError naming the keyword and its JSON pointer): other multipleOf
 values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; other decimals
-such as 0.3 or 2.5, whose multiples depend on the integer part too), unevaluatedProperties/Items, $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
+such as 0.3 or 2.5, whose multiples depend on the integer part too), unevaluatedProperties/Items
+beside anyOf/oneOf/if/dependentSchemas branches that evaluate properties/items (and
+unevaluatedItems beside contains; otherwise they are the merged object's additionalProperties
+or items, json_schema.unevaluated), $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
 unbounded item sets that other items may equal (not regular), two different contains in one allOf, oneOf with a branch
 that may overlap more than 7 others, patterns that are not regular or use inline flags, on the
 grammar path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose

@@ -16,6 +16,7 @@ from .multiples import multiple_lcm
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
+from .unevaluated import apply_unevaluated, take_unevaluated
 
 __all__ = ["Group", "Node", "Normalizer", "RuleRef", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
 
@@ -226,6 +227,7 @@ class Normalizer:
         if self.declared_draft is not None:  # keywords of later drafts: that draft's validator ignores them
             for k in [k for k in kw if _INTRODUCED.get(k, 0) > self.declared_draft]:
                 del kw[k]
+        unevaluated = take_unevaluated(kw)
         parts: list[Node | bool] = []
         if "$ref" in kw:
             ref = kw.pop("$ref")
@@ -275,6 +277,8 @@ class Normalizer:
             result = self.merge(result, p)
             if result is False:
                 return False
+        if unevaluated and isinstance(result, Node):
+            apply_unevaluated(result, unevaluated, ptr, self.unsupported)
         return result
 
     def _negate(self, s: Node, ptr: str, pos: int) -> list | None | bool:
@@ -515,7 +519,8 @@ class Normalizer:
 
 # The draft that introduced a keyword the emitters read without asking the draft (contains,
 # if/then/else and the dependency spellings are decided where they are read).
-_INTRODUCED = {"const": 6, "propertyNames": 6, "prefixItems": 2020}
+_INTRODUCED = {"const": 6, "propertyNames": 6, "prefixItems": 2020,
+               "unevaluatedProperties": 2019, "unevaluatedItems": 2019}
 _ITEM_KEYWORDS = ("prefixItems", "items", "additionalItems")
 
 
@@ -555,4 +560,7 @@ def _merge_items(a: Node, b: Node) -> dict | None:
         if x is False:  # no item fits position i: at most i items
             return {key: prefix, "items" if key == "prefixItems" else "additionalItems": False}
         prefix.append(x)
-    return {key: prefix, "items" if key == "prefixItems" else "additionalItems": _both(ra, rb)}
+    rest_key = "items" if key == "prefixItems" else "additionalItems"
+    if rest_key not in a and rest_key not in b:  # no side spells it: absent, not `true` (which
+        return {key: prefix}                     # would evaluate every item for unevaluatedItems)
+    return {key: prefix, rest_key: _both(ra, rb)}
