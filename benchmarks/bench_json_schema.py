@@ -95,6 +95,9 @@ class JudgeTimeout(Exception):
 
 
 def on_alarm(signum, frame):
+    """The time limit: raise JudgeTimeout, and fire again in a second in case the exception was
+    swallowed (raised inside a gc callback, "Exception ignored in"); every caller disarms."""
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
     raise JudgeTimeout()
 
 
