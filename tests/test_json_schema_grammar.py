@@ -228,7 +228,8 @@ def test_grammar_path_lenient_names_what_it_ignored():
     a NameError instead of warning)."""
     import warnings as _w
 
-    schema = {"type": "object", "properties": {"a": {"type": "array", "unevaluatedItems": False}}}
+    schema = {"type": "object", "properties": {"a": {"type": "array", "contains": {"type": "integer"},
+                                                     "unevaluatedItems": False}}}
     with _w.catch_warnings(record=True) as caught:
         _w.simplefilter("always")
         out = compile_json_schema(schema, path="grammar", lenient=True)

@@ -129,7 +129,8 @@ values (integer divisors whose automaton is too large, 9, 11, 13..., unbounded; 
 such as 0.3 or 2.5, whose multiples depend on the integer part too), unevaluatedProperties/Items
 beside anyOf/oneOf/if/dependentSchemas branches that evaluate properties/items (and
 unevaluatedItems beside contains; otherwise they are the merged object's additionalProperties
-or items, json_schema.unevaluated), $dynamicRef/$recursiveRef, remote $ref, uniqueItems over
+or items, json_schema.unevaluated), $dynamicRef/$recursiveRef where the dynamic scope matters
+(embedded $id resources; in one resource they are $refs), remote $ref, uniqueItems over
 unbounded item sets that other items may equal (not regular), two different contains in one allOf, oneOf with a branch
 that may overlap more than 7 others, patterns that are not regular or use inline flags, on the
 grammar path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose
@@ -441,7 +442,8 @@ def _recursion_or_empty(schema: Any, lenient: bool, whitespace_pattern: str | No
 
 def _has_ref(node: Any) -> bool:
     if isinstance(node, dict):
-        return "$ref" in node or any(_has_ref(v) for k, v in node.items() if k not in ("enum", "const"))
+        return (any(k in node for k in ("$ref", "$dynamicRef", "$recursiveRef"))
+                or any(_has_ref(v) for k, v in node.items() if k not in ("enum", "const")))
     if isinstance(node, list):
         return any(_has_ref(v) for v in node)
     return False

@@ -228,6 +228,7 @@ class Normalizer:
             for k in [k for k in kw if _INTRODUCED.get(k, 0) > self.declared_draft]:
                 del kw[k]
         unevaluated = take_unevaluated(kw)
+        self._dynamic_to_static(kw, ptr)
         parts: list[Node | bool] = []
         if "$ref" in kw:
             ref = kw.pop("$ref")
@@ -280,6 +281,32 @@ class Normalizer:
         if unevaluated and isinstance(result, Node):
             apply_unevaluated(result, unevaluated, ptr, self.unsupported)
         return result
+
+    def _dynamic_to_static(self, kw: dict, ptr: str) -> None:
+        """`$dynamicRef` (2020-12) / `$recursiveRef` (2019-09) in a document that is one schema
+        resource: the dynamic scope holds that resource alone, so the outermost dynamic anchor
+        is the one the reference meets first, and the keyword is a `$ref` (written into `kw`).
+        The other draft's spelling is ignored, as that draft's validator does; with embedded
+        `$id` resources, or `$recursiveRef` without a `$schema` naming 2019-09, refused."""
+        for key, draft in (("$dynamicRef", 2020), ("$recursiveRef", 2019)):
+            if key not in kw:
+                continue
+            if self.declared_draft is not None and self.declared_draft != draft:
+                del kw[key]  # not a keyword of the declared draft
+                continue
+            kptr = f"{ptr}/{ptr_escape(key)}"
+            if self.declared_draft is None and draft == 2019:
+                self.unsupported(key, kptr, "'$recursiveRef' is a 2019-09 keyword, which the default draft "
+                                 "(2020-12) ignores: name the draft with \"$schema\" or use $dynamicRef")
+            elif self.resolver.embedded:
+                self.unsupported(key, kptr, f"{key!r} in a schema with embedded $id resources is not supported "
+                                 "(its target depends on the dynamic scope): use $ref")
+            elif "$ref" in kw:
+                self.unsupported(key, kptr, f"{key!r} beside $ref is not supported: keep one of them")
+            else:
+                kw["$ref"] = kw.pop(key)
+                continue
+            kw.pop(key, None)  # lenient: ignored
 
     def _negate(self, s: Node, ptr: str, pos: int) -> list | None | bool:
         """Rewrite `not` in place when its schema is a type list, an enum/const, or required names.
