@@ -153,7 +153,7 @@ def test_podspec_shape_on_the_grammar_path_matches_jsonschema(seed):
 
 
 def test_auto_path_takes_the_grammar_with_free_form_values():
-    """With a free-form value (as Kubernetes' IntOrString-free `x-kubernetes-preserve-unknown-
+    """With a free-form value (as Kubernetes' `x-kubernetes-preserve-unknown-
     fields` objects), `auto` takes the exact grammar path, not the depth-capped regex."""
     schema = podspec_like(1)
     schema["properties"]["extra"] = {}
