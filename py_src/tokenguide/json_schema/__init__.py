@@ -163,6 +163,7 @@ __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "
 WHITESPACE = r"[ ]?"
 #: grammar-path refusals that unions as value lexemes may cure (too many alternatives, ambiguity)
 _UNION_TROUBLES = ("expand into more than", "alternatives once Lark", "not LALR", "can both match")
+_ALTERNATIVES_LIMITS = re.compile("expand into more than|alternatives once Lark")  # grammar.py's two limits
 
 
 def load_schema(schema: Any) -> dict | bool:
@@ -297,12 +298,12 @@ def compile_json_schema(
     if empty is not None:  # proved on the grammar path, whose recursion is not cut off: no retry
         whitespace_regex(whitespace_pattern)  # (an invalid pattern is still reported as such)
         raise empty
-    refused = ""
+    refused, refusal = "", None
     if recursion is not None:
         try:
             text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError as exc:
-            refused = f"grammar path: {exc}"
+            refused, refusal = f"grammar path: {exc}", exc
         else:
             return CompiledSchema("grammar", f"recursive $ref to {recursion}", grammar=text)
     try:
@@ -330,6 +331,8 @@ def compile_json_schema(
     except UnsupportedSchemaError as exc:
         if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
             raise
+        if refusal is not None:  # the grammar path refused already: not again (its retries take seconds)
+            raise refusal from None
         text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
         return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
     if free and recursion is None:
@@ -474,10 +477,12 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         unions = sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES)
         if unions:
             retries.append({"unions": True})
-        many = sink.inline_optionals and "expand into more than" in str(first)
+        many = bool(sink.inline_optionals and _ALTERNATIVES_LIMITS.search(str(first)))
         if many:
-            # objects nested in objects multiply their inline optional members: all as member rules
-            retries.append({"member_rules": True})
+            # objects nested in objects multiply their inline optional members: all as member
+            # rules, left-linear, then right-linear (which keeps objects sharing their first
+            # members apart: the Kubernetes PodSpec kinds)
+            retries += [{"member_rules": True}, {"member_rules": True, "right_linear": True}]
         if unions:
             # last, unions whose branches' objects and arrays are rules, holes of the unions'
             # automata (GrammarSink.member_value): a union of nested objects stays small

@@ -39,6 +39,10 @@ PLACEHOLDER_END = PLACEHOLDER_BASE + _PLACEHOLDER_LIMIT - 1  # the last placehol
 _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
 # alternatives of all rules: Lark's LALR analysis grows faster (686 in sp_280: 1.5 s; 1,050 in sp_338: 1.0 s)
 _MAX_ALTERNATIVES = 1_100
+# the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
+# 2-3 alternatives each, analysed faster (3,613 in Kubernetes pod-v1: 3.0 s CPU, 2,948-3,415 in the
+# other PodSpec kinds: 2.0-2.6 s)
+_MAX_MEMBER_RULE_ALTERNATIVES = 4_000
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
@@ -698,6 +702,7 @@ def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
 def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: bool | None = None) -> str:
     merge_cuts = restructure if merge_cuts is None else merge_cuts
     conv = _Converter(sink, restructure)
+    limit = _MAX_MEMBER_RULE_ALTERNATIVES if sink.member_rules else _MAX_ALTERNATIVES
     lines = []
 
     def ebnf(regex: str, merge: bool = merge_cuts) -> str:
@@ -709,8 +714,8 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
         if out is None:
             raise refuse("an empty value")
         conv.alternatives += conv.expansions(out)
-        if conv.alternatives > _MAX_ALTERNATIVES:
-            raise refuse(f"the grammar would have more than {_MAX_ALTERNATIVES:,} alternatives once Lark expands "
+        if conv.alternatives > limit:
+            raise refuse(f"the grammar would have more than {limit:,} alternatives once Lark expands "
                           "its optional parts (too slow to analyse); the regex path caps nesting instead")
         return out
 

@@ -1,0 +1,164 @@
+"""Schemas shaped like Kubernetes' PodSpec kinds on the grammar path: hundreds of optional
+members over shared `$ref`'d sub-objects, small objects (up to 3 optional members) nested in
+each other. Written inline, their optional members multiply past the alternatives limits; the
+retry with every object's members as rules (member rules, then right-linear) takes them.
+
+Oracles: `jsonschema` (validity) and Lark's LALR parser on the grammar text.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+lark = pytest.importorskip("lark")
+jsonschema = pytest.importorskip("jsonschema")
+
+from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
+from tokenguide.json_schema import compile_json_schema  # noqa: E402
+from grammar_oracle import lark_accepts, lark_parser  # noqa: E402
+
+LEAVES = [{"type": "string"}, {"type": "integer"}, {"type": "boolean"},
+          {"type": "array", "items": {"type": "string"}}]
+
+
+def podspec_like(seed: int, wide: int = 90) -> dict:
+    """A schema with the PodSpec kinds' shape: small defs (3 members, most optional) nested five
+    levels, a wide `Container` and `Volume` referring to them, a spec holding arrays of both
+    (Container in two members), a `metadata` def, and closed objects (additionalProperties: false)."""
+    rng = random.Random(seed)
+    defs: dict[str, dict] = {}
+    names: list[str] = []
+    for level in range(5):
+        below = names[-6:]
+        for i in range(6):
+            props = {}
+            for j in range(3):
+                props[f"p{level}{i}{j}"] = ({"$ref": f"#/$defs/{rng.choice(below)}"} if below and rng.random() < 0.7
+                                            else rng.choice(LEAVES))
+            name = f"D{level}_{i}"
+            defs[name] = {"type": "object", "properties": props, "additionalProperties": False}
+            if rng.random() < 0.3:
+                defs[name]["required"] = [next(iter(props))]
+            names.append(name)
+
+    def wide_object(prefix: str, n: int, required: list[str]) -> dict:
+        props = {f"{prefix}{k}": ({"$ref": f"#/$defs/{rng.choice(names)}"} if rng.random() < 0.6
+                                  else rng.choice(LEAVES)) for k in range(n)}
+        props[required[0]] = {"type": "string"}
+        return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+    defs["Container"] = wide_object("c", wide, ["name"])
+    defs["Volume"] = wide_object("v", wide, ["name"])
+    defs["Meta"] = {"type": "object", "additionalProperties": False, "properties": {
+        "name": {"type": "string"}, "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}
+    spec = wide_object("s", wide // 2, ["containers"])
+    spec["properties"].update({
+        "containers": {"type": "array", "items": {"$ref": "#/$defs/Container"}},
+        "initContainers": {"type": "array", "items": {"$ref": "#/$defs/Container"}},
+        "volumes": {"type": "array", "items": {"$ref": "#/$defs/Volume"}},
+    })
+    defs["Spec"] = spec
+    return {"$defs": defs, "type": "object", "additionalProperties": False, "properties": {
+        "kind": {"const": "Pod"}, "metadata": {"$ref": "#/$defs/Meta"},
+        "spec": {"$ref": "#/$defs/Spec"}}, "required": ["kind"]}
+
+
+def resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def instance(schema: dict, node: dict, rng: random.Random, depth: int = 0):
+    """A random instance of `node` (valid by construction: the shape above only)."""
+    node = resolve(schema, node)
+    if "const" in node:
+        return node["const"]
+    kind = node["type"]
+    if kind == "object":
+        props = node.get("properties", {})
+        out = {}
+        for k, sub in props.items():  # schema order, as the grammar writes them
+            if k in node.get("required", []) or rng.random() < (0.5 if depth < 3 else 0.15):
+                out[k] = instance(schema, sub, rng, depth + 1)
+        if isinstance(node.get("additionalProperties"), dict):
+            for i in range(rng.randint(0, 2)):
+                out[f"x{i}"] = instance(schema, node["additionalProperties"], rng, depth + 1)
+        return out
+    if kind == "array":
+        return [instance(schema, node["items"], rng, depth + 1) for _ in range(rng.randint(0, 2))]
+    return {"string": "a", "integer": 7, "boolean": True}[kind]
+
+
+def paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from paths(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from paths(v, path + (i,))
+
+
+def mutate(value, rng: random.Random):
+    """The value with one change at a random place: a key dropped or added, a value retyped."""
+    value = json.loads(json.dumps(value))
+    path = rng.choice(list(paths(value)))
+    parent, last = None, None
+    target = value
+    for step in path:
+        parent, last, target = target, step, target[step]
+    how = rng.randrange(3)
+    if how == 0 and isinstance(target, dict) and target:
+        del target[rng.choice(sorted(target))]
+    elif how == 1 and isinstance(target, dict):
+        target["zz"] = 1
+    elif parent is not None:
+        parent[last] = rng.choice([1, "s", None, [], {}, False, 2.5])
+    else:
+        return []
+    return value
+
+
+def test_inline_optionals_pass_the_alternatives_limit_here():
+    """The shape is one the first grammar cannot take (else the retry would be untested)."""
+    from tokenguide.json_schema import _grammar_emission
+    from tokenguide.json_schema.grammar import grammar_from_placeholders
+
+    root, sink, _ = _grammar_emission(podspec_like(0), None, False)
+    with pytest.raises(UnsupportedSchemaError, match="alternatives"):
+        grammar_from_placeholders(root, sink)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_podspec_shape_on_the_grammar_path_matches_jsonschema(seed):
+    schema = podspec_like(seed)
+    n_optional = sum(len(d["properties"]) - len(d.get("required", [])) for d in schema["$defs"].values())
+    assert n_optional > 300
+    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    check = jsonschema.Draft202012Validator(schema).is_valid
+    rng = random.Random(seed)
+    seen = {True: 0, False: 0}
+    for _ in range(40):
+        doc = instance(schema, schema, rng)
+        for d in (doc, mutate(doc, rng), mutate(doc, rng)):
+            valid = check(d)
+            seen[valid] += 1
+            for text in (json.dumps(d, separators=(",", ":")), json.dumps(d)):
+                assert lark_accepts(p, text) == valid, text
+    assert seen[True] >= 40 and seen[False] >= 10
+
+
+def test_auto_path_takes_the_grammar_with_free_form_values():
+    """With a free-form value (as Kubernetes' `x-kubernetes-preserve-unknown-
+    fields` objects), `auto` takes the exact grammar path, not the depth-capped regex."""
+    schema = podspec_like(1)
+    schema["properties"]["extra"] = {}
+    compiled = compile_json_schema(schema, path="auto")
+    assert compiled.path == "grammar" and not compiled.depth_capped
+    p = lark_parser(compiled.grammar)
+    assert lark_accepts(p, json.dumps({"kind": "Pod", "extra": [[[[{"a": [[[1]]]}]]]]}))
+    assert not lark_accepts(p, json.dumps({"kind": "Pod", "spec": {}}))  # containers required
