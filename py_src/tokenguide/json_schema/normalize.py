@@ -17,16 +17,10 @@ from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 
-__all__ = ["Group", "Node", "Normalizer", "RuleRef", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
+__all__ = ["Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "enum_values", "types_of"]
 
-# Keywords with no effect on validation.
-ANNOTATIONS = frozenset({
-    "title", "description", "examples", "example", "default", "$comment", "$schema", "$id", "id",
-    "deprecated", "readOnly", "writeOnly", "readonly", "$anchor", "$dynamicAnchor", "$vocabulary",
-    "definitions", "$defs", "contentMediaType", "contentEncoding", "contentSchema",
-})
-
-# Keywords that constrain instances (everything else is ignored).
+# Keywords that constrain instances (the drafts' assertions and applicators); every other
+# keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
 VALIDATION = frozenset({
     "type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties",
     "propertyNames", "minProperties", "maxProperties", "dependencies", "dependentRequired",
@@ -450,8 +444,10 @@ class Normalizer:
                 both = {"not": {k: v}}
                 out.kw["not"] = {"anyOf": [out.kw["not"], both]} if "not" in out.kw else both
                 out.ptrs.setdefault("not", bk)
-            elif k not in ANNOTATIONS:
+            elif k in VALIDATION:
                 self.unsupported("allOf", a.ptr, f"cannot merge two different {k!r} values")
+            # else an annotation or an unknown keyword (x-*, OpenAPI's nullable, ...): validators
+            # ignore it, so it never blocks a merge; the first side's value stays
         if b.groups:
             # b's anyOf/oneOf groups keep their place among b's properties in the merged order
             final = list(out.get("properties", {}) or {})
