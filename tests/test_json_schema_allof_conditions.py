@@ -1,5 +1,6 @@
 """allOf merges that validators allow: unknown keywords (x-* extensions, annotations) never block
-a merge or change the language. Each schema's verdicts (regex path and grammar path) equal jsonschema's on valid and invalid instances."""
+a merge or change the language, and several if/then/else conditions combine exactly. Each
+schema's verdicts (regex path and grammar path) equal jsonschema's on valid and invalid instances."""
 
 from __future__ import annotations
 
@@ -50,10 +51,39 @@ EXTENSIONS = {
         [{}, {"a": 2}, {"a": 1}, {"a": "2"}, None, 3]),
 }
 
+CONDITIONS = {
+    # SchemaStore's gitlab-ci / readthedocs shape: one discriminating property, several if/then
+    "two if/then on one property": (
+        {"type": "object", "properties": {"c": {"enum": ["a", "b"]}},
+         "allOf": [{"if": {"properties": {"c": {"const": "a"}}}, "then": {"required": ["x"]}},
+                   {"if": {"properties": {"c": {"const": "b"}}}, "then": {"required": ["y"]}}]},
+        [{}, {"c": "a"}, {"c": "a", "x": 1}, {"c": "b"}, {"c": "b", "y": 1}, {"c": "b", "x": 1},
+         {"c": "a", "y": 2}, {"c": "a", "x": 1, "y": 2}, {"x": 1}, {"c": "d"}, 5]),
+    "three if/then/else, overlapping conditions": (
+        {"allOf": [{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}},
+                   {"if": {"minimum": 10}, "then": {"multipleOf": 5}},
+                   {"if": {"type": "string"}, "then": {"maxLength": 2}, "else": {"maximum": 50}}]},
+        [0, 5, 7, 10, 15, 12, 55, 60, -1, "", "ab", "abc", 1.5, None, []]),
+    "if/then beside the node's own if": (
+        {"type": "object", "properties": {"k": {"type": "string"}, "n": {"type": "integer"}},
+         "if": {"required": ["k"]}, "then": {"required": ["n"]},
+         "allOf": [{"if": {"properties": {"n": {"minimum": 3}}, "required": ["n"]}, "else": {"properties": {"k": {"const": "z"}}}}]},
+        [{}, {"k": "z"}, {"k": "a"}, {"k": "a", "n": 3}, {"k": "a", "n": 1}, {"k": "z", "n": 1}, {"n": 1}, {"n": 4}]),
+    # a then/else without its if has no effect: it must not pair with another branch's if
+    "then without if": (
+        {"allOf": [{"then": {"type": "string"}}, {"if": {"type": "integer"}, "else": {"type": "null"}}]},
+        [5, None, "a", 1.5, True]),
+    "draft 6 ignores if/then": (
+        {"$schema": "http://json-schema.org/draft-06/schema#", "type": "integer",
+         "allOf": [{"if": {"minimum": 1}, "then": {"maximum": 3}}, {"if": {"maximum": 0}, "then": {"const": -1}}]},
+        [0, 1, 5, -5, "x"]),
+}
+
+
 @pytest.mark.parametrize("path", ["regex", "grammar"])
-@pytest.mark.parametrize("name", list(EXTENSIONS))
+@pytest.mark.parametrize("name", list(EXTENSIONS) + list(CONDITIONS))
 def test_agrees_with_jsonschema(name, path):
-    schema, instances = EXTENSIONS[name]
+    schema, instances = {**EXTENSIONS, **CONDITIONS}[name]
     check(schema, instances, path)
 
 
@@ -61,3 +91,12 @@ def test_an_extension_does_not_change_the_language():
     schema, _ = EXTENSIONS["x-kubernetes extension values"]
     plain = {"allOf": [{"type": "object", "properties": {"name": {"type": "string"}}}]}
     assert compile_json_schema(schema, path="regex").regex == compile_json_schema(plain, path="regex").regex
+
+
+def test_a_condition_that_cannot_be_merged_is_refused_with_its_pointer():
+    # the second condition's `then` asks for a contains unlike the first's: refused, named
+    schema = {"allOf": [{"if": {"type": "array"}, "then": {"contains": {"const": 1}}},
+                        {"if": {"minItems": 1}, "then": {"contains": {"const": 2}}}]}
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(schema, path="regex")
+    assert info.value.keyword is not None and info.value.pointer.startswith("#/allOf/")

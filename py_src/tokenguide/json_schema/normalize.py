@@ -163,6 +163,22 @@ def is_old_draft(schema: Any) -> bool:
     return schema_draft(schema) <= 7
 
 
+_CONDITIONAL = ("if", "then", "else")
+
+
+def _conditional(n: Node) -> list:
+    """The node's if/then/else values (None where absent), for comparing two nodes' conditions."""
+    return [n.get(k) for k in _CONDITIONAL]
+
+
+def _without_stray_branches(n: Node) -> Node:
+    """`n` without then/else when it has no `if` (they have no effect then, and a merge must not
+    pair them with the other side's `if`)."""
+    if "if" in n or not ("then" in n or "else" in n):
+        return n
+    return n.copy(drop=("then", "else"), keep_groups=True)
+
+
 def _without_stray_counts(n: Node) -> Node:
     """`n` without minContains/maxContains when it has no contains (they have no effect then)."""
     if "contains" in n or not ("minContains" in n or "maxContains" in n):
@@ -361,6 +377,9 @@ class Normalizer:
         if a is False or b is False:
             return False
         a, b = _without_stray_counts(a), _without_stray_counts(b)
+        a, b = _without_stray_branches(a), _without_stray_branches(b)
+        if "if" in a and "if" in b and canon(_conditional(a)) != canon(_conditional(b)):
+            b = self._conditional_group(b)
         out = a.copy()
         out.refs = a.refs + b.refs
         out.not_enum = a.not_enum + b.not_enum
@@ -457,6 +476,24 @@ class Normalizer:
                 before = [final.index(n) for n in bprops[:g.pos] if n in final]
                 out.groups.append(g._replace(pos=max(before) + 1 if before else na))
         self._merge_additional(a, b, out)
+        return out
+
+    def _conditional_group(self, b: Node) -> Node:
+        """`b` with its if/then/else as an anyOf group of two disjoint branches, (if and then) or
+        (not if, and else), so that an allOf of several conditions merges: the node keeps one
+        `if` (logic.logic_value) and each further one is distributed like an anyOf, its `not`
+        written as a lookahead. Drafts before 7, which ignore if/then/else, just drop it."""
+        out = b.copy(drop=_CONDITIONAL)
+        if (self.declared_draft or 7) < 7 or not ("then" in b or "else" in b):
+            return out
+        ip = b.kptr("if")
+        cond = self.flatten(b["if"], ip)
+        then = self.merge(cond, self.flatten(b.get("then", True), b.kptr("then")))
+        negated = Node({"not": b["if"]}, b.ptr)
+        negated.ptrs["not"] = ip
+        other = self.merge(negated, self.flatten(b.get("else", True), b.kptr("else")))
+        props = b.get("properties")
+        out.groups.append(Group("anyOf", [then, other], ip, len(props) if isinstance(props, dict) else 0))
         return out
 
     def _fold_patterns(self, pats: dict, out: Node) -> None:
