@@ -1,6 +1,7 @@
 """allOf merges that validators allow: unknown keywords (x-* extensions, annotations) never block
-a merge or change the language, and several if/then/else conditions combine exactly. Each
-schema's verdicts (regex path and grammar path) equal jsonschema's on valid and invalid instances."""
+a merge or change the language (nor make a constraint of an anyOf with a branch that accepts
+everything), and several if/then/else conditions combine exactly. Each schema's verdicts (regex
+path and grammar path) equal jsonschema's on valid and invalid instances."""
 
 from __future__ import annotations
 
@@ -49,6 +50,15 @@ EXTENSIONS = {
         {"type": "object", "nullable": False, "description": "one", "properties": {"a": {"type": "integer"}},
          "allOf": [{"nullable": True, "description": "two", "x-order": [1], "properties": {"a": {"minimum": 2}}}]},
         [{}, {"a": 2}, {"a": 1}, {"a": "2"}, None, 3]),
+    # SchemaStore codecov's layout: anyOf of {} and an enum is any value (the enum branch, kept
+    # beside a free-form value, made two terminals match "header" at one position); a oneOf is not
+    "anyOf with an unconstrained branch": (
+        {"type": "object", "required": ["n"],
+         "properties": {"layout": {"anyOf": [{"description": "any"}, {"enum": ["header", "footer"]}]},
+                        "n": {"anyOf": [True, {"type": "string"}]},
+                        "one": {"oneOf": [{}, {"enum": ["a", "b"]}]}}},
+        [{}, {"n": 1}, {"n": "x", "layout": "header"}, {"n": None, "layout": "hea"}, {"n": [], "layout": {"a": [1]}},
+         {"n": 1, "one": "a"}, {"n": 1, "one": "c"}, {"n": 1, "one": 2}, [], "header"]),
 }
 
 CONDITIONS = {
@@ -100,3 +110,11 @@ def test_a_condition_that_cannot_be_merged_is_refused_with_its_pointer():
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(schema, path="regex")
     assert info.value.keyword is not None and info.value.pointer.startswith("#/allOf/")
+
+
+def test_an_anyof_with_a_branch_accepting_everything_is_any_value():
+    def with_layout(layout):
+        return {"type": "object", "properties": {"layout": layout, "n": {"type": "integer"}}, "required": ["n"]}
+    free = compile_json_schema(with_layout({}), path="grammar").grammar
+    for layout in ({"anyOf": [{}, {"enum": ["header", "footer"]}]}, {"anyOf": [{"type": "string"}, True]}):
+        assert compile_json_schema(with_layout(layout), path="grammar").grammar == free
