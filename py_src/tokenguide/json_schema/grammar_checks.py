@@ -101,15 +101,21 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
     for name in sorted(after_space):
         if needs_leading_space(dfas[name]):
             raise refuse(f"terminal {name} needs a leading space")
-    done: set[tuple[str, str]] = set()
+    # the pairs of terminals some state accepts, checked in name order: Lark numbers its states
+    # in an order that depends on PYTHONHASHSEED, and the refusal must name the same pair in every run
+    pairs: set[tuple[str, str]] = set()
     for actions in table.states.values():
         acceptable = sorted(t for t in actions if t in dfas)
-        for i, a in enumerate(acceptable):
-            for b in acceptable[i + 1:]:
-                if (a, b) not in done:
-                    done.add((a, b))
-                    if prefix_related(dfas[a], dfas[b]):
-                        raise refuse(f"terminals {a} and {b} can both match at one position")
+        pairs.update((a, b) for i, a in enumerate(acceptable) for b in acceptable[i + 1:])
+    for a, b in sorted(pairs, key=lambda pair: (_name_order(pair[0]), _name_order(pair[1]))):
+        if prefix_related(dfas[a], dfas[b]):
+            raise refuse(f"terminals {a} and {b} can both match at one position")
+
+
+def _name_order(name: str) -> tuple[str, int]:
+    """Sort key of a terminal name: its letters, then its number (T2 before T10)."""
+    stem = name.rstrip("0123456789")
+    return stem, int(name[len(stem):] or -1)
 
 
 def _check_productive(rules) -> None:

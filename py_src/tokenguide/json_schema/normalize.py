@@ -18,16 +18,10 @@ from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 from .unevaluated import apply_unevaluated, take_unevaluated
 
-__all__ = ["Group", "Node", "Normalizer", "RuleRef", "ANNOTATIONS", "VALIDATION", "enum_values", "types_of"]
+__all__ = ["Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "enum_values", "types_of"]
 
-# Keywords with no effect on validation.
-ANNOTATIONS = frozenset({
-    "title", "description", "examples", "example", "default", "$comment", "$schema", "$id", "id",
-    "deprecated", "readOnly", "writeOnly", "readonly", "$anchor", "$dynamicAnchor", "$vocabulary",
-    "definitions", "$defs", "contentMediaType", "contentEncoding", "contentSchema",
-})
-
-# Keywords that constrain instances (everything else is ignored).
+# Keywords that constrain instances (the drafts' assertions and applicators); every other
+# keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
 VALIDATION = frozenset({
     "type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties",
     "propertyNames", "minProperties", "maxProperties", "dependencies", "dependentRequired",
@@ -170,6 +164,27 @@ def is_old_draft(schema: Any) -> bool:
     return schema_draft(schema) <= 7
 
 
+_CONDITIONAL = ("if", "then", "else")
+
+
+def _conditional(n: Node) -> list:
+    """The node's if/then/else values (None where absent), for comparing two nodes' conditions."""
+    return [n.get(k) for k in _CONDITIONAL]
+
+
+def _without_stray_branches(n: Node) -> Node:
+    """`n` without then/else when it has no `if` (they have no effect then, and a merge must not
+    pair them with the other side's `if`)."""
+    if "if" in n or not ("then" in n or "else" in n):
+        return n
+    return n.copy(drop=("then", "else"), keep_groups=True)
+
+
+def _accepts_all(schema: Any) -> bool:
+    """Is `schema` written to accept every value (true, or no keyword that constrains)?"""
+    return schema is True or (isinstance(schema, dict) and not any(k in VALIDATION for k in schema))
+
+
 def _without_stray_counts(n: Node) -> Node:
     """`n` without minContains/maxContains when it has no contains (they have no effect then)."""
     if "contains" in n or not ("minContains" in n or "maxContains" in n):
@@ -258,6 +273,8 @@ class Normalizer:
                 parts.append(target)
         node = Node(kw, ptr)
         own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
+        if isinstance(kw.get("anyOf"), list) and any(_accepts_all(sub) for sub in kw["anyOf"]):
+            del kw["anyOf"]  # a branch accepts every value: so does the anyOf (codecov's layout: {} or an enum)
         groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
         groups.extend(self._dependency_groups(kw, ptr, len(own_props), self.declared_draft))
         if "not" in kw:
@@ -398,6 +415,9 @@ class Normalizer:
         if a is False or b is False:
             return False
         a, b = _without_stray_counts(a), _without_stray_counts(b)
+        a, b = _without_stray_branches(a), _without_stray_branches(b)
+        if "if" in a and "if" in b and canon(_conditional(a)) != canon(_conditional(b)):
+            b = self._conditional_group(b)
         out = a.copy()
         out.refs = a.refs + b.refs
         out.not_enum = a.not_enum + b.not_enum
@@ -481,8 +501,10 @@ class Normalizer:
                 both = {"not": {k: v}}
                 out.kw["not"] = {"anyOf": [out.kw["not"], both]} if "not" in out.kw else both
                 out.ptrs.setdefault("not", bk)
-            elif k not in ANNOTATIONS:
+            elif k in VALIDATION:
                 self.unsupported("allOf", a.ptr, f"cannot merge two different {k!r} values")
+            # else an annotation or an unknown keyword (x-*, OpenAPI's nullable, ...): validators
+            # ignore it, so it never blocks a merge; the first side's value stays
         if b.groups:
             # b's anyOf/oneOf groups keep their place among b's properties in the merged order
             final = list(out.get("properties", {}) or {})
@@ -492,6 +514,24 @@ class Normalizer:
                 before = [final.index(n) for n in bprops[:g.pos] if n in final]
                 out.groups.append(g._replace(pos=max(before) + 1 if before else na))
         self._merge_additional(a, b, out)
+        return out
+
+    def _conditional_group(self, b: Node) -> Node:
+        """`b` with its if/then/else as an anyOf group of two disjoint branches, (if and then) or
+        (not if, and else), so that an allOf of several conditions merges: the node keeps one
+        `if` (logic.logic_value) and each further one is distributed like an anyOf, its `not`
+        written as a lookahead. Drafts before 7, which ignore if/then/else, just drop it."""
+        out = b.copy(drop=_CONDITIONAL)
+        if (self.declared_draft or 7) < 7 or not ("then" in b or "else" in b):
+            return out
+        ip = b.kptr("if")
+        cond = self.flatten(b["if"], ip)
+        then = self.merge(cond, self.flatten(b.get("then", True), b.kptr("then")))
+        negated = Node({"not": b["if"]}, b.ptr)
+        negated.ptrs["not"] = ip
+        other = self.merge(negated, self.flatten(b.get("else", True), b.kptr("else")))
+        props = b.get("properties")
+        out.groups.append(Group("anyOf", [then, other], ip, len(props) if isinstance(props, dict) else 0))
         return out
 
     def _fold_patterns(self, pats: dict, out: Node) -> None:
