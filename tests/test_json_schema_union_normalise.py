@@ -1,7 +1,7 @@
 """anyOf/oneOf unions the grammar path refused ("terminals Tx and Ty can both match at one
-position"), so that "auto" fell back to the depth-capped regex (fuzzer seeds 135, 341, 784, 822):
+position"), so that "auto" fell back to the depth-capped regex (fuzzer seeds 135, 341, 784, 822, 833):
 an anyOf with a branch accepting every value is that branch (json_schema.unions), nested anyOf
-are spliced, and nested alternations of terminals are one terminal (grammar._spliced). Judged
+are spliced, a branch inside another's whole types dropped, and nested alternations of terminals are one terminal (grammar._spliced). Judged
 against jsonschema on the grammar path (deep values too) and on the regex path (values within
 its cap); and the free-form value's whitespace is the same on both paths."""
 
@@ -33,7 +33,20 @@ SCHEMAS = {
     "seed784": {"properties": {"name": {"anyOf": [{"$ref": "#/definitions/d0"},
                                                   {"oneOf": [{"type": "string"}, {"type": "integer"}]}]}},
                 "definitions": {"d0": {"enum": [""]}}},
+    "seed833": {"properties": {"data": {"anyOf": [{"type": "object", "properties": {}, "additionalProperties": False},
+                                                  {"type": "array", "minItems": 2},
+                                                  {"type": "object", "properties": {}}]},
+                               "null": {"not": {"const": 0}}}},
     "root_any_true": {"anyOf": [{"anyOf": [{}, {"type": "null"}]}, True]},
+    # branches inside another branch's whole types are dropped; keywords that do constrain kept
+    "whole_types": {"anyOf": [{"type": "integer", "minimum": 3}, {"type": "number", "minLength": 0},
+                              {"type": "object", "required": ["a"]},
+                              {"type": ["object", "null"], "properties": {"a": True}, "required": []}]},
+    "not_whole": {"anyOf": [{"type": "object", "properties": {"a": False}}, {"type": "object", "required": ["v"]},
+                            {"type": "array", "items": {"type": "integer"}}, {"type": "array", "minItems": 0}]},
+    "all_types_whole": {"anyOf": [{"type": "string", "maxLength": 1},
+                                  {"type": ["null", "boolean", "object", "array", "number", "string"],
+                                   "additionalProperties": {}, "items": True}]},
     "annotation_branch": {"anyOf": [{"type": "integer"}, {"title": "anything", "description": "d"}]},
     # nested anyOf spliced, a sibling keyword kept
     "nested_any_of": {"type": ["string", "integer", "null", "array"],
@@ -47,7 +60,7 @@ SCHEMAS = {
     "one_of_nested_any": {"oneOf": [{"anyOf": [{}, {"type": "string"}]}, {"type": "string"}]},
 }
 
-KEYS = ["id", "email", "title", "version", "name", "v", "a"]
+KEYS = ["id", "email", "title", "version", "name", "v", "a", "data", "null"]
 LEAVES = [None, True, False, 0, 1, 2, 3, 2.5, -1, "", "x", "ab", "abc", "é", [], {}]
 
 
@@ -85,14 +98,14 @@ def test_union_exact_on_both_paths(name):
     assert _judge(schema, "regex", values, max_nesting=2) > 50
 
 
-@pytest.mark.parametrize("name", ["seed135", "seed341", "seed784", "seed822", "root_any_true"])
+@pytest.mark.parametrize("name", ["seed135", "seed341", "seed784", "seed822", "seed833", "root_any_true"])
 def test_auto_takes_the_grammar_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the depth-capped fallback warns
         assert compile_json_schema(SCHEMAS[name]).path == "grammar"
 
 
-@pytest.mark.parametrize("seed", [135, 341, 784, 822])
+@pytest.mark.parametrize("seed", [135, 341, 784, 822, 833])
 def test_fuzz_seed_schema_on_grammar_path(seed):
     """The fuzzer's whole schema for the seed, judged as the fuzzer does (its instances, keys
     also in schema order): now on the grammar path, no longer the depth-capped fallback."""

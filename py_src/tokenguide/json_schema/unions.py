@@ -1,8 +1,9 @@
 """anyOf/oneOf branch normalisation before a union is distributed (emit.Emitter._distribute).
 
 Only rewrites that keep the language exactly: an anyOf with a branch that accepts every value
-(`true`, `{}`, annotations only) accepts every value itself, and an anyOf branch that is
-nothing but another anyOf is replaced by that anyOf's branches. Writing such unions as they
+(`true`, `{}`, annotations only) accepts every value itself, an anyOf branch that is nothing
+but another anyOf is replaced by that anyOf's branches, and a branch whose types another
+branch accepts whole (`{"type": "object"}` beside a closed object) is dropped. Writing such unions as they
 stand puts the free-form value's terminals beside the other branches' (a terminal clash the
 grammar path refuses). oneOf is not flattened (a nested oneOf counts its matches apart), but
 two branches that accept every value leave it nothing.
@@ -12,9 +13,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from .normalize import VALIDATION, Node
+from .normalize import VALIDATION, Node, types_of
+from .text import ALL_TYPES
 
-__all__ = ["accepts_everything", "union_branches"]
+__all__ = ["accepts_everything", "union_branches", "whole_types"]
+
+_TRUE_SUBSCHEMA = ("additionalProperties", "items", "additionalItems", "propertyNames",
+                   "unevaluatedProperties", "unevaluatedItems")
+_ZERO_COUNTS = ("minLength", "minItems", "minProperties")
+
+
+def _trivial(v: Any) -> bool:
+    """Is the (unflattened) sub-schema `v` true or an object without validation keywords?"""
+    return v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
+
+
+def _vacuous(k: str, v: Any) -> bool:
+    """Does keyword `k` with value `v` constrain nothing (`properties: {}`, `minItems: 0`, ...)?"""
+    if k in ("properties", "patternProperties"):
+        return isinstance(v, dict) and all(_trivial(x) for x in v.values())
+    if k in _TRUE_SUBSCHEMA:
+        return _trivial(v)
+    if k == "required":
+        return v == []
+    return k in _ZERO_COUNTS and v == 0 and not isinstance(v, bool)
+
+
+def whole_types(f: Any) -> set[str] | None:
+    """The JSON types all of whose values `f` accepts ("integer" in "number"), when `f` accepts
+    nothing else (a `type` and keywords constraining nothing); else None."""
+    if f is True:
+        return set(ALL_TYPES)
+    if not isinstance(f, Node) or f.groups or f.not_enum:
+        return None
+    if any(k in VALIDATION and k != "type" and not _vacuous(k, v) for k, v in f.kw.items()):
+        return None
+    out = set(types_of(f))
+    return out | {"integer"} if "number" in out else out
+
+
+def _types(f: Any) -> set[str]:
+    """Every JSON type `f` may accept a value of."""
+    return set(ALL_TYPES) if f is True else set(types_of(f))
 
 
 def accepts_everything(f: Any) -> bool:
@@ -50,6 +90,12 @@ def union_branches(norm: Any, kind: str, subs: list, gptr: str) -> list | bool:
                 flats.extend(got)
                 continue
         flats.append(f)
-    if kind == "oneOf" and sum(accepts_everything(f) for f in flats) >= 2:
-        return []
-    return flats
+    if kind == "oneOf":
+        return [] if sum(accepts_everything(f) for f in flats) >= 2 else flats
+    wholes = [whole_types(f) for f in flats]
+    if any(w is not None and w >= set(ALL_TYPES) for w in wholes):
+        return True
+    # a branch inside another that accepts whole types (the first of equal ones kept)
+    return [f for i, f in enumerate(flats)
+            if not any(j != i and w is not None and isinstance(flats[i], Node) and _types(f) <= w
+                       and not (wholes[i] == w and i < j) for j, w in enumerate(wholes))]
