@@ -125,6 +125,18 @@ def test_one_of_with_two_branches_accepting_everything_accepts_nothing():
     assert _judge({"type": "object", "properties": {"a": {"oneOf": [{}, True]}}}, "grammar", _values(7)) > 100
 
 
+def test_regex_path_keeps_a_branch_deeper_than_its_free_form_cap():
+    """On the regex path free-form values nest at most max_recursion_depth - 1 deep: an anyOf
+    beside `{}` or `{"type": "array"}` keeps its explicit deeper branch's values."""
+    deep = {"type": "array", "items": {"type": "array", "items": {"type": "array", "items": {"type": "array"}}}}
+    for other in ({}, {"type": "array"}):
+        regex = re.compile(build_regex_from_schema({"anyOf": [other, deep]}, max_recursion_depth=2))
+        assert regex.fullmatch("[[[[]]]]") and regex.fullmatch("[[]]")
+        assert not regex.fullmatch("[[[[[[[1]]]]]]]")  # deeper than the explicit branch and the cap
+        grammar = acceptor(compile_json_schema({"anyOf": [other, deep]}, path="grammar"))
+        assert grammar("[[[[]]]]") and grammar("[[[[1]]]]") and grammar("[[[[[[{}]]]]]]")
+
+
 # ---- whitespace of free-form values: the same on both paths ---------------------------------
 
 def _spellings(x) -> set[str]:

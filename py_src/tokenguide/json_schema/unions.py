@@ -1,12 +1,13 @@
 """anyOf/oneOf branch normalisation before a union is distributed (emit.Emitter._distribute).
 
-Only rewrites that keep the language exactly: an anyOf with a branch that accepts every value
-(`true`, `{}`, annotations only) accepts every value itself, an anyOf branch that is nothing
-but another anyOf is replaced by that anyOf's branches, and a branch whose types another
-branch accepts whole (`{"type": "object"}` beside a closed object) is dropped. Writing such unions as they
-stand puts the free-form value's terminals beside the other branches' (a terminal clash the
-grammar path refuses). oneOf is not flattened (a nested oneOf counts its matches apart), but
-two branches that accept every value leave it nothing.
+Only rewrites that keep the language exactly: an anyOf branch that is nothing but another
+anyOf is replaced by that anyOf's branches; on the grammar path (free-form values nest without
+limit there), an anyOf with a branch that accepts every value (`true`, `{}`, annotations only)
+accepts every value itself, and a branch whose types another branch accepts whole
+(`{"type": "object"}` beside a closed object) is dropped. Written as they stand, such unions put
+the free-form value's terminals beside the other branches' (a terminal clash the grammar path
+refuses). oneOf is not flattened (a nested oneOf counts its matches apart), but two branches
+that accept every value leave it nothing.
 """
 
 from __future__ import annotations
@@ -70,21 +71,23 @@ def _pure_any_of(f: Any) -> Any:
     return None
 
 
-def union_branches(norm: Any, kind: str, subs: list, gptr: str) -> list | bool:
+def union_branches(norm: Any, kind: str, subs: list, gptr: str, absorb: bool = True) -> list | bool:
     """The flattened branches of one anyOf/oneOf group (at `gptr`), those accepting nothing
-    dropped; for anyOf, nested pure anyOf branches spliced in and True when it accepts every
-    value; for oneOf, [] when two branches accept every value."""
+    dropped; for anyOf, nested pure anyOf branches spliced in and, with `absorb`, True when it
+    accepts every value and branches inside another's whole types dropped (only where free-form
+    values nest without limit: the regex path's capped ones would lose a deeper branch's values);
+    for oneOf, [] when two branches accept every value."""
     flats: list = []
     for i, sub in enumerate(subs):
         f = norm.flatten(sub, f"{gptr}/{i}")
         if f is False:
             continue
         if kind == "anyOf":
-            if accepts_everything(f):
+            if absorb and accepts_everything(f):
                 return True
             inner = _pure_any_of(f)
             if inner is not None and isinstance(inner.subs, list) and inner.subs:
-                got = union_branches(norm, "anyOf", inner.subs, inner.ptr)
+                got = union_branches(norm, "anyOf", inner.subs, inner.ptr, absorb)
                 if got is True:
                     return True
                 flats.extend(got)
@@ -92,6 +95,8 @@ def union_branches(norm: Any, kind: str, subs: list, gptr: str) -> list | bool:
         flats.append(f)
     if kind == "oneOf":
         return [] if sum(accepts_everything(f) for f in flats) >= 2 else flats
+    if not absorb:
+        return flats
     wholes = [whole_types(f) for f in flats]
     if any(w is not None and w >= set(ALL_TYPES) for w in wholes):
         return True
