@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from . import arrays, logic, objects, one_of, required_sets
+from . import arrays, logic, objects, one_of, required_sets, unions
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
 from .strings import constrained_string, counted_string, string_format
@@ -122,39 +122,46 @@ class Emitter:
         sets = required_sets.required_sets_value(self, s, base)
         if sets is not False:
             return sets
-        branch_lists = []
-        for kind, subs, gptr, _ in s.groups:
+        groups, branch_lists = [], []
+        for g in s.groups:
+            kind, subs, gptr, _ = g
             if not isinstance(subs, list) or not subs:
                 raise UnsupportedSchemaError(f"{kind} must be a non-empty array (at {gptr})", kind, gptr)
-            flats = [f for f in (self.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)) if f is not False]
+            flats = unions.union_branches(self.norm, kind, subs, gptr, self.sink is not None)
+            if flats is True:  # an anyOf that accepts every value constrains nothing
+                continue
             if kind == "oneOf" and len(flats) > 1 and not one_of.pairwise_disjoint(self, flats, base):
                 exclusive = one_of.exclusive_branches(self, flats, base)
                 flats = exclusive if exclusive is not None else one_of.overlapping(self, flats, gptr, base)
+            groups.append(g)
             branch_lists.append(flats)
+        if not groups:
+            return self.flat_value(base)
         total = 1
         for bl in branch_lists:
             total *= max(1, len(bl))
         if total > MAX_BRANCHES:
             self.unsupported("anyOf", s.ptr, f"{total} combined anyOf/oneOf branches")
         if self.sink is None:
-            outs = self._combinations(s, base, branch_lists)
+            outs = self._combinations(groups, base, branch_lists)
         else:
             self.sink.in_union += 1  # member values in branches may become rules (GrammarSink.member_value)
             try:
-                outs = self._combinations(s, base, branch_lists)
+                outs = self._combinations(groups, base, branch_lists)
             finally:
                 self.sink.in_union -= 1
-        return logic.union(self, outs, s.groups[0][0], s.groups[0][2])
+        return logic.union(self, outs, groups[0][0], groups[0][2])
 
-    def _combinations(self, s: Node, base: Node, branch_lists: list[list]) -> list[str | None]:
-        """The regex of each combination of anyOf/oneOf branches, merged with `base` (the rest of `s`)."""
+    def _combinations(self, groups: list, base: Node, branch_lists: list[list]) -> list[str | None]:
+        """The regex of each combination of anyOf/oneOf branches (one list per group of `groups`),
+        merged with `base` (the rest of the node)."""
         outs = []
         base_names = list(base.get("properties", {}) or {})
         for combo in itertools.product(*branch_lists):
             m: Node | bool = base
             inserts: dict[int, list[str]] = {}
             excl = [f for f in combo if isinstance(f, one_of.Exclusive)]
-            for g, f in zip(s.groups, combo):
+            for g, f in zip(groups, combo):
                 f = f.branch if isinstance(f, one_of.Exclusive) else f
                 m = self.norm.merge(m, f)
                 if m is False:
@@ -242,12 +249,12 @@ class Emitter:
         scalars = [NULL, BOOLEAN, self.number_lexeme, STRING]
         if depth > 0:
             inner = self.any_value(depth - 1)
-            scalars.append(rf"\[{ws}(?:{inner}(?:{ws},{ws}{inner})*{ws})?\]")
+            scalars.append(rf"\[{ws}(?:{inner}(?:{ws},{ws}{inner})*)?{ws}\]")
             member = STRING + f"{ws}:{ws}" + group(inner)
-            scalars.append(rf"\{{{ws}(?:{member}(?:{ws},{ws}{member})*{ws})?\}}")
-        else:
-            scalars.append(rf"\[{ws}\]")
-            scalars.append(rf"\{{{ws}\}}")
+            scalars.append(rf"\{{{ws}(?:{member}(?:{ws},{ws}{member})*)?{ws}\}}")
+        else:  # whitespace after the opener and before the closer, as the grammar path's `any` rule
+            scalars.append(rf"\[{ws}{ws}\]")
+            scalars.append(rf"\{{{ws}{ws}\}}")
         r = "(?:" + "|".join(scalars) + ")"
         self._any_cache[depth] = r
         return r

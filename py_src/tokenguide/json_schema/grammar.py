@@ -562,8 +562,9 @@ class _Converter:
         return [self.term(regex, run)]
 
     def branch(self, branches: list[list]) -> str | None:
-        """EBNF of an alternation: the branches without rules form one terminal."""
-        branches = self.merge_numbers(branches)
+        """EBNF of an alternation: the branches without rules form one terminal (nested
+        alternations spliced in first, so that overlapping union branches are one terminal)."""
+        branches = self.merge_numbers(_spliced(branches))
         free = [b for b in branches if not self.seq_has(b)]
         empty = any(not b for b in free)
         free = [b for b in free if b]
@@ -623,6 +624,21 @@ class _Converter:
             self.optional[text] = inner if hoisted else f"({inner})"
             return text
         return self.counted(f"({inner})~{lo}" if lo == hi else f"({inner})~{lo}..{hi}", _counted_repeat(lo, hi, n))
+
+
+def _spliced(branches: list[list]) -> list[list]:
+    """The alternatives of an alternation, those that are themselves just an alternation (in a
+    non-capturing group or not) replaced by its alternatives: `a|(?:b|c)` as `a|b|c`."""
+    out: list[list] = []
+    for b in branches:
+        inner = b
+        while len(inner) == 1 and inner[0][0] == C.SUBPATTERN and inner[0][1][0] is None and not any(inner[0][1][1:3]):
+            inner = list(inner[0][1][-1].data)
+        if len(inner) == 1 and inner[0][0] == C.BRANCH:
+            out.extend(_spliced([list(x.data) for x in inner[0][1][1]]))
+        else:
+            out.append(b)
+    return out
 
 
 def _counted_repeat(lo: int, hi: int, n: int) -> int:
