@@ -273,8 +273,11 @@ class Normalizer:
                 parts.append(target)
         node = Node(kw, ptr)
         own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
-        if isinstance(kw.get("anyOf"), list) and any(_accepts_all(sub) for sub in kw["anyOf"]):
-            del kw["anyOf"]  # a branch accepts every value: so does the anyOf (codecov's layout: {} or an enum)
+        if self.grammar and isinstance(kw.get("anyOf"), list) and any(_accepts_all(sub) for sub in kw["anyOf"]):
+            # a branch accepts every value: so does the anyOf (codecov's layout: {} or an enum); only
+            # on the grammar path, where free-form values nest without a cap (the regex path's cap
+            # would lose what the other branches accept deeper down)
+            del kw["anyOf"]
         groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
         groups.extend(self._dependency_groups(kw, ptr, len(own_props), self.declared_draft))
         if "not" in kw:
