@@ -6,10 +6,13 @@ Writing streams through `format.iter_file`; reading validates while inflating
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from ..arguments import check_bytes, check_callable, check_int, check_path
 from . import format as file_format
+
+if TYPE_CHECKING:  # the class these methods are mixed into (index.py imports this module)
+    from .index import Index
 
 __all__ = ["IndexFiles"]
 

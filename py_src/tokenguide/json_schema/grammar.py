@@ -20,7 +20,6 @@ import math
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
-from ..regex import dfa as dfa_mod
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
