@@ -70,6 +70,10 @@ def pytest_xdist_make_scheduler(config, log):
     an `@group` suffix, which pytest 9 no longer reads: its groups would be split.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
+    # Hand the scopes out in collection order, browser tests last (xdist would put the largest
+    # scopes first): Playwright leaves an event loop running in its worker, and asyncio.run()
+    # in a later test of that worker would fail.
+    config.option.loadscopereorder = False
     from xdist.scheduler import LoadScopeScheduling
 
     class ScopeScheduling(LoadScopeScheduling):
