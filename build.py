@@ -629,7 +629,7 @@ def xdist_args(pytest_args: list[str]) -> list[str]:
     """pytest-xdist options that run the suite on every core (at most 4), unless the caller chose
     (`-n`, `--numprocesses`, `-p no:xdist`) or there is one core. With `--dist loadgroup`,
     tests/conftest.py's scheduler keeps the tests that share the one Pyodide run in one worker,
-    each browser test file in one worker, and hands out the rest one by one (tests/suite_scopes.py)."""
+    every browser test in one worker, in order, and hands out the rest one by one (tests/suite_scopes.py)."""
     chose = any(a in ("-n", "--numprocesses", "no:xdist") or a.startswith(("-n", "--numprocesses="))
                 for a in pytest_args)
     workers = min(os.cpu_count() or 1, 4)

@@ -21,11 +21,12 @@ PYODIDE_PART_FILES = _pyodide_part_files()
 def xdist_scope(nodeid: str) -> str:
     """What pytest-xdist keeps in one worker, in order: every test file with a Pyodide part
     together (the `pyodide_part` fixture runs all the session's parts in one process, which must
-    happen once, not once per worker); each browser test file (a page can start from the previous
-    test's state); any other test alone (spread over the workers)."""
+    happen once, not once per worker); every browser test, in collection order (a page can start
+    from the previous test's state, and the files ran one after another before xdist); any other
+    test alone (spread over the workers)."""
     path = nodeid.split("::", 1)[0]
     if path in PYODIDE_PART_FILES:
         return "pyodide"
     if path.startswith("tests/e2e/"):
-        return path
+        return "e2e"
     return nodeid

@@ -62,7 +62,7 @@ def test_test_command_spreads_over_cores_unless_the_caller_chose(monkeypatch):
 
 def test_xdist_keeps_pyodide_parts_and_browser_files_together(request):
     """The suite's xdist scopes: every test with a Pyodide part in one scope (the shared run
-    happens once), each browser test file in one, any other test alone."""
+    happens once), every browser test in one, any other test alone."""
     from suite_scopes import xdist_scope
 
     marked = {item.nodeid.split("::")[0] for item in request.session.items
@@ -71,6 +71,6 @@ def test_xdist_keeps_pyodide_parts_and_browser_files_together(request):
                    "tests/test_pyodide_identity.py::test_gpt2_indexes_identical_in_pyodide",
                    *(f"{path}::x" for path in marked)):
         assert xdist_scope(nodeid) == "pyodide", nodeid
-    assert xdist_scope("tests/e2e/test_live_guide.py::test_a[chromium]") == "tests/e2e/test_live_guide.py"
-    assert xdist_scope("tests/e2e/test_live_guide.py::test_b[chromium]") == "tests/e2e/test_live_guide.py"
+    assert xdist_scope("tests/e2e/test_live_guide.py::test_a[chromium]") == "e2e"
+    assert xdist_scope("tests/e2e/test_player.py::test_b[chromium]") == "e2e"
     assert xdist_scope("tests/test_regex.py::test_a[x]") == "tests/test_regex.py::test_a[x]"
