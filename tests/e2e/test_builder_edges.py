@@ -305,7 +305,9 @@ def test_the_url_reopens_the_same_build(page, browser, tmp_path):
     page.get_by_test_id("guide-kind-cfg").check()
     page.get_by_test_id("guide-grammar-select").select_option("csv")
     try:
-        page.wait_for_function("() => location.hash.includes('name=shared') && location.hash.includes('grammar=csv')")
+        # (vocab=gpt2 too: on a busy machine the hash can be taken before the vocabulary is in it)
+        page.wait_for_function("() => location.hash.includes('name=shared') && location.hash.includes('grammar=csv')"
+                               " && location.hash.includes('vocab=gpt2')")
         link = page.url
         assert build(page, r"\d{2}-[a-z]") == "done"
         with page.expect_download() as first:
