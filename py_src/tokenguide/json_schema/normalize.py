@@ -180,11 +180,6 @@ def _without_stray_branches(n: Node) -> Node:
     return n.copy(drop=("then", "else"), keep_groups=True)
 
 
-def _accepts_all(schema: Any) -> bool:
-    """Is `schema` written to accept every value (true, or no keyword that constrains)?"""
-    return schema is True or (isinstance(schema, dict) and not any(k in VALIDATION for k in schema))
-
-
 def _without_stray_counts(n: Node) -> Node:
     """`n` without minContains/maxContains when it has no contains (they have no effect then)."""
     if "contains" in n or not ("minContains" in n or "maxContains" in n):
@@ -273,11 +268,6 @@ class Normalizer:
                 parts.append(target)
         node = Node(kw, ptr)
         own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
-        if self.grammar and isinstance(kw.get("anyOf"), list) and any(_accepts_all(sub) for sub in kw["anyOf"]):
-            # a branch accepts every value: so does the anyOf (codecov's layout: {} or an enum); only
-            # on the grammar path, where free-form values nest without a cap (the regex path's cap
-            # would lose what the other branches accept deeper down)
-            del kw["anyOf"]
         groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
         groups.extend(self._dependency_groups(kw, ptr, len(own_props), self.declared_draft))
         if "not" in kw:
