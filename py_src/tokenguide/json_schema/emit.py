@@ -409,7 +409,7 @@ class Emitter:
             return r"\[" + self.close_array
         return rf"\[{ws}" + T + self.close_array
 
-    def t_object(self, s: Node, required_sets: tuple[list[list[str]], bool] | None = None) -> str | None | bool:
+    def t_object(self, s: Node, required_sets: list | None = None) -> str | None | bool:
         """Objects of `s`; with `required_sets`, holding one of those (module required_sets:
         False when that writing does not apply)."""
         self.no_banned(s, "object")

@@ -31,9 +31,9 @@ class _TooBig(Exception):
     """The counted-members regex passed the size limit."""
 
 
-def object_regex(em: Any, s: Node, required_sets: tuple[list[list[str]], bool] | None = None) -> str | None | bool:
-    """Regex for the objects node `s` accepts; with `required_sets` (declared names, whether
-    exactly one set), those holding one of the sets (False past required_sets' bound)."""
+def object_regex(em: Any, s: Node, required_sets: list | None = None) -> str | None | bool:
+    """Regex for the objects node `s` accepts; with `required_sets` (groups of key-presence
+    branches, module required_sets), those holding every group (False past its bound)."""
     ws = em.ws
     props = s.get("properties", {})
     if not isinstance(props, dict):

@@ -1,92 +1,144 @@
-"""anyOf/oneOf of required-name sets on one object, as one object (the grammar path).
+"""anyOf/oneOf of key-presence conditions on one object, as one object (the grammar path).
 
 `{"properties": {...}, "anyOf": [{"required": ["a", "b"]}, {"required": ["c"]}]}` is one
 object whose members must include one of the sets. Distributed, it is a union of objects that
 share every member, which LALR cannot tell apart inline and whose value lexeme is a product of
 the branches (Glaiveai2K calculate_area: over 2,000 states). Here it is one chain of members in
-schema order whose state is the set of branches still satisfiable: a member left out drops the
-branches that require it; at the end one branch must be left (anyOf) or exactly one (oneOf,
-each branch being "all of its names present"). One grammar rule per (member, state), shared.
-Non-objects satisfy every required-only branch: anyOf keeps them, oneOf of two or more drops them.
+schema order whose state is, per group, the set of branches still satisfiable: a branch is the
+names it requires and the names it forbids (`properties: {name: false}`, as dependencies are
+rewritten), so a member left out drops the branches that require it and a member written drops
+the branches that forbid it; at the end every anyOf group keeps a branch and every oneOf group
+exactly one (GitHub workflow steps: exactly one of uses/run/wait/..., with dependencies beside).
+One grammar rule per (member, state), shared. A branch without `type: object` accepts every
+non-object, one with it none.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from .normalize import VALIDATION, Node, types_of
 from .text import alt, cat, opt, rep
 
-__all__ = ["MAX_SET_STATES", "required_sets_value", "sets_body"]
+__all__ = ["MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
 
 MAX_SET_STATES = 4_000  # (member, branches left) continuations, beyond: the union of branches instead
 _NOT_OBJECT = ["null", "boolean", "number", "string", "array"]
 _OBJECT_KEYWORDS = ("minProperties", "maxProperties", "not", "if", "enum", "const")
 
 
+class Presence(NamedTuple):
+    """One branch as a key-presence condition: names it requires and names it forbids."""
+    present: frozenset
+    absent: frozenset
+    objects_only: bool  # the branch has `type: object`: no non-object satisfies it
+
+
 def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
-    """The regex of node `s` (one anyOf/oneOf group of required-only branches over `base`, its
+    """The regex of node `s` (anyOf/oneOf groups of key-presence branches over `base`, its
     other keywords) written as above; False when the shape is not that one (the caller
     distributes instead); None when no value is left."""
-    if em.sink is None or len(s.groups) != 1 or em.property_order != "schema":
+    if em.sink is None or not s.groups or em.property_order != "schema":
         return False
-    kind, subs, gptr, _ = s.groups[0]
-    if not isinstance(subs, list) or not subs or base.groups or base.not_enum:
-        return False
-    if any(k in base for k in _OBJECT_KEYWORDS) or "object" not in types_of(base):
+    if base.groups or base.not_enum or any(k in base for k in _OBJECT_KEYWORDS) or "object" not in types_of(base):
         return False
     props = base.get("properties", {})
     if not isinstance(props, dict):
         return False
-    flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
-    flats = [f for f in flats if f is not False]
-    if not flats or not all(isinstance(f, Node) and _required_only(f) for f in flats):
-        return False
-    sets = []
-    for f in flats:
-        names = f.get("required", [])
-        if not isinstance(names, list) or not all(isinstance(n, str) and n in props for n in names):
-            return False  # undeclared names: their place among the other members differs per branch
-        sets.append(names)
-    exactly_one = kind == "oneOf" and len(sets) > 1
+    closed = base.get("additionalProperties", True) is False and not base.get("patternProperties")
+    groups: list[tuple[list[Presence], bool]] = []
+    for kind, subs, gptr, _ in s.groups:
+        if not isinstance(subs, list) or not subs:
+            return False
+        flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
+        branches = [_presence(f, props, closed) for f in flats if f is not False]
+        if not branches or any(b is None for b in branches):
+            return False
+        groups.append((branches, kind == "oneOf"))
     parts: list[str | None] = []
-    if not exactly_one:
+    if all(_accepts_non_objects(branches, one) for branches, one in groups):
         rest = em.norm.merge(base, Node({"type": _NOT_OBJECT}, s.ptr))
         parts.append(None if rest is False else em.flat_value(rest))
     obj = em.norm.merge(base, Node({"type": "object"}, s.ptr))
     if obj is not False:
         em.check_generic(obj)
-        body = em.t_object(obj, required_sets=(sets, exactly_one))
+        body = em.t_object(obj, required_sets=[([(b.present, b.absent) for b in br], one) for br, one in groups])
         if body is False:
             return False
         parts.append(body)
     return alt(parts)
 
 
-def _required_only(f: Node) -> bool:
-    """Is branch `f` a `required` list and nothing else that validates (then every non-object
-    satisfies it)?"""
-    return not f.groups and not f.not_enum and all(k == "required" or k not in VALIDATION for k in f.kw)
+def _accepts_non_objects(branches: list[Presence], exactly_one: bool) -> bool:
+    """Does the group hold for a non-object (which has no keys, so only the type counts)?"""
+    n = sum(not b.objects_only for b in branches)
+    return n == 1 if exactly_one else n >= 1
+
+
+def _unconstrained(v: Any) -> bool:
+    if isinstance(v, Node):
+        return not v.constrains()
+    return v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
+
+
+def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
+    """Branch `f` as a Presence over the declared `props` (of an object that allows no other
+    keys when `closed`), or None when it says more than which keys are there."""
+    if f is True:
+        return Presence(frozenset(), frozenset(), False)
+    if not isinstance(f, Node) or f.groups or f.not_enum:
+        return None
+    objects_only = False
+    if "type" in f:
+        types = types_of(f)
+        if types == ["object"]:
+            objects_only = True
+        elif "object" not in types or len(types) < len(types_of(Node({}, f.ptr))):
+            return None
+    if any(k in VALIDATION and k not in ("required", "properties", "type") for k in f.kw):
+        return None
+    required = f.get("required", [])
+    fprops = f.get("properties", {})
+    if not isinstance(required, list) or not isinstance(fprops, dict):
+        return None
+    if not all(isinstance(n, str) and n in props for n in required):
+        return None  # undeclared names: their place among the other members differs per branch
+    absent = set()
+    for name, sub in fprops.items():
+        if sub is False:
+            if name in props:
+                absent.add(name)
+            elif not closed:
+                return None  # an undeclared key the object may hold as an extra member
+        elif not _unconstrained(sub):
+            return None
+    return Presence(frozenset(required), frozenset(absent), objects_only)
 
 
 def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bool], extra: str | None,
-              required_sets: tuple[list[list[str]], bool]) -> str | None | bool:
+              groups: list[tuple[list[tuple[frozenset, frozenset]], bool]]) -> str | None | bool:
     """Object body for `members` (regex or None, in order; `req`: required by the node itself)
-    and then any number of `extra` members, holding one of the required-name sets
-    (`required_sets`: the sets and whether exactly one must hold); False past MAX_SET_STATES."""
-    sets, exactly_one = required_sets
-    needs = [frozenset(j for j, names_j in enumerate(sets) if n in names_j) for n in names]
+    and then any number of `extra` members, holding every group of key-presence branches
+    (`groups`: (present, absent) name sets per branch, and whether exactly one must hold);
+    False past MAX_SET_STATES."""
+    # per member, per group: the branches that die when it is skipped / when it is written
+    skip_kills = [tuple(frozenset(j for j, (p, _) in enumerate(br) if n in p) for br, _ in groups) for n in names]
+    take_kills = [tuple(frozenset(j for j, (_, a) in enumerate(br) if n in a) for br, _ in groups) for n in names]
     sep, n = em.sep, len(members)
-    memo: dict[tuple[int, frozenset, bool], str | None] = {}
+    memo: dict[tuple[int, tuple, bool], str | None] = {}
 
-    def body(i: int, alive: frozenset, first: bool) -> str | None:
+    def after(alive: tuple, kills: tuple) -> tuple | None:
+        left = tuple(a - k for a, k in zip(alive, kills))
+        return None if any(not a for a in left) else left  # a group with no branch left fails
+
+    def body(i: int, alive: tuple, first: bool) -> str | None:
         key = (i, alive, first)
         if key in memo:
             return memo[key]
         if len(memo) > MAX_SET_STATES:
             raise _TooMany()
         if i == n:
-            if not (len(alive) == 1 if exactly_one else alive):
+            if not all(len(a) == 1 if one else a for a, (_, one) in zip(alive, groups)):
                 res = None
             elif extra is None:
                 res = ""
@@ -94,9 +146,10 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
                 res = opt(extra + rep(sep + extra, 0, None)) if first else rep(sep + extra, 0, None)
         else:
             m = members[i]
-            take = None if m is None else cat("" if first else sep, m, body(i + 1, alive, False))
-            left = alive - needs[i]
-            skip = None if req[i] or not left else body(i + 1, left, first)
+            taken = None if m is None else after(alive, take_kills[i])
+            take = None if taken is None else cat("" if first else sep, m, body(i + 1, taken, False))
+            skipped = None if req[i] else after(alive, skip_kills[i])
+            skip = None if skipped is None else body(i + 1, skipped, first)
             res = alt([take, skip])
         if res:
             res = em.sink.rule(res)  # each continuation written once
@@ -104,7 +157,7 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         return res
 
     try:
-        return body(0, frozenset(range(len(sets))), True)
+        return body(0, tuple(frozenset(range(len(br))) for br, _ in groups), True)
     except _TooMany:
         return False
 
