@@ -149,8 +149,8 @@ def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
 
     monkeypatch.setattr(js, "_grammar_emission", spy)
     anyof = {"type": "array", "items": {"anyOf": [
-        {"type": "object", "properties": {k: {"type": "integer"} for k in "abcdefgh"[i:i + 5]},
-         "additionalProperties": False} for i in range(4)]}}
+        {"type": "object", "properties": {k: {"type": "integer" if i % 2 else "string"} for k in "abcdefgh"[i:i + 5]},
+         "additionalProperties": False} for i in range(4)]}}  # a name with two meanings: not one object (object_unions)
     compile_json_schema(anyof, path="grammar")
     assert any(c.get("unions") for c in calls)
     calls.clear()

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from . import arrays, logic, objects, one_of, required_sets, unions
+from . import arrays, logic, object_unions, objects, one_of, required_sets, unions
 from .normalize import VALIDATION, Node, Normalizer, RuleRef, enum_values, types_of
 from .numbers import integer_regex, number_regex
 from .strings import constrained_string, counted_string, string_format
@@ -122,6 +122,9 @@ class Emitter:
         sets = required_sets.required_sets_value(self, s, base)
         if sets is not False:
             return sets
+        one = object_unions.union_as_one_object(self, s, base)
+        if one is not False:
+            return one
         groups, branch_lists = [], []
         for g in s.groups:
             kind, subs, gptr, _ = g

@@ -125,13 +125,16 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
     skip_kills = [tuple(frozenset(j for j, (p, _) in enumerate(br) if n in p) for br, _ in groups) for n in names]
     take_kills = [tuple(frozenset(j for j, (_, a) in enumerate(br) if n in a) for br, _ in groups) for n in names]
     sep, n = em.sep, len(members)
-    memo: dict[tuple[int, tuple, bool], str | None] = {}
+    memo: dict[tuple[int, tuple, bool], tuple[str | None, bool]] = {}
 
     def after(alive: tuple, kills: tuple) -> tuple | None:
         left = tuple(a - k for a, k in zip(alive, kills))
         return None if any(not a for a in left) else left  # a group with no branch left fails
 
-    def body(i: int, alive: tuple, first: bool) -> str | None:
+    def body(i: int, alive: tuple, first: bool) -> tuple[str | None, bool]:
+        """The continuation after member i-1 in state `alive`: its non-empty texts (a rule, each
+        written once) and whether it may also be empty (then written `(?:rule)?` where used, so
+        that no rule's body can be empty: the separators may be merged into the terminals)."""
         key = (i, alive, first)
         if key in memo:
             return memo[key]
@@ -139,25 +142,31 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
             raise _TooMany()
         if i == n:
             if not all(len(a) == 1 if one else a for a, (_, one) in zip(alive, groups)):
-                res = None
+                res: tuple[str | None, bool] = (None, False)
             elif extra is None:
-                res = ""
+                res = (None, True)
             else:
-                res = opt(extra + rep(sep + extra, 0, None)) if first else rep(sep + extra, 0, None)
+                res = (extra + rep(sep + extra, 0, None) if first else sep + extra + rep(sep + extra, 0, None), True)
         else:
             m = members[i]
             taken = None if m is None else after(alive, take_kills[i])
-            take = None if taken is None else cat("" if first else sep, m, body(i + 1, taken, False))
+            take = None if taken is None else cat("" if first else sep, m, written(body(i + 1, taken, False)))
             skipped = None if req[i] else after(alive, skip_kills[i])
-            skip = None if skipped is None else body(i + 1, skipped, first)
-            res = alt([take, skip])
-        if res:
-            res = em.sink.rule(res)  # each continuation written once
+            rest, empty = (None, False) if skipped is None else body(i + 1, skipped, first)
+            res = (alt([take, rest]), empty)
+        if res[0]:
+            res = (em.sink.rule(res[0]), res[1])
         memo[key] = res
         return res
 
+    def written(cont: tuple[str | None, bool]) -> str | None:
+        text, empty = cont
+        if text is None:
+            return "" if empty else None
+        return opt(text) if empty else text
+
     try:
-        return body(0, tuple(frozenset(range(len(br))) for br, _ in groups), True)
+        return written(body(0, tuple(frozenset(range(len(br))) for br, _ in groups), True))
     except _TooMany:
         return False
 

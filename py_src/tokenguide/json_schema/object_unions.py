@@ -1,0 +1,135 @@
+"""anyOf/oneOf of object branches that share their members, as one object (the grammar path).
+
+Real schemas often offer variants of one object: a GitHub workflow job is `oneOf` a normal job
+(`runs-on`, `steps`, ...) and a reusable-workflow call (`uses`, `with`, ...), both with the same
+`name`, `needs`, `if`, `strategy`. Written as a union, the two objects' common first members
+are the same terminals in two places, which LALR(1) cannot tell apart (a Shift/Reduce
+conflict). When every member name means the same schema in every branch that allows it, the
+union is one object over all the names, in an order that keeps each branch's own, holding
+"the keys of one branch" (required_sets: each branch is the names it requires and the names it
+does not allow), exactly one of them for oneOf. Only plain object branches qualify (`type:
+object`, `properties`, `required`, `additionalProperties` the same everywhere); other shapes are
+distributed as before.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .normalize import VALIDATION, Node, RuleRef, types_of
+from .text import ptr_escape
+
+__all__ = ["union_as_one_object", "merged_order"]
+
+_OWN_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
+
+
+def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
+    """The regex of node `s` (one anyOf/oneOf of plain object branches over `base`, its other
+    keywords) written as one object; False when the shape is not that one."""
+    if em.sink is None or len(s.groups) != 1 or em.property_order != "schema" or base.groups or base.not_enum:
+        return False
+    kind, subs, gptr, _ = s.groups[0]
+    if not isinstance(subs, list) or len(subs) < 2:
+        return False
+    branches: list[Node] = []
+    for i, sub in enumerate(subs):
+        f = em.norm.flatten(sub, f"{gptr}/{i}")
+        if isinstance(f, RuleRef):
+            f = em.norm.expand(f)
+        m = em.norm.merge(base, f) if f is not False else False
+        if m is False:
+            continue
+        if not _plain_object(m):
+            return False
+        branches.append(m)
+    if len(branches) < 2:
+        return False
+    extras = {_canon(em, b.get("additionalProperties", True), b.kptr("additionalProperties")) for b in branches}
+    if len(extras) != 1 or None in extras:
+        return False
+    order = merged_order([list(b["properties"]) for b in branches])
+    if order is None:
+        return False
+    props: dict[str, Any] = {}
+    ptrs: dict[str, str] = {}
+    for name in order:
+        seen = set()
+        for b in branches:
+            sub, ptr = _member(b, name)
+            if sub is not False:
+                seen.add(_canon(em, sub, ptr))
+                props.setdefault(name, sub)
+                ptrs.setdefault(f"properties/{ptr_escape(name)}", ptr)
+        if len(seen) > 1 or None in seen:
+            return False  # the name means different values in different branches
+    one = Node({"type": "object", "properties": props,
+                "additionalProperties": branches[0].get("additionalProperties", True)}, base.ptr)
+    one.ptrs = ptrs
+    presence = []
+    for b in branches:
+        required = [r for r in b.get("required", []) if isinstance(r, str)]
+        absent = frozenset(n for n in props if _member(b, n)[0] is False)
+        presence.append((frozenset(required), absent))
+    em.check_generic(one)
+    return em.t_object(one, required_sets=[(presence, kind == "oneOf")])
+
+
+def _plain_object(m: Any) -> bool:
+    """Is merged branch `m` an object-only node saying only which members it has, and what they hold?"""
+    if not isinstance(m, Node) or m.groups or m.not_enum or types_of(m) != ["object"]:
+        return False
+    if any(k in VALIDATION and k not in _OWN_KEYWORDS for k in m.kw):
+        return False
+    props, required = m.get("properties", {}), m.get("required", [])
+    if not isinstance(props, dict) or not isinstance(required, list):
+        return False
+    return all(isinstance(r, str) and r in props for r in required)
+
+
+def _member(b: Node, name: str) -> tuple[Any, str]:
+    """The schema branch `b` gives member `name` (False: not allowed) and its pointer."""
+    props = b["properties"]
+    if name in props:
+        return props[name], b.member_ptr("properties", name)
+    return b.get("additionalProperties", True), b.kptr("additionalProperties")
+
+
+def _canon(em: Any, sub: Any, ptr: str) -> str | None:
+    """A text equal for two sub-schemas that mean the same (same JSON but annotations at their top,
+    `$ref`s read from the same base URI); None when unsure."""
+    if isinstance(sub, bool):
+        return json.dumps(sub)
+    if not isinstance(sub, dict):
+        return None
+    kept = {k: v for k, v in sub.items() if k in VALIDATION or k in ("$defs", "definitions")}
+    try:
+        text = json.dumps(kept, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    if "$ref" in text or "$dynamicRef" in text or "$recursiveRef" in text:
+        base = em.norm.resolver.base_at(ptr)
+        if base is None:
+            return None
+        text = f"{base}\n{text}"
+    return text
+
+
+def merged_order(orders: list[list[str]]) -> list[str] | None:
+    """One order of all the names in which each list's names keep their order (the first
+    list's first where free); None when two lists order two names both ways."""
+    orders = [list(o) for o in orders]
+    out: list[str] = []
+    while any(orders):
+        for o in orders:
+            if not o:
+                continue
+            head = o[0]
+            if all(head not in other[1:] for other in orders):
+                break
+        else:
+            return None
+        out.append(head)
+        orders = [[n for n in o if n != head] for o in orders]
+    return out
