@@ -41,6 +41,18 @@ CASES = {
         "oneOf": [{"type": "object", "properties": {"uses": True}, "required": ["uses"]},
                   {"type": "object", "properties": {"run": True}, "required": ["run"]},
                   {"type": "object", "properties": {"wait": {"description": "x"}}, "required": ["wait"]}]},
+    "oneOf of anyOf of not-required (a GitHub action's composite steps)": {
+        "$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": False,
+        "properties": {"name": {"type": "string"}, "run": {"type": "string"}, "shell": {"type": "string"},
+                       "uses": {"type": "string"}},
+        "oneOf": [{"anyOf": [{"not": {"properties": {"run": True}, "required": ["run"]}},
+                             {"not": {"properties": {"shell": {"description": "x"}}, "required": ["shell"]}}]},
+                  {"not": {"properties": {"uses": True}, "required": ["uses"]}}]},
+    "untyped nested anyOf inside anyOf branches": {
+        "properties": {"a": NUMBERS, "b": NUMBERS, "c": NUMBERS},
+        "anyOf": [{"anyOf": [{"required": ["a"]}, {"anyOf": [{"required": ["b"]}, {"not": {"required": ["c"]}}]}]},
+                  {"required": ["a", "b", "c"]}],
+        "oneOf": [{"required": ["b"]}, {"anyOf": [{"required": ["c"]}, {"required": ["a"]}]}]},
     "forbidden names in branches, two groups, open object": {
         "properties": {"a": NUMBERS, "b": NUMBERS, "c": NUMBERS},
         "anyOf": [{"properties": {"a": False}}, {"required": ["b"]}],
@@ -127,3 +139,35 @@ def test_past_its_bound_the_union_of_branches_is_written_instead(monkeypatch):
     validator = jsonschema.validators.validator_for(schema)(schema)
     instances = _instances(random.Random(7), schema, 200)
     assert [x for x in instances if validator.is_valid(x) != accepts(json.dumps(x, separators=(",", ":")))] == []
+
+
+@pytest.mark.parametrize("name", ["oneOf of anyOf of not-required (a GitHub action's composite steps)",
+                                  "untyped nested anyOf inside anyOf branches",
+                                  "typed oneOf branches with dependencies, closed (a GitHub workflow step)",
+                                  "forbidden names in branches, two groups, open object"])
+def test_presence_shapes_are_written_as_one_object(monkeypatch, name):
+    """These shapes take the one-object writing (not the distributed union the other cases may get)."""
+    results = []
+    original = required_sets.required_sets_value
+
+    def spy(em, s, base):
+        results.append(original(em, s, base))
+        return results[-1]
+
+    monkeypatch.setattr(required_sets, "required_sets_value", spy)
+    compile_json_schema(CASES[name], path="grammar")
+    assert any(isinstance(r, str) for r in results)
+
+
+def test_a_oneof_inside_a_branch_is_not_a_disjunction(monkeypatch):
+    """`oneOf` inside a branch counts its matches: not multiplied out, the union is distributed."""
+    schema = {"properties": {"a": NUMBERS, "b": NUMBERS},
+              "anyOf": [{"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {"required": ["a", "b"]}]}
+    results = []
+    original = required_sets.required_sets_value
+    monkeypatch.setattr(required_sets, "required_sets_value",
+                        lambda em, s, base: results.append(original(em, s, base)) or results[-1])
+    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    assert results[0] is False  # the outer anyOf; its branches' own oneOf may then take it, merged
+    for x in ({"a": 1}, {"b": 1}, {"a": 1, "b": 2}, {}, 5):
+        assert accepts(json.dumps(x, separators=(",", ":"))) == jsonschema.Draft202012Validator(schema).is_valid(x)

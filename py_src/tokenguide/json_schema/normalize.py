@@ -348,6 +348,10 @@ class Normalizer:
             del s.kw["not"]
             s.not_enum = s.not_enum + values
             return None
+        if "properties" in keys and isinstance(sub["properties"], dict) and all(
+                v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
+                for v in sub["properties"].values()):
+            keys = keys - {"properties"}  # `properties: {run: true}` beside `required`: constrains nothing
         if keys == {"required"} and isinstance(sub["required"], list) and sub["required"]:
             del s.kw["not"]
             names = [n for n in sub["required"] if isinstance(n, str)]

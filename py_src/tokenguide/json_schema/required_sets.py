@@ -20,9 +20,10 @@ from typing import Any, NamedTuple
 from .normalize import VALIDATION, Node, types_of
 from .text import alt, cat, opt, rep
 
-__all__ = ["MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
+__all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
 
 MAX_SET_STATES = 4_000  # (member, branches left) continuations, beyond: the union of branches instead
+MAX_DISJUNCTS = 64  # key-presence conditions one branch multiplies out to
 _NOT_OBJECT = ["null", "boolean", "number", "string", "array"]
 _OBJECT_KEYWORDS = ("minProperties", "maxProperties", "not", "if", "enum", "const")
 
@@ -46,12 +47,12 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
     if not isinstance(props, dict):
         return False
     closed = base.get("additionalProperties", True) is False and not base.get("patternProperties")
-    groups: list[tuple[list[Presence], bool]] = []
+    groups: list[tuple[list[list[Presence]], bool]] = []
     for kind, subs, gptr, _ in s.groups:
         if not isinstance(subs, list) or not subs:
             return False
         flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
-        branches = [_presence(f, props, closed) for f in flats if f is not False]
+        branches = [_disjuncts(em, f, props, closed) for f in flats if f is not False]
         if not branches or any(b is None for b in branches):
             return False
         groups.append((branches, kind == "oneOf"))
@@ -62,16 +63,17 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
     obj = em.norm.merge(base, Node({"type": "object"}, s.ptr))
     if obj is not False:
         em.check_generic(obj)
-        body = em.t_object(obj, required_sets=[([(b.present, b.absent) for b in br], one) for br, one in groups])
+        body = em.t_object(obj, required_sets=[([[(d.present, d.absent) for d in b] for b in br], one)
+                                               for br, one in groups])
         if body is False:
             return False
         parts.append(body)
     return alt(parts)
 
 
-def _accepts_non_objects(branches: list[Presence], exactly_one: bool) -> bool:
+def _accepts_non_objects(branches: list[list[Presence]], exactly_one: bool) -> bool:
     """Does the group hold for a non-object (which has no keys, so only the type counts)?"""
-    n = sum(not b.objects_only for b in branches)
+    n = sum(any(not d.objects_only for d in b) for b in branches)
     return n == 1 if exactly_one else n >= 1
 
 
@@ -79,6 +81,35 @@ def _unconstrained(v: Any) -> bool:
     if isinstance(v, Node):
         return not v.constrains()
     return v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
+
+
+def _disjuncts(em: Any, f: Any, props: dict, closed: bool, depth: int = 0) -> list[Presence] | None:
+    """Branch `f` as key-presence conditions one of which must hold (its own keywords and
+    anyOf groups of such branches inside it, multiplied out: `oneOf: [{anyOf: [{not: {required:
+    [run]}}, ...]}, ...]`), or None when it says more or multiplies out past MAX_DISJUNCTS."""
+    own = _presence(f if not isinstance(f, Node) else f.copy(keep_groups=False), props, closed)
+    if own is None:
+        return None
+    out = [own]
+    for kind, subs, gptr, _ in (f.groups if isinstance(f, Node) else []):
+        if kind != "anyOf" and not (isinstance(subs, list) and len(subs) == 1):
+            return None  # a oneOf inside counts its matches: not a plain disjunction
+        if not isinstance(subs, list) or not subs:
+            return None
+        options: list[Presence] = []
+        for i, sub in enumerate(subs):
+            inner = em.norm.flatten(sub, f"{gptr}/{i}")
+            if inner is False:
+                continue
+            got = _disjuncts(em, inner, props, closed, depth + 1) if depth < 4 else None
+            if got is None:
+                return None
+            options.extend(got)
+        out = [Presence(a.present | b.present, a.absent | b.absent, a.objects_only or b.objects_only)
+               for a in out for b in options]
+        if len(out) > MAX_DISJUNCTS:
+            return None
+    return out
 
 
 def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
@@ -116,14 +147,17 @@ def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
 
 
 def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bool], extra: str | None,
-              groups: list[tuple[list[tuple[frozenset, frozenset]], bool]]) -> str | None | bool:
+              groups: list[tuple[list[list[tuple[frozenset, frozenset]]], bool]]) -> str | None | bool:
     """Object body for `members` (regex or None, in order; `req`: required by the node itself)
     and then any number of `extra` members, holding every group of key-presence branches
-    (`groups`: (present, absent) name sets per branch, and whether exactly one must hold);
-    False past MAX_SET_STATES."""
-    # per member, per group: the branches that die when it is skipped / when it is written
-    skip_kills = [tuple(frozenset(j for j, (p, _) in enumerate(br) if n in p) for br, _ in groups) for n in names]
-    take_kills = [tuple(frozenset(j for j, (_, a) in enumerate(br) if n in a) for br, _ in groups) for n in names]
+    (`groups`: per branch, its conditions as (present, absent) name sets, one of which must
+    hold; and whether exactly one branch must hold); False past MAX_SET_STATES. The state is,
+    per group, the (branch, condition) pairs still satisfiable."""
+    pairs = [[(j, k) for j, br in enumerate(branches) for k in range(len(br))] for branches, _ in groups]
+    skip_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][0]) for ps, (br, _) in zip(pairs, groups))
+                  for n in names]
+    take_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][1]) for ps, (br, _) in zip(pairs, groups))
+                  for n in names]
     sep, n = em.sep, len(members)
     memo: dict[tuple[int, tuple, bool], tuple[str | None, bool]] = {}
 
@@ -141,7 +175,7 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         if len(memo) > MAX_SET_STATES:
             raise _TooMany()
         if i == n:
-            if not all(len(a) == 1 if one else a for a, (_, one) in zip(alive, groups)):
+            if not all(len({j for j, _ in a}) == 1 if one else a for a, (_, one) in zip(alive, groups)):
                 res: tuple[str | None, bool] = (None, False)
             elif extra is None:
                 res = (None, True)
@@ -166,7 +200,7 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         return opt(text) if empty else text
 
     try:
-        return written(body(0, tuple(frozenset(range(len(br))) for br, _ in groups), True))
+        return written(body(0, tuple(frozenset(ps) for ps in pairs), True))
     except _TooMany:
         return False
 
