@@ -62,6 +62,7 @@ def test_refused_grammar_path_falls_back_to_a_regex_that_says_it_is_capped():
     deep: dict = {"type": "array", "maxItems": 0}
     for key in "edcba":
         deep = {"type": "object", "properties": {key: deep}, "required": [key]}
+    deep["minProperties"] = 1  # not only properties/required: no plain negation (json_schema.negation)
     schema = {"type": "object", "properties": {"p3": {"type": "array"}, "v": {"not": deep}}}
     with pytest.raises(UnsupportedSchemaError, match="lookahead"):
         compile_json_schema(schema, path="grammar")

@@ -159,7 +159,8 @@ def test_remaining_refusal_still_falls_back_to_the_capped_regex():
     for key in "edcb":
         deep = {"type": "object", "properties": {key: deep}, "required": [key]}
     schema = {"type": "object", "properties": {"free": {}, "v": {"type": "object", "properties": {"k": {}},
-                                                                 "not": {"properties": {"k": deep}}}}}
+                                                                 "not": {"properties": {"k": deep},
+                                                                         "minProperties": 1}}}}
     with pytest.raises(UnsupportedSchemaError, match="lookahead over a free-form value"):
         compile_json_schema(schema, path="grammar")
     with pytest.warns(UserWarning, match="depth-capped"):

@@ -245,8 +245,8 @@ DEEP = _five_deep({"type": "array", "maxItems": 0})
 
 @pytest.mark.parametrize("schema,keyword,pointer", [
     ({"oneOf": [DEEP, {"required": ["z"]}]}, "oneOf", "#/oneOf/0"),
-    ({"if": DEEP, "then": {"minProperties": 2}}, "if", "#/if"),
-    ({"type": "object", "properties": {"k": {}}, "not": {"properties": {"k": DEEP}}}, "not", "#/not"),
+    ({"if": {**DEEP, "minProperties": 1}, "then": {"minProperties": 2}}, "if", "#/if"),  # not a plain negation
+    ({"type": "object", "properties": {"k": {}}, "not": {"properties": {"k": DEEP}, "minProperties": 1}}, "not", "#/not"),
 ])
 def test_grammar_path_refusals_name_keyword_and_pointer(schema, keyword, pointer):
     """A lookahead over a free-form value that tells values apart too deep: refused by keyword

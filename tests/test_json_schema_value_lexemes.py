@@ -124,7 +124,7 @@ def test_lookahead_over_a_recursive_ref_is_refused_by_name():
     """A recursive $ref under a lookahead stays refused (its rule is no prefix-free hole); a
     free-form value there is written out around holes (test_json_schema_lookahead_holes)."""
     tree = {"type": "array", "items": {"$ref": "#/$defs/t"}}
-    schema = {"$defs": {"t": tree}, "type": "object", "not": {"properties": {"b": {"minimum": 3}}},
+    schema = {"$defs": {"t": tree}, "type": "object", "not": {"properties": {"b": {"minimum": 3}}, "minProperties": 1},
               "properties": {"a": {"$ref": "#/$defs/t"}, "b": {"type": "integer"}}}
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(schema, path="grammar")

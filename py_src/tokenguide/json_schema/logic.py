@@ -24,7 +24,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import UnsupportedSchemaError
-from .normalize import Node, RuleRef, enum_values, types_of
+from .negation import negation_branches
+from .normalize import VALIDATION, Node, RuleRef, enum_values, types_of
 from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
@@ -325,10 +326,28 @@ def logic_value(em: Any, s: Node) -> str | None:
         if m is False:
             continue
         if negated:
-            parts.append(subtract(em, m, [(cond, "if", ip)]))
+            plain = _without_condition(norm, m, cond, ip)
+            if plain is not None:
+                parts.append(None if plain is False else em.flat_value(plain) if isinstance(plain, Node)
+                             else em.any_value(em.free_depth))
+            else:
+                parts.append(subtract(em, m, [(cond, "if", ip)]))
         else:
             parts.append(em.any_value(em.free_depth) if m is True else em.flat_value(m))
     return union(em, parts, "if", ip)
+
+
+def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
+    """`m` and not `cond` as a plain schema when the condition only tests types, required names
+    and member values (module negation): an anyOf, no lookahead; None otherwise."""
+    if not isinstance(cond, Node) or cond.groups or cond.not_enum:
+        return None
+    branches = negation_branches(cond.kw, types_of(cond), VALIDATION)
+    if branches is None:
+        return None
+    if not branches:
+        return False
+    return strict_merge(norm, m, norm.flatten({"anyOf": branches}, ip))
 
 
 def union(em: Any, parts: list[str | None], keyword: str, ptr: str) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any, Iterator, NamedTuple
 
 from ..errors import UnsupportedSchemaError
 from .multiples import multiple_lcm
+from .negation import negation_branches
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
@@ -348,16 +349,14 @@ class Normalizer:
             del s.kw["not"]
             s.not_enum = s.not_enum + values
             return None
-        if "properties" in keys and isinstance(sub["properties"], dict) and all(
-                v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
-                for v in sub["properties"].values()):
-            keys = keys - {"properties"}  # `properties: {run: true}` beside `required`: constrains nothing
-        if keys == {"required"} and isinstance(sub["required"], list) and sub["required"]:
-            del s.kw["not"]
-            names = [n for n in sub["required"] if isinstance(n, str)]
-            # an object lacking one of the names (`required` holds for every non-object, so not them)
-            return [Group("anyOf", [{"type": "object", "properties": {n: False}} for n in names], f"{ptr}/not", pos)]
-        return None
+        branches = negation_branches(sub.kw, types_of(sub), VALIDATION)
+        if branches is None:
+            return None
+        del s.kw["not"]
+        if not branches:
+            return False
+        # e.g. an object lacking one of the required names (`required` holds for every non-object)
+        return [Group("anyOf", branches, f"{ptr}/not", pos)]
 
     @staticmethod
     def _dependency_groups(kw: dict, ptr: str, pos: int, draft: int | None) -> list[Group]:

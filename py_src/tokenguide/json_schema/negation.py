@@ -1,0 +1,63 @@
+"""`not` of an object-structure condition as an anyOf of plain schemas, without a lookahead.
+
+`properties` and `required` only test objects, so `not {properties: {k: C}, required: [r]}` holds
+for an object that lacks `r` or has `k` with a value outside `C`, and for no non-object; a
+`type` in the condition adds the values of the other types. Each branch is an ordinary schema
+(`{"type": "object", "required": [k], "properties": {k: {"not": C}}}`), so the negation moves
+down to the member value, where it may again be an enum left out or another such condition:
+the `else` of `if: {properties: {runs: {properties: {using: {const: composite}}}}}` is a union
+of objects instead of a value lexeme of the whole object (GitHub action metadata).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .text import ALL_TYPES
+
+__all__ = ["negation_branches"]
+
+_NEGATABLE = frozenset({"type", "properties", "required"})
+
+
+def negation_branches(kw: dict, types: list[str], validation: frozenset) -> list | None:
+    """Schemas (raw, an anyOf of them) of the values a condition rejects: `kw` its keywords,
+    `types` its `type` as a list (all types when absent), `validation` the keywords that validate
+    (the rest are annotations). None when the condition says more than the keywords above."""
+    keys = {k for k in kw if k in validation}
+    if not keys or not keys <= _NEGATABLE:
+        return None
+
+    def trivial(v: Any) -> bool:
+        return v is True or (isinstance(v, dict) and not any(k in validation for k in v))
+
+    props = kw.get("properties", {})
+    required = kw.get("required", [])
+    if not isinstance(props, dict) or not isinstance(required, list):
+        return None
+    if not all(isinstance(r, str) for r in required):
+        return None
+    out: list = []
+    if "type" in keys:
+        if "integer" in types and "number" not in types:
+            return None  # "a number that is not an integer" has no type of its own
+        others = [t for t in ALL_TYPES if t not in types and not (t == "integer" and "number" in types)]
+        if others:
+            out.append({"type": others})
+        if "object" not in types:
+            return out  # properties/required test objects only, and no object passes the type
+    # every object branch declares the condition's names in its order (true: no constraint), so
+    # that the keys of an object on either side are written in one order
+    names = list(dict.fromkeys([*props, *required]))
+
+    def declared(name: str, sub: Any) -> dict:
+        return {n: (sub if n == name else True) for n in names}
+
+    for name in dict.fromkeys(required):
+        out.append({"type": "object", "properties": declared(name, False)})
+    for name, sub in props.items():
+        if sub is False:
+            out.append({"type": "object", "required": [name], "properties": declared(name, True)})
+        elif not trivial(sub):
+            out.append({"type": "object", "required": [name], "properties": declared(name, {"not": sub})})
+    return out

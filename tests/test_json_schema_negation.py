@@ -1,0 +1,132 @@
+"""`not` (and the `else` of if/then/else) of conditions on types, required names and member
+values, written as an anyOf of plain schemas (module json_schema.negation) instead of a
+lookahead over the whole value: the negation moves down to the member values. Judged against
+jsonschema on both compile paths, with values built to hit each side of each condition."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import jsonschema
+import pytest
+from grammar_oracle import acceptor
+from random_json import random_values
+
+from tokenguide.json_schema import compile_json_schema
+from tokenguide.json_schema.negation import negation_branches
+from tokenguide.json_schema.normalize import VALIDATION
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+ALL = ["null", "boolean", "object", "array", "number", "integer", "string"]
+
+
+def test_negation_branches_of_each_keyword():
+    assert negation_branches({"required": ["a", "b"]}, ALL, VALIDATION) == [
+        {"type": "object", "properties": {"a": False, "b": True}}, {"type": "object", "properties": {"a": True, "b": False}}]
+    assert negation_branches({"properties": {"k": {"const": 1}, "t": True, "f": False, "d": {"title": "x"}}},
+                             ALL, VALIDATION) == [
+        {"type": "object", "required": ["k"], "properties": {"k": {"not": {"const": 1}}, "t": True, "f": True, "d": True}},
+        {"type": "object", "required": ["f"], "properties": {"k": True, "t": True, "f": True, "d": True}}]
+    assert negation_branches({"type": "object", "required": ["a"]}, ["object"], VALIDATION) == [
+        {"type": ["null", "boolean", "array", "number", "integer", "string"]},
+        {"type": "object", "properties": {"a": False}}]
+    assert negation_branches({"type": "string", "required": ["a"]}, ["string"], VALIDATION) == [
+        {"type": ["null", "boolean", "object", "array", "number", "integer"]}]
+
+
+@pytest.mark.parametrize("kw", [{"type": "integer"}, {"minProperties": 1, "required": ["a"]}, {"title": "x"},
+                                {"properties": []}, {"required": [1]}])
+def test_what_is_not_a_plain_negation(kw):
+    types = ["integer"] if kw.get("type") == "integer" else ALL
+    assert negation_branches(kw, types, VALIDATION) is None
+
+
+def _action(kind: str) -> dict:
+    """GitHub action metadata in miniature: `runs` is one of three objects told apart by `using`,
+    and which `outputs` are allowed depends on it (if/then/else on a member's member)."""
+    js = {"type": "object", "additionalProperties": False, "required": ["using", "main"],
+          "properties": {"using": {"enum": ["node20", "node24"]}, "main": {"type": "string"}}}
+    composite = {"type": "object", "additionalProperties": False, "required": ["using", "steps"],
+                 "properties": {"using": {"const": "composite"}, "steps": {"type": "array"}}}
+    docker = {"type": "object", "additionalProperties": False, "required": ["using", "image"],
+              "properties": {"using": {"const": "docker"}, "image": {"type": "string"}}}
+    outputs = {"type": "object", "additionalProperties": {"type": "object", "properties": {
+        "description": {"type": "string"}}, "required": ["description"]}}
+    with_value = {"type": "object", "additionalProperties": {"type": "object", "properties": {
+        "value": {"type": "string"}}, "required": ["value"]}}
+    cond = {"properties": {"runs": {"type": "object", "properties": {"using": {"const": "composite"}}}}}
+    schema = {"$schema": DRAFT7, "type": "object", "additionalProperties": False, "required": ["name", "runs"],
+              "properties": {"name": {"type": "string"}, "outputs": {}, "runs": {"oneOf": [js, composite, docker]}}}
+    if kind == "if":
+        schema.update({"if": cond, "then": {"properties": {"outputs": with_value}},
+                       "else": {"properties": {"outputs": outputs}}})
+    else:  # the same as an allOf of two conditions, the second as a `not`
+        schema["anyOf"] = [{"allOf": [cond, {"properties": {"outputs": with_value}}]},
+                           {"allOf": [{"not": cond}, {"properties": {"outputs": outputs}}]}]
+    return schema
+
+
+def _action_instances() -> list:
+    runs = [{"using": "node20", "main": "a.js"}, {"using": "composite", "steps": []}, {"using": "docker", "image": "x"},
+            {"using": "composite", "main": "a.js"}, {"using": "node24"}, "composite", None]
+    outs = [None, {"o": {"value": "v"}}, {"o": {"description": "d"}}, {"o": {"value": "v"}, "p": {"description": "d"}},
+            {}, {"o": 1}]
+    out = []
+    for name, r, o in itertools.product([True, False], runs, outs):
+        x: dict = {}
+        if name:
+            x["name"] = "n"
+        if o is not None:
+            x["outputs"] = o
+        if r is not None:
+            x["runs"] = r
+        out.append(x)
+    return out + [None, "s", 1, []]
+
+
+def _ordered(x, order: list[str]):
+    """`x` with every object's keys in `order` (the schemas' declaration order, which the
+    compiled languages write; key order is judged elsewhere)."""
+    if isinstance(x, dict):
+        return {k: _ordered(x[k], order) for k in sorted(x, key=order.index)}
+    if isinstance(x, list):
+        return [_ordered(v, order) for v in x]
+    return x
+
+
+NOT_DEEP = {"a": {"type": "object", "properties": {"a": {}, "b": {"type": "array", "maxItems": 0}}, "required": ["b"]}}
+
+CASES = {
+    "if on a member's member, then/else on another member": (_action("if"), _action_instances()),
+    "the same as anyOf of the condition and its not": (_action("not"), _action_instances()),
+    "not of nested required members": (
+        {"not": {"type": "object", "properties": NOT_DEEP, "required": ["a"]}},
+        [{"a": {"b": []}}, {"a": {"b": [], "c": 1}}, {"a": {"b": [1]}}, {"a": {}}, {"a": 1}, {}, 5, {"a": {"b": []}, "b": 1}]
+        + [_ordered(x, ["a", "b"]) for x in random_values(random.Random(1), 300, [0, "s", None, [], {}], ["a", "b"],
+                                                          leaf=0.3, array=0.3, array_len=2)]),
+    "not of member values beside free-form members": (
+        {"type": "object", "properties": {"k": {}, "free": {}}, "not": {"properties": {"k": {"enum": [1, "x"]}}}},
+        [_ordered(x, ["k", "free"]) for x in random_values(random.Random(2), 300, [1, "x", 2, None, []], ["k", "free"],
+                                                           leaf=0.3, array=0.3, array_len=2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("path", ["grammar", "auto"])
+def test_plain_negation_is_exact(name, path):
+    schema, instances = CASES[name]
+    compiled = compile_json_schema(schema, path=path)
+    accepts = acceptor(compiled)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    valid = [x for x in instances if validator.is_valid(x)]
+    assert 3 <= len(valid) <= len(instances) - 3  # both kinds
+    wrong = [x for x in instances if validator.is_valid(x) != accepts(json.dumps(x, separators=(",", ":")))]
+    assert wrong == []
+
+
+def test_the_else_of_a_member_condition_needs_no_lookahead():
+    """The grammar has no value lexeme for the `else` side: it is written from rules."""
+    compiled = compile_json_schema(_action("if"), path="grammar")
+    assert "(?=" not in compiled.grammar and "(?!" not in compiled.grammar
