@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from grammar_oracle import acceptor
 
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import build_regex_from_schema, compile_json_schema
@@ -261,9 +262,15 @@ def test_refuses_too_many_overlapping_branches():
     assert (err.keyword, err.pointer) == ("oneOf", "#/oneOf") and "at most 8" in str(err)
 
 
-def test_refuses_unmergeable_not_of_arrays():
-    err = refusal({"type": "array", "contains": {"type": "integer"}, "not": {"contains": {"type": "string"}}})
-    assert (err.keyword, err.pointer) == ("not", "#/not") and "cannot be merged" in str(err)
+def test_not_contains_beside_contains_is_items_outside_it():
+    """Once refused (two contains cannot be merged); `not contains` is now `items: {not}`."""
+    schema = {"type": "array", "contains": {"type": "integer"}, "not": {"contains": {"type": "string"}}}
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in ("regex", "grammar"):
+        compiled = compile_json_schema(schema, path=path)
+        accepts = acceptor(compiled)
+        for x in ([], [1], ["a"], [1, "a"], [1, 2.5, None], [[], 3], [{}], "a", 1):
+            assert accepts(json.dumps(x, separators=(",", ":"))) == validator.is_valid(x), (path, x)
 
 
 def test_refuses_order_it_cannot_keep():

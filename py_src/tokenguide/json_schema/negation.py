@@ -2,7 +2,8 @@
 
 `properties` and `required` only test objects, so `not {properties: {k: C}, required: [r]}` holds
 for an object that lacks `r` or has `k` with a value outside `C`, and for no non-object; a
-`type` in the condition adds the values of the other types. Each branch is an ordinary schema
+`type` in the condition adds the values of the other types; `items: S` and `contains: C` (test
+arrays only) likewise give an array with an item outside S, or with every item outside C. Each branch is an ordinary schema
 (`{"type": "object", "required": [k], "properties": {k: {"not": C}}}`), so the negation moves
 down to the member value, where it may again be an enum left out or another such condition:
 the `else` of `if: {properties: {runs: {properties: {using: {const: composite}}}}}` is a union
@@ -17,7 +18,9 @@ from .text import ALL_TYPES
 
 __all__ = ["negation_branches"]
 
-_NEGATABLE = frozenset({"type", "properties", "required"})
+_NEGATABLE = frozenset({"type", "properties", "required", "items", "contains"})
+_OBJECT_KEYS = frozenset({"properties", "required"})
+_ARRAY_KEYS = frozenset({"items", "contains"})
 
 
 def negation_branches(kw: dict, types: list[str], validation: frozenset) -> list | None:
@@ -44,8 +47,20 @@ def negation_branches(kw: dict, types: list[str], validation: frozenset) -> list
         others = [t for t in ALL_TYPES if t not in types and not (t == "integer" and "number" in types)]
         if others:
             out.append({"type": others})
-        if "object" not in types:
-            return out  # properties/required test objects only, and no object passes the type
+    if keys & _OBJECT_KEYS and keys & _ARRAY_KEYS:
+        return None  # an untyped condition on both objects and arrays: each kind needs its own branches
+    if keys & _ARRAY_KEYS:
+        items, contains = kw.get("items", True), kw.get("contains", True)
+        if isinstance(items, list) or "array" not in types:
+            return out if "array" not in types and "type" in keys else None
+        # an array with an item outside `items`, or with no item inside `contains`
+        if not trivial(items):
+            out.append({"type": "array", "contains": {"not": items}})
+        if "contains" in kw:
+            out.append({"type": "array", "items": {"not": contains}})
+        return out
+    if "type" in keys and "object" not in types:
+        return out  # properties/required test objects only, and no object passes the type
     # every object branch declares the condition's names in its order (true: no constraint), so
     # that the keys of an object on either side are written in one order
     names = list(dict.fromkeys([*props, *required]))
