@@ -16,7 +16,7 @@ from grammar_oracle import acceptor
 from random_json import random_values
 
 from tokenguide.errors import UnsupportedSchemaError
-from tokenguide.json_schema import compile_json_schema
+from tokenguide.json_schema import compile_json_schema, logic
 from tokenguide.json_schema.negation import negation_branches
 from tokenguide.json_schema.normalize import VALIDATION
 
@@ -142,16 +142,40 @@ CASES = {
 }
 
 
-#: an array of two item kinds, one of them absent from a `contains`: the union of the two
-#: arrays is not LALR(1) on the grammar path (a named refusal; "auto" takes the regex path)
-GRAMMAR_REFUSALS = {("not items", "grammar")}
+#: an array of two item kinds, one of them absent from a `contains`: written plainly, the union
+#: of the two arrays is not LALR(1) on the grammar path (a named refusal)
+GRAMMAR_REFUSALS = {("not items", "grammar", "plain")}
+
+
+_SUBTRACT = logic.subtract
+
+
+def _always_refused(*args, **kwargs):
+    raise UnsupportedSchemaError("the lookahead is refused (as for a value lexeme too long)", "not", "#")
+
+
+def _lookahead_refused(em, a, negs):
+    """logic.subtract refusing every condition that has a plain negation (as it refuses a value
+    lexeme too long), so that the plain one is taken; the others as before."""
+    for schema, _, _ in negs:
+        kw = schema.kw if hasattr(schema, "kw") else schema
+        types = kw.get("type", ALL) if isinstance(kw, dict) else ALL
+        if isinstance(kw, dict) and negation_branches(kw, [types] if isinstance(types, str) else types,
+                                                      VALIDATION) is not None:
+            _always_refused()
+    return _SUBTRACT(em, a, negs)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("path", ["grammar", "auto"])
-def test_plain_negation_is_exact(name, path):
+@pytest.mark.parametrize("way", ["lookahead", "plain"])
+def test_negation_is_exact(monkeypatch, name, path, way):
+    """The lookahead is taken first; where it is refused, the plain negation (`plain`: the
+    lookahead made to refuse)."""
     schema, instances = CASES[name]
-    if (name, path) in GRAMMAR_REFUSALS:
+    if way == "plain":
+        monkeypatch.setattr(logic, "subtract", _lookahead_refused)
+    if (name, path, way) in GRAMMAR_REFUSALS:
         with pytest.raises(UnsupportedSchemaError, match="not LALR"):
             compile_json_schema(schema, path=path)
         return
@@ -166,7 +190,14 @@ def test_plain_negation_is_exact(name, path):
     assert wrong == []
 
 
-def test_the_else_of_a_member_condition_needs_no_lookahead():
-    """The grammar has no value lexeme for the `else` side: it is written from rules."""
+def test_the_else_of_a_member_condition_needs_no_lookahead(monkeypatch):
+    """With the lookahead refused, the `else` side is written from plain rules."""
+    monkeypatch.setattr(logic, "subtract", _lookahead_refused)
     compiled = compile_json_schema(_action("if"), path="grammar")
     assert "(?=" not in compiled.grammar and "(?!" not in compiled.grammar
+
+
+def test_a_condition_that_is_no_plain_negation_stays_refused(monkeypatch):
+    monkeypatch.setattr(logic, "subtract", _always_refused)
+    with pytest.raises(UnsupportedSchemaError, match="lookahead is refused"):
+        compile_json_schema({"type": "object", "not": {"required": ["a"], "minProperties": 2}}, path="grammar")

@@ -305,7 +305,13 @@ def logic_value(em: Any, s: Node) -> str | None:
     if "not" in s:
         base = s.copy(drop=("not",))
         base.refs = []  # already on the reference stack
-        return subtract(em, base, [(s["not"], "not", s.kptr("not"))])
+        try:
+            return subtract(em, base, [(s["not"], "not", s.kptr("not"))])
+        except UnsupportedSchemaError:
+            plain = _without_condition(norm, base, norm.flatten(s["not"], s.kptr("not")), s.kptr("not"))
+            if plain is None:
+                raise
+            return _plain_value(em, plain)
     base = s.copy(drop=("if", "then", "else"))
     base.refs = []
     if ("then" not in s and "else" not in s) or (norm.declared_draft or 7) < 7:
@@ -326,20 +332,30 @@ def logic_value(em: Any, s: Node) -> str | None:
         if m is False:
             continue
         if negated:
-            plain = _without_condition(norm, m, cond, ip)
-            if plain is not None:
-                parts.append(None if plain is False else em.flat_value(plain) if isinstance(plain, Node)
-                             else em.any_value(em.free_depth))
-            else:
+            try:
                 parts.append(subtract(em, m, [(cond, "if", ip)]))
+            except UnsupportedSchemaError:
+                plain = _without_condition(norm, m, cond, ip)
+                if plain is None:
+                    raise
+                parts.append(_plain_value(em, plain))
         else:
             parts.append(em.any_value(em.free_depth) if m is True else em.flat_value(m))
     return union(em, parts, "if", ip)
 
 
+def _plain_value(em: Any, plain: Any) -> str | None:
+    """The regex of `_without_condition`'s result."""
+    if plain is False:
+        return None
+    return em.flat_value(plain) if isinstance(plain, Node) else em.any_value(em.free_depth)
+
+
 def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
-    """`m` and not `cond` as a plain schema when the condition only tests types, required names
-    and member values (module negation): an anyOf, no lookahead; None otherwise."""
+    """`m` and not `cond` as a plain schema when the condition only tests types, required names,
+    member and item values (module negation): an anyOf, no lookahead; None otherwise. Taken
+    where the lookahead is refused (too long a value lexeme, too many states): where both
+    work, the lookahead's one value lexeme keeps apart what the union's terminals may not."""
     if not isinstance(cond, Node) or cond.groups or cond.not_enum:
         return None
     branches = negation_branches(cond.kw, types_of(cond), VALIDATION)

@@ -36,6 +36,12 @@ VALIDATION = frozenset({
 _MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames")
 
 
+def _tests_values(branch: dict) -> bool:
+    """Does a negation branch test member or item values (not only types and which keys are there)?"""
+    return "contains" in branch or "items" in branch or any(
+        isinstance(v, dict) for v in (branch.get("properties") or {}).values())
+
+
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -350,8 +356,8 @@ class Normalizer:
             s.not_enum = s.not_enum + values
             return None
         branches = negation_branches(sub.kw, types_of(sub), VALIDATION)
-        if branches is None:
-            return None
+        if branches is None or any(_tests_values(b) for b in branches):
+            return None  # conditions on member or item values: logic.logic_value (a lookahead first)
         del s.kw["not"]
         if not branches:
             return False
