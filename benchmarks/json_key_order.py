@@ -132,9 +132,11 @@ class KeyOrder:
                 tail.extend(sub_names)
                 required.extend(sub_req)
                 applied.extend(sub_applied)
-            if "not" in node:  # logic.skeleton: what `not` declares or requires is declared here too
-                neg_names, neg_req, _ = self._layout([(node["not"], f"{ptr}/not")], value, set(seen))
+            if "not" in node:  # logic.skeleton: what `not` declares or requires, at every depth, too
+                skeleton = (self._skeleton(node["not"], f"{ptr}/not", 0), f"{ptr}/not")
+                neg_names, neg_req, neg_applied = self._layout([skeleton], value, set(seen))
                 tail.extend(neg_names + neg_req)
+                applied.extend(neg_applied)
         merged = list(dict.fromkeys(base + tail))
         order = list(base)
         for pos in sorted(inserts, reverse=True):
@@ -172,8 +174,44 @@ class KeyOrder:
         if "if" not in node or not self.if_applies or ("then" not in node and "else" not in node):
             return []
         if self.valid(value, f"{ptr}/if") is False:
-            return [(node["else"], f"{ptr}/else")] if "else" in node else []
+            # the else side is written with `if`'s names declared at every depth (logic.skeleton:
+            # its lookahead needs both sides in one order), after the rest
+            skeleton = (self._skeleton(node["if"], f"{ptr}/if", 0), f"{ptr}/if")
+            return [(node["else"], f"{ptr}/else"), skeleton] if "else" in node else []
         return ([(node["then"], f"{ptr}/then")] if "then" in node else []) + [(node["if"], f"{ptr}/if")]
+
+    def _skeleton(self, schema: Any, ptr: str, level: int) -> dict:
+        """The names `schema` (and its branches, allOf parts and if/then/else) declares or
+        requires, at every depth, as a schema declaring them (tokenguide's logic.skeleton)."""
+        props: dict[str, list] = {}
+        items: list = []
+        todo = self._deref(schema, ptr, set()) if level <= 8 else []
+        while todo:
+            node, p = todo.pop(0)
+            if not isinstance(node, dict):
+                continue
+            pp = node.get("properties")
+            for k, sub in (pp.items() if isinstance(pp, dict) else ()):
+                props.setdefault(k, []).append((sub, f"{p}/properties/{_esc(k)}"))
+            for r in node.get("required") if isinstance(node.get("required"), list) else ():
+                if isinstance(r, str):
+                    props.setdefault(r, [])
+            if isinstance(node.get("items"), dict):
+                items.append((node["items"], f"{p}/items"))
+            for key in ("allOf", "anyOf", "oneOf"):
+                subs = node.get(key)
+                for i, sub in enumerate(subs if isinstance(subs, list) else ()):
+                    todo.extend(self._deref(sub, f"{p}/{key}/{i}", set()))
+            for key in ("if", "then", "else"):
+                if key in node:
+                    todo.extend(self._deref(node[key], f"{p}/{key}", set()))
+        out: dict = {}
+        if props:
+            out["properties"] = {k: {"allOf": [self._skeleton(sub, sp, level + 1) for sub, sp in subs]}
+                                 for k, subs in props.items()}
+        if items:
+            out["items"] = {"allOf": [self._skeleton(sub, sp, level + 1) for sub, sp in items]}
+        return out
 
     def _pick(self, subs: list, gptr: str, value: Any, seen: set) -> Frag:
         """The branch `value` is valid against; else the one of its JSON type declaring most of its keys."""

@@ -170,12 +170,9 @@ class Emitter:
                 if m is False:
                     break
                 if isinstance(f, Node):
-                    at = g.pos  # a branch's own names follow the last name it shares with the node
                     for n in f.get("properties", {}) or {}:
-                        if n in base_names:
-                            at = max(at, base_names.index(n) + 1)
-                        else:
-                            inserts.setdefault(at, []).append(n)
+                        if n not in base_names:
+                            inserts.setdefault(g.pos, []).append(n)
             if isinstance(m, Node) and inserts and isinstance(m.get("properties"), dict):
                 order: list[str] = []
                 for i in range(len(base_names) + 1):
