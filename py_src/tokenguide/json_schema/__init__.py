@@ -111,8 +111,11 @@ whitespace pattern that matches JSON whitespace alone. The grammar path writes t
 from exact automata (string intersections, value lexemes, keys without lookaheads, contains
 arrays and uniqueItems arrays too many to write out as one value lexeme; see above), free-form
 values in them around holes; objects and arrays inside anyOf/oneOf branches as rules (holes of
-the union's automaton) when the union is too large otherwise, and an anyOf/oneOf of
-required-name sets over declared properties as one chain of members (json_schema.required_sets).
+the union's automaton) when the union is too large otherwise, an anyOf/oneOf of key-presence
+branches over declared properties as one chain of members (json_schema.required_sets), unions
+of object variants sharing their members as one object (json_schema.object_unions), and, where
+a lookahead is refused, `not`/`else` of conditions on types, required names, member and item
+values as an anyOf of plain schemas (json_schema.negation).
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339
