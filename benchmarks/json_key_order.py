@@ -276,11 +276,14 @@ class KeyOrder:
             if not isinstance(prefix, list) and isinstance(rest, list):
                 prefix, pkey, rest, rkey = rest, "items", node.get("additionalItems"), "additionalItems"
             prefix = prefix if isinstance(prefix, list) else []
+            contains = node.get("contains") if isinstance(node.get("contains"), dict) else None
             for i in range(len(value)):
                 if i < len(prefix):
                     per[i].append((prefix[i], f"{ptr}/{pkey}/{i}"))
                 elif isinstance(rest, dict):
                     per[i].append((rest, f"{ptr}/{rkey}"))
+                if contains is not None and self.valid(value[i], f"{ptr}/contains"):
+                    per[i].append((contains, f"{ptr}/contains"))  # an item matching it: items and contains merged
         return [self._value(v, f) for v, f in zip(value, per)]
 
 

@@ -85,6 +85,7 @@ def _action(kind: str) -> dict:
 
 def _action_instances() -> list:
     runs = [{"using": "node20", "main": "a.js"}, {"using": "composite", "steps": []}, {"using": "docker", "image": "x"},
+            {"main": "a.js", "using": "node20"}, {"steps": [], "using": "composite"},  # both key orders
             {"using": "composite", "main": "a.js"}, {"using": "node24"}, "composite", None]
     outs = [None, {"o": {"value": "v"}}, {"o": {"description": "d"}}, {"o": {"value": "v"}, "p": {"description": "d"}},
             {}, {"o": 1}]
@@ -208,3 +209,17 @@ def test_a_condition_that_is_no_plain_negation_stays_refused(monkeypatch):
     monkeypatch.setattr(logic, "subtract", _always_refused)
     with pytest.raises(UnsupportedSchemaError, match="lookahead is refused"):
         compile_json_schema({"type": "object", "not": {"required": ["a"], "minProperties": 2}}, path="grammar")
+
+
+def test_key_order_of_items_matching_contains():
+    """The benchmarks' key order (json_key_order) puts an item that matches `contains` in the
+    order items-and-contains-merged are written: `method`, which contains requires, first; the
+    library accepts that spelling (Read the Docs' python.install, minimised)."""
+    schema = {"properties": {"install": {"allOf": [{"if": {"contains": {"required": ["method"]}},
+                                                    "then": {"maxItems": 1}}]}}}
+    value = {"install": [{"command": "", "method": ""}]}
+    assert list(KeyOrder(schema).reorder(value)["install"][0]) == ["method", "command"]
+    assert list(KeyOrder(schema).reorder({"install": [{"command": ""}]})["install"][0]) == ["command"]
+    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    assert accepts('{"install":[{"method":"","command":""}]}')
+    assert jsonschema.Draft202012Validator(schema).is_valid(value)

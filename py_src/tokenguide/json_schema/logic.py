@@ -363,6 +363,10 @@ def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
         return None
     if not branches:
         return False
+    if isinstance(m, Node) and writes_objects(norm, m, m.ptr):
+        # the condition's names declared at every depth, as `subtract` does: one key order either way
+        declared = strict_merge(norm, m, norm.flatten(skeleton(norm, cond, ip), m.ptr))
+        m = m if declared is None else declared
     return strict_merge(norm, m, norm.flatten({"anyOf": branches}, ip))
 
 
