@@ -48,6 +48,10 @@ CASES = {
         "oneOf": [{"anyOf": [{"not": {"properties": {"run": True}, "required": ["run"]}},
                              {"not": {"properties": {"shell": {"description": "x"}}, "required": ["shell"]}}]},
                   {"not": {"properties": {"uses": True}, "required": ["uses"]}}]},
+    "not both of two names, typed, twice (GitHub workflow pull_request filters)": {
+        "type": "object", "additionalProperties": False,
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}, "d": NUMBERS},
+        "allOf": [{"not": {"type": "object", "required": ["a", "b"]}}, {"not": {"type": "object", "required": ["c", "d"]}}]},
     "untyped nested anyOf inside anyOf branches": {
         "properties": {"a": NUMBERS, "b": NUMBERS, "c": NUMBERS},
         "anyOf": [{"anyOf": [{"required": ["a"]}, {"anyOf": [{"required": ["b"]}, {"not": {"required": ["c"]}}]}]},
@@ -142,6 +146,7 @@ def test_past_its_bound_the_union_of_branches_is_written_instead(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["oneOf of anyOf of not-required (a GitHub action's composite steps)",
+                                  "not both of two names, typed, twice (GitHub workflow pull_request filters)",
                                   "untyped nested anyOf inside anyOf branches",
                                   "typed oneOf branches with dependencies, closed (a GitHub workflow step)",
                                   "forbidden names in branches, two groups, open object"])

@@ -47,12 +47,13 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
     if not isinstance(props, dict):
         return False
     closed = base.get("additionalProperties", True) is False and not base.get("patternProperties")
+    only = types_of(base) == ["object"]  # then a branch of other types is one no value here meets
     groups: list[tuple[list[list[Presence]], bool]] = []
     for kind, subs, gptr, _ in s.groups:
         if not isinstance(subs, list) or not subs:
             return False
         flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
-        branches = [_disjuncts(em, f, props, closed) for f in flats if f is not False]
+        branches = [_disjuncts(em, f, props, closed, only) for f in flats if f is not False]
         if not branches or any(b is None for b in branches):
             return False
         groups.append((branches, kind == "oneOf"))
@@ -83,10 +84,15 @@ def _unconstrained(v: Any) -> bool:
     return v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
 
 
-def _disjuncts(em: Any, f: Any, props: dict, closed: bool, depth: int = 0) -> list[Presence] | None:
+def _disjuncts(em: Any, f: Any, props: dict, closed: bool, only: bool,
+               depth: int = 0) -> list[Presence] | None:
     """Branch `f` as key-presence conditions one of which must hold (its own keywords and
     anyOf groups of such branches inside it, multiplied out: `oneOf: [{anyOf: [{not: {required:
-    [run]}}, ...]}, ...]`), or None when it says more or multiplies out past MAX_DISJUNCTS."""
+    [run]}}, ...]}, ...]`), or None when it says more or multiplies out past MAX_DISJUNCTS. With
+    `only` (the node takes objects only), a branch of other types is no condition at all (`[]`:
+    `not {type: object, required: [a, b]}` is such a branch or a missing name)."""
+    if only and isinstance(f, Node) and "type" in f and "object" not in types_of(f):
+        return []
     own = _presence(f if not isinstance(f, Node) else f.copy(keep_groups=False), props, closed)
     if own is None:
         return None
@@ -101,7 +107,7 @@ def _disjuncts(em: Any, f: Any, props: dict, closed: bool, depth: int = 0) -> li
             inner = em.norm.flatten(sub, f"{gptr}/{i}")
             if inner is False:
                 continue
-            got = _disjuncts(em, inner, props, closed, depth + 1) if depth < 4 else None
+            got = _disjuncts(em, inner, props, closed, only, depth + 1) if depth < 4 else None
             if got is None:
                 return None
             options.extend(got)
