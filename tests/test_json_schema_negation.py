@@ -9,6 +9,7 @@ import itertools
 import json
 import random
 import warnings
+from typing import Any
 
 import jsonschema
 import pytest
@@ -19,7 +20,7 @@ from random_json import random_values
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema, logic
 from tokenguide.json_schema.negation import negation_branches
-from tokenguide.json_schema.normalize import VALIDATION
+from tokenguide.json_schema.normalize import VALIDATION, constrains_nothing
 
 KeyOrder = load("json_key_order").KeyOrder
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
@@ -123,7 +124,23 @@ INSTALLS = [[], [{"requirements": "r"}], [{"requirements": "r", "method": "uv"}]
             [{"method": "uv", "path": "p"}, {"requirements": "r"}], [{"requirements": "r"}, {"requirements": "s", "method": "pip"}],
             [{"method": "uv"}, {"method": "uv"}], [{"method": "pip"}], [1], "x", None]
 
+def _inputs() -> dict:
+    """GitLab CI's inputs in miniature: several if/then on one member (merged, their negations
+    are anyOf groups of conditions, one of them a `not`)."""
+    def when(t: Any, default: dict) -> dict:
+        cond = {"properties": {"type": {"const": t}}, "required": ["type"]} if t else {"not": {"required": ["type"]}}
+        return {"if": cond, "then": {"properties": {"default": default}}}
+    return {"$schema": DRAFT7, "type": "object", "additionalProperties": False,
+            "properties": {"type": {"enum": ["string", "number", "boolean"]}, "default": {}},
+            "allOf": [when("string", {"type": "string"}), when("number", {"type": "number"}),
+                      when(None, {"type": "boolean"})]}
+
+
+INPUTS = [{"type": t, "default": d} for t in ("string", "number", "boolean") for d in ("s", 1, True, None)] + [
+    {"default": d} for d in ("s", 1, True)] + [{"type": "string"}, {}, {"type": "x"}, 1, "s"]
+
 CASES = {
+    "several if/then on one member (GitLab CI inputs)": (_inputs(), INPUTS),
     "if contains, then one item (Read the Docs' python.install)": (
         {**INSTALL, "$schema": DRAFT7, "allOf": [{"if": {"contains": UV}, "then": {"maxItems": 1}}]}, INSTALLS),
     "not contains": ({"type": "array", "items": {"type": ["integer", "string"]}, "not": {"contains": {"const": 1}}},
@@ -160,11 +177,8 @@ def _always_refused(*args, **kwargs):
 def _lookahead_refused(em, a, negs):
     """logic.subtract refusing every condition that has a plain negation (as it refuses a value
     lexeme too long), so that the plain one is taken; the others as before."""
-    for schema, _, _ in negs:
-        kw = schema.kw if hasattr(schema, "kw") else schema
-        types = kw.get("type", ALL) if isinstance(kw, dict) else ALL
-        if isinstance(kw, dict) and negation_branches(kw, [types] if isinstance(types, str) else types,
-                                                      VALIDATION) is not None:
+    for schema, _, ptr in negs:
+        if logic.plain_negation(em.norm, schema, ptr, 0) is not None:
             _always_refused()
     return _SUBTRACT(em, a, negs)
 
@@ -223,3 +237,16 @@ def test_key_order_of_items_matching_contains():
     accepts = acceptor(compile_json_schema(schema, path="grammar"))
     assert accepts('{"install":[{"method":"","command":""}]}')
     assert jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
+@pytest.mark.parametrize("schema, nothing", [
+    ({"if": {"required": ["a"]}, "then": {"properties": {}}}, True),
+    ({"if": {"required": ["a"]}, "then": {"properties": {"b": {"title": "x"}}, "required": []}, "else": True}, True),
+    ({"if": {"required": ["a"]}, "then": {"properties": {"b": {"type": "string"}}}}, False),
+    ({"if": {"required": ["a"]}, "else": {"required": ["b"]}}, False),
+])
+def test_conditions_whose_branches_accept_everything_decide_nothing(schema, nothing):
+    """`then: {properties: {}}` and the like: the if/then/else is dropped (no lookahead)."""
+    assert all(constrains_nothing(schema.get(k, True)) for k in ("then", "else")) == nothing
+    compiled = compile_json_schema({"$schema": DRAFT7, **schema}, path="regex")
+    assert ("(?!" not in compiled.regex) == nothing

@@ -25,11 +25,11 @@ from typing import Any
 
 from ..errors import UnsupportedSchemaError
 from .negation import negation_branches
-from .normalize import VALIDATION, Node, RuleRef, enum_values, types_of
+from .normalize import VALIDATION, Node, RuleRef, constrains_nothing, enum_values, types_of
 from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
-__all__ = ["CANONICAL_NUMBER", "logic_value", "subtract", "canonical", "order_compatible", "skeleton",
+__all__ = ["CANONICAL_NUMBER", "logic_value", "plain_negation", "subtract", "canonical", "order_compatible", "skeleton",
            "json_whitespace_only", "lookahead_allowed", "strict_merge", "union"]
 
 #: The number spellings written where a value is tested against a lookahead: plain decimals
@@ -314,8 +314,8 @@ def logic_value(em: Any, s: Node) -> str | None:
             return _plain_value(em, plain)
     base = s.copy(drop=("if", "then", "else"))
     base.refs = []
-    if ("then" not in s and "else" not in s) or (norm.declared_draft or 7) < 7:
-        return em.flat_value(base)  # `if` alone is an annotation; drafts before 7 do not know it
+    if all(constrains_nothing(s.get(k, True)) for k in ("then", "else")) or (norm.declared_draft or 7) < 7:
+        return em.flat_value(base)  # `if` alone decides nothing; drafts before 7 do not know it
     ip = s.kptr("if")
     cond = norm.flatten(s["if"], ip)
     then = norm.flatten(s.get("then", True), s.kptr("then"))
@@ -356,18 +356,49 @@ def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
     member and item values (module negation): an anyOf, no lookahead; None otherwise. Taken
     where the lookahead is refused (too long a value lexeme, too many states): where both
     work, the lookahead's one value lexeme keeps apart what the union's terminals may not."""
-    if not isinstance(cond, Node) or cond.groups or cond.not_enum:
+    negated = plain_negation(norm, cond, ip, 0)
+    if negated is None:
         return None
-    branches = negation_branches(cond.kw, types_of(cond), VALIDATION)
-    if branches is None:
-        return None
-    if not branches:
+    if negated is False:
         return False
     if isinstance(m, Node) and writes_objects(norm, m, m.ptr):
         # the condition's names declared at every depth, as `subtract` does: one key order either way
         declared = strict_merge(norm, m, norm.flatten(skeleton(norm, cond, ip), m.ptr))
         m = m if declared is None else declared
-    return strict_merge(norm, m, norm.flatten({"anyOf": branches}, ip))
+    return strict_merge(norm, m, norm.flatten(negated, ip))
+
+
+def plain_negation(norm: Any, x: Any, ptr: str, depth: int) -> Any:
+    """A raw schema accepting exactly what `x` rejects, without `not`'s lookahead where that is
+    plain: a Node is the conjunction of its own keywords (module negation), its excluded values
+    and its anyOf groups, so its negation is the anyOf of theirs, and an anyOf's is the allOf of
+    its branches'. None when some part has no plain negation."""
+    if depth > 4:
+        return None
+    n = norm.flatten(x, ptr) if not isinstance(x, Node) else x
+    if n is True or n is False:
+        return not n
+    if not isinstance(n, Node):
+        return None
+    parts: list = []
+    if any(k in VALIDATION for k in n.kw):
+        branches = negation_branches(n.kw, types_of(n), VALIDATION)
+        if branches is None:
+            return None
+        parts.append({"anyOf": branches} if branches else False)
+    if n.not_enum:
+        parts.append({"enum": list(n.not_enum)})
+    for kind, subs, gptr, _ in n.groups:
+        if not isinstance(subs, list) or not subs or (kind != "anyOf" and len(subs) != 1):
+            return None  # a oneOf of several counts its matches
+        each = [plain_negation(norm, sub, f"{gptr}/{i}", depth + 1) for i, sub in enumerate(subs)]
+        if any(e is None for e in each):
+            return None
+        parts.append({"allOf": each})
+    parts = [p for p in parts if p is not False]
+    if not parts:
+        return False  # `x` accepts every value
+    return parts[0] if len(parts) == 1 else {"anyOf": parts}
 
 
 def union(em: Any, parts: list[str | None], keyword: str, ptr: str) -> str | None:

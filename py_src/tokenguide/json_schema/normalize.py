@@ -179,6 +179,29 @@ def _conditional(n: Node) -> list:
     return [n.get(k) for k in _CONDITIONAL]
 
 
+_VACUOUS = {"properties": dict, "patternProperties": dict, "required": list, "allOf": list}
+
+
+def constrains_nothing(v: Any) -> bool:
+    """Is raw schema `v` certain to accept every value (true, `{}`, annotations, `properties`
+    whose schemas do, `required: []`, an allOf of such)? A `then: {properties: {}}` is no
+    condition at all (GitLab CI's inputs)."""
+    if v is True:
+        return True
+    if not isinstance(v, dict):
+        return False
+    for k, x in v.items():
+        if k not in VALIDATION:
+            continue
+        if _VACUOUS.get(k) is not type(x):
+            return False
+        if k in ("properties", "patternProperties") and not all(constrains_nothing(y) for y in x.values()):
+            return False
+        if (k == "required" and x) or (k == "allOf" and not all(constrains_nothing(y) for y in x)):
+            return False
+    return True
+
+
 def _without_stray_branches(n: Node) -> Node:
     """`n` without then/else when it has no `if` (they have no effect then, and a merge must not
     pair them with the other side's `if`)."""
@@ -524,8 +547,8 @@ class Normalizer:
         `if` (logic.logic_value) and each further one is distributed like an anyOf, its `not`
         written as a lookahead. Drafts before 7, which ignore if/then/else, just drop it."""
         out = b.copy(drop=_CONDITIONAL)
-        if (self.declared_draft or 7) < 7 or not ("then" in b or "else" in b):
-            return out
+        if (self.declared_draft or 7) < 7 or all(constrains_nothing(b.get(k, True)) for k in ("then", "else")):
+            return out  # without then/else (or with ones that accept everything), `if` decides nothing
         ip = b.kptr("if")
         cond = self.flatten(b["if"], ip)
         then = self.merge(cond, self.flatten(b.get("then", True), b.kptr("then")))
