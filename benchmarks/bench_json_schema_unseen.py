@@ -18,8 +18,9 @@ only, `--instances` spread over the distinct examples by size, `--gen-limit` sec
 the schema without annotations, and for recursive schemas, which it refuses, `inline_local_refs`
 of it: a subset of the instances); each is
 kept only when the oracle (fuzz_json_schema.oracle: jsonschema's validator for the schema's
-`$schema`) accepts it. Invalid ones are mutations of the valid ones (`mutations`: a key dropped,
-an undeclared key added, a value of another type, a number far out of range or made fractional,
+`$schema`) accepts it, and not only in Python re's reading of `pattern` (`pattern_dialect`:
+Unicode `\\d`/`\\w`, `.` matching `\\r`; the standard's is ECMA-262's), those counted as dropped. Invalid ones are mutations of the
+valid ones (`mutations`: a key dropped, an undeclared key added, a value of another type, a number far out of range or made fractional,
 a string emptied or lengthened, an array emptied or grown) kept only when the oracle rejects
 them (`invalid_instances`). A schema with no valid instance is "no-instances", with the reason.
 
@@ -62,7 +63,7 @@ from benchmarks import bench_json_schema as bench  # noqa: E402
 from benchmarks import fuzz_json_schema as fuzz  # noqa: E402
 
 __all__ = ["schemastore_corpus", "kubernetes_corpus", "bundle_definitions", "valid_instances", "mutations",
-           "invalid_instances", "inline_local_refs", "without_annotations", "pattern_dialect",
+           "invalid_instances", "inline_local_refs", "without_annotations", "pattern_dialect", "ecma_dot",
            "external_refs", "InlineTooLarge", "run_schema", "main"]
 
 
@@ -410,19 +411,41 @@ def invalid_instances(valid: list[Any], is_valid: Callable[[Any], bool], count: 
     return out
 
 
+def ecma_dot(pattern: str) -> str:
+    """`pattern` with each `.` outside a class spelled as ECMA-262 reads it: any character but the
+    line terminators (Python's `.` takes `\r`, U+2028 and U+2029 too)."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == ".":
+            c = "[^\\n\\r\\u2028\\u2029]"
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
-    """`pattern` with ECMA-262's ASCII `\\d`, `\\w`, `\\s` classes (Python's re with re.ASCII)."""
+    """`pattern` with ECMA-262's ASCII `\\d`, `\\w` classes (Python's re with re.ASCII) and its `.`."""
     import re
 
     import jsonschema
 
-    if validator.is_type(instance, "string") and not re.search(pattern, instance, re.ASCII):
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r} (ASCII classes)")
+    if validator.is_type(instance, "string") and not re.search(ecma_dot(pattern), instance, re.ASCII):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r} (ECMA-262 classes and dot)")
 
 
 def pattern_dialect(schema: Any, instance: Any) -> bool:
     """For an instance the oracle accepts: is it valid only because Python's re gives `\\d`/`\\w` their Unicode
-    meaning? (JSON Schema patterns are ECMA-262, where they are ASCII; tokenguide reads them so.)"""
+    meaning, or lets `.` match `\\r`/U+2028/U+2029? (JSON Schema patterns are ECMA-262, where the
+    classes are ASCII and `.` stops at line terminators; tokenguide reads them so.)"""
     import jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -483,6 +506,12 @@ def run_schema(task: tuple) -> dict:
     t0 = time.perf_counter()
     try:
         valid, reason = valid_instances(schema, opts["instances"], is_valid)
+        # valid only in Python re's reading of `pattern`, not in ECMA-262's: not valid instances
+        dialect = [x for x in valid if pattern_dialect(schema, x)]
+        if dialect:
+            res["dialect_dropped"] = len(dialect)
+            valid = [x for x in valid if not any(x is d for d in dialect)]
+            reason = reason or "every instance is valid only in Python re's pattern dialect"
         signal.setitimer(signal.ITIMER_REAL, opts["gen_limit"])
         invalid = invalid_instances(valid, is_valid, opts["instances"]) if valid else []
     except bench.JudgeTimeout:
@@ -506,7 +535,8 @@ def run_schema(task: tuple) -> dict:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if tg.get("kind") == "valid rejected" and pattern_dialect(schema, tg["instance"]):
-            tg["dialect"] = "valid only with Unicode \\d/\\w in `pattern` (Python re); ECMA-262 reads them as ASCII"
+            tg["dialect"] = ("valid only with Python re's `pattern` dialect (Unicode \\d/\\w, `.` matching \\r): "
+                             "ECMA-262 reads them otherwise")
         if tg["status"] in ("wrong", "depth-capped wrong") and "instance" in tg and opts["minimise"] > 0:
             signal.setitimer(signal.ITIMER_REAL, opts["minimise"] * 2)
             try:
@@ -550,6 +580,10 @@ def report(results: list[dict], args: argparse.Namespace, elapsed: float) -> Non
             cells = " | ".join(str(c[s]) for s in _STATUSES)
             print(f"| {corpus} | {system} | {len(rs)} | {cells} | {_rate(c)} |")
     print("\n(pass rate: pass + depth-capped ok over the schemas with instances; llguidance has no depth cap)")
+    dropped = {r["name"]: r["dialect_dropped"] for r in results if r.get("dialect_dropped")}
+    if dropped:
+        print(f"valid instances dropped, valid only in Python re's pattern dialect: {sum(dropped.values())} "
+              f"({', '.join(f'{k} {v}' for k, v in dropped.items())})")
     other = [r for r in results if "tokenguide" not in r]
     for r in other:
         print(f"- {r['status']}: {r['name']}: {r.get('reason', '')}")

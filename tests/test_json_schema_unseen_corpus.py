@@ -156,6 +156,15 @@ def test_pattern_dialect_flags_unicode_digits_only(unseen):
     assert not unseen.pattern_dialect(schema, {"u": "\U0001d7fds"})  # no pattern applies
 
 
+def test_pattern_dialect_flags_a_dot_that_took_a_line_terminator(unseen):
+    """GitHub workflows' `uses` pattern: Python's `.` takes "\r", ECMA-262's stops there."""
+    schema = {"properties": {"uses": {"type": "string", "pattern": "^(.+\\/)+(.+)\\.(ya?ml)(@.+)?$"}}}
+    assert unseen.pattern_dialect(schema, {"uses": "a\r/b.yaml"})
+    assert unseen.pattern_dialect(schema, {"uses": "a\u2028/b.yaml"})
+    assert not unseen.pattern_dialect(schema, {"uses": "a\x1f/b.yaml"})
+    assert unseen.ecma_dot("a.[.]\\.") == "a[^\\n\\r\\u2028\\u2029][.]\\."
+
+
 TREE = {"$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"},
                                                             "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
