@@ -19,10 +19,11 @@ the schema without annotations, and for recursive schemas, which it refuses, `in
 of it: a subset of the instances); each is
 kept only when the oracle (fuzz_json_schema.oracle: jsonschema's validator for the schema's
 `$schema`) accepts it, and not only in Python re's reading of `pattern` (`pattern_dialect`:
-Unicode `\\d`/`\\w`, `.` matching `\\r`; the standard's is ECMA-262's), those counted as dropped. Invalid ones are mutations of the
-valid ones (`mutations`: a key dropped, an undeclared key added, a value of another type, a number far out of range or made fractional,
-a string emptied or lengthened, an array emptied or grown) kept only when the oracle rejects
-them (`invalid_instances`). A schema with no valid instance is "no-instances", with the reason.
+Unicode `\\d`/`\\w`, `.` matching `\\r`; the standard's is ECMA-262's), those counted as
+dropped. Invalid ones are mutations of the valid ones (`mutations`: a key dropped, an
+undeclared key added, a value of another type, a number far out of range or made fractional, a
+string emptied or lengthened, an array emptied or grown) kept only when the oracle rejects them
+(`invalid_instances`). A schema with no valid instance is "no-instances", with the reason.
 
 Judging: fuzz_json_schema.judge_schema (compile_json_schema(path="auto"), bench_json_schema's
 acceptor and key-order handling: compact JSON as written and with keys in the output format's
