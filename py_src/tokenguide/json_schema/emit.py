@@ -413,8 +413,8 @@ class Emitter:
         return rf"\[{ws}" + T + self.close_array
 
     def t_object(self, s: Node, required_sets: list | None = None) -> str | None | bool:
-        """Objects of `s`; with `required_sets`, holding one of those (module required_sets:
-        False when that writing does not apply)."""
+        """Objects of `s`; with `required_sets` (groups of key-presence branches), holding every
+        group (module required_sets: False when that writing does not apply)."""
         self.no_banned(s, "object")
         mp, req = s.get("minProperties"), s.get("required")
         if (isinstance(mp, int) and not isinstance(mp, bool) and isinstance(req, list)
