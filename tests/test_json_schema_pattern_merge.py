@@ -29,6 +29,9 @@ SCHEMAS = {
         "additionalProperties": False, "allOf": [{"patternProperties": {"^(1|4)$": False}}]},
     "with properties": {"type": "object", "properties": {"ab": {"type": "integer"}}, "allOf": [
         {"patternProperties": {"^a": {"minimum": 3}}}, {"patternProperties": {"b$": {"maximum": 20}}}]},
+    "patterns beside the other side's additionalProperties": {"type": "object", "allOf": [
+        {"properties": {"a": {"type": "integer"}}, "patternProperties": {"^x": {"type": "integer"}}},
+        {"properties": {"ab": {}}, "additionalProperties": {"type": ["integer", "string"], "minimum": 5}}]},
 }
 
 KEYS = ["a", "b", "ab", "x1", "xy", "1", "4", "5", "c"]
@@ -75,3 +78,13 @@ def test_closed_schema_with_other_patterns_that_allow_keys_is_refused():
                                  "allOf": [{"patternProperties": {"^b": {"type": "string"}}}]})
     assert (err.value.keyword, err.value.pointer) == ("patternProperties", "#/allOf/0")
     assert "additionalProperties" in str(err.value)
+
+
+def test_patterns_beside_additional_properties_naming_a_matching_key_stay_refused():
+    """The other side declares `xy`, which `^x` matches: `xy` must not take that side's
+    additionalProperties, so the pattern's schema cannot take it along (still refused by name)."""
+    with pytest.raises(UnsupportedSchemaError) as err:
+        build_regex_from_schema({"type": "object", "allOf": [
+            {"patternProperties": {"^x": {"type": "integer"}}},
+            {"properties": {"xy": {}}, "additionalProperties": {"minimum": 5}}]})
+    assert err.value.keyword == "patternProperties" and "additionalProperties" in str(err.value)
