@@ -332,12 +332,14 @@ def test_the_url_reopens_the_same_build(page, browser, tmp_path):
         other.get_by_test_id("download-button").click()
     assert second.value.suggested_filename == "shared.outlines"
     assert open(second.value.path(), "rb").read() == first_bytes
-    # a link made with a vocabulary file names it
-    other.goto(link.replace("vocab=gpt2", "vocab=tokenizer.json"))
-    other.reload()
-    assert wait_state(other, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
+    # a link made with a vocabulary file names it; opened in a page of its own (in the open page
+    # a hash-only goto is a hashchange, which the app may answer by writing its own vocabulary
+    # back into the hash before a reload reads it: failed 3 of 6 CI-like runs)
+    third = context.new_page()
+    third.goto(link.replace("vocab=gpt2", "vocab=tokenizer.json"))
+    assert wait_state(third, "ready", "error", timeout=START_TIMEOUT_MS) == "ready"
     # (the note follows the start-up's vocabulary step, seconds after "ready" on a busy machine)
-    expect(other.get_by_test_id("vocab-info")).to_contain_text("This link was made with tokenizer.json",
+    expect(third.get_by_test_id("vocab-info")).to_contain_text("This link was made with tokenizer.json",
                                                                timeout=START_TIMEOUT_MS)
     context.close()
     check_offline(attempted)

@@ -559,22 +559,6 @@ class Normalizer:
         out.groups.append(Group("anyOf", [then, other], ip, len(props) if isinstance(props, dict) else 0))
         return out
 
-    def _patterns_take(self, pats: dict, other: Node, addl: Any, out: Node) -> bool:
-        """Give each of `pats` (one side's patternProperties, the other side `other` having none)
-        the other side's additionalProperties `addl` too, in `out`; False (nothing changed) when a
-        name `other` declares matches one of them (that name must not take `addl`)."""
-        names = other.get("properties") or {}
-        try:
-            if not isinstance(names, dict) or any(ecma_search(p, n) for p in pats for n in names):
-                return False
-        except PatternError:
-            return False
-        merged = dict(out.get("patternProperties") or {})
-        for p, sub in pats.items():
-            merged[p] = False if sub is False or addl is False else {"allOf": [merged.get(p, sub), addl]}
-        out.kw["patternProperties"] = merged
-        return True
-
     def _fold_patterns(self, pats: dict, out: Node) -> None:
         """The other side is closed (additionalProperties false, no patterns): only its declared
         names may appear, so each takes the schemas of the patterns matching it and the
@@ -620,13 +604,30 @@ class Normalizer:
             # which the merged node no longer applies to it: when the other side has no patterns
             # and declares no name the pattern matches, the pattern's schema takes it along
             addl = other.get("additionalProperties", True)
-            if isinstance(pa, dict) and addl not in (True, {}) and not pb and self._patterns_take(pa, other, addl, out):
+            if isinstance(pa, dict) and addl not in (True, {}) and not pb and _patterns_take(pa, other, addl, out):
                 continue
             if (isinstance(pa, dict) and addl not in (True, {})
                     and any(sub is not False and p not in pb for p, sub in pa.items())):
                 self.unsupported("patternProperties", side.ptr,
                                  "allOf of patternProperties with another schema's additionalProperties is not "
                                  "supported (unless the patterns' schemas are false)")
+
+
+def _patterns_take(pats: dict, other: Node, addl: Any, out: Node) -> bool:
+    """Give each of `pats` (one side's patternProperties, the other side `other` having none)
+    the other side's additionalProperties `addl` too, in `out`; False (nothing changed) when a
+    name `other` declares matches one of them (that name must not take `addl`)."""
+    names = other.get("properties") or {}
+    try:
+        if not isinstance(names, dict) or any(ecma_search(p, n) for p in pats for n in names):
+            return False
+    except PatternError:
+        return False
+    merged = dict(out.get("patternProperties") or {})
+    for p, sub in pats.items():
+        merged[p] = False if sub is False or addl is False else {"allOf": [merged.get(p, sub), addl]}
+    out.kw["patternProperties"] = merged
+    return True
 
 
 # The draft that introduced a keyword the emitters read without asking the draft (contains,
