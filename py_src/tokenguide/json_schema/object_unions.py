@@ -72,7 +72,6 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         required = [r for r in b.get("required", []) if isinstance(r, str)]
         absent = frozenset(n for n in props if _member(b, n)[0] is False)
         presence.append([(frozenset(required), absent)])
-    em.check_generic(one)
     return em.t_object(one, required_sets=[(presence, kind == "oneOf")])
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .normalize import VALIDATION, Node, types_of
+from .normalize import VALIDATION, Node, constrains_nothing, types_of
 from .text import alt, cat, opt, rep
 
 __all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
@@ -78,12 +78,6 @@ def _accepts_non_objects(branches: list[list[Presence]], exactly_one: bool) -> b
     return n == 1 if exactly_one else n >= 1
 
 
-def _unconstrained(v: Any) -> bool:
-    if isinstance(v, Node):
-        return not v.constrains()
-    return v is True or (isinstance(v, dict) and not any(k in VALIDATION for k in v))
-
-
 def _disjuncts(em: Any, f: Any, props: dict, closed: bool, only: bool,
                depth: int = 0) -> list[Presence] | None:
     """Branch `f` as key-presence conditions one of which must hold (its own keywords and
@@ -130,8 +124,8 @@ def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
         types = types_of(f)
         if types == ["object"]:
             objects_only = True
-        elif "object" not in types or len(types) < len(types_of(Node({}, f.ptr))):
-            return None
+        elif not {"null", "boolean", "object", "array", "number", "string"} <= set(types):
+            return None  # some non-objects fail the type: not a key-presence condition
     if any(k in VALIDATION and k not in ("required", "properties", "type") for k in f.kw):
         return None
     required = f.get("required", [])
@@ -147,7 +141,7 @@ def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
                 absent.add(name)
             elif not closed:
                 return None  # an undeclared key the object may hold as an extra member
-        elif not _unconstrained(sub):
+        elif not (sub.constrains() is False if isinstance(sub, Node) else constrains_nothing(sub)):
             return None
     return Presence(frozenset(required), frozenset(absent), objects_only)
 
