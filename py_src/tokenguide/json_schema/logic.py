@@ -305,13 +305,7 @@ def logic_value(em: Any, s: Node) -> str | None:
     if "not" in s:
         base = s.copy(drop=("not",))
         base.refs = []  # already on the reference stack
-        try:
-            return subtract(em, base, [(s["not"], "not", s.kptr("not"))])
-        except UnsupportedSchemaError:
-            plain = _without_condition(norm, base, norm.flatten(s["not"], s.kptr("not")), s.kptr("not"))
-            if plain is None:
-                raise
-            return _plain_value(em, plain)
+        return _minus(em, base, s["not"], "not", s.kptr("not"))
     base = s.copy(drop=("if", "then", "else"))
     base.refs = []
     if all(constrains_nothing(s.get(k, True)) for k in ("then", "else")) or (norm.declared_draft or 7) < 7:
@@ -332,20 +326,21 @@ def logic_value(em: Any, s: Node) -> str | None:
         if m is False:
             continue
         if negated:
-            try:
-                parts.append(subtract(em, m, [(cond, "if", ip)]))
-            except UnsupportedSchemaError:
-                plain = _without_condition(norm, m, cond, ip)
-                if plain is None:
-                    raise
-                parts.append(_plain_value(em, plain))
+            parts.append(_minus(em, m, cond, "if", ip))
         else:
             parts.append(em.any_value(em.free_depth) if m is True else em.flat_value(m))
     return union(em, parts, "if", ip)
 
 
-def _plain_value(em: Any, plain: Any) -> str | None:
-    """The regex of `_without_condition`'s result."""
+def _minus(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None:
+    """The values of `m` that `cond` rejects: by lookahead (`subtract`), or where that is refused
+    and the condition has one, as its plain negation (`_without_condition`)."""
+    try:
+        return subtract(em, m, [(cond, keyword, ptr)])
+    except UnsupportedSchemaError:
+        plain = _without_condition(em.norm, m, cond, ptr)
+        if plain is None:
+            raise
     if plain is False:
         return None
     return em.flat_value(plain) if isinstance(plain, Node) else em.any_value(em.free_depth)
