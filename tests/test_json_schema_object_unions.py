@@ -13,6 +13,7 @@ import warnings
 import jsonschema
 import pytest
 from grammar_oracle import acceptor
+from spies import record_results
 
 from tokenguide.json_schema import compile_json_schema, object_unions
 from tokenguide.json_schema.object_unions import merged_order
@@ -113,14 +114,7 @@ def test_a_name_with_different_schemas_is_distributed_as_before():
                                                  (_jobs("oneOf", {"timeout": {"type": "string"}}), False)])
 def test_which_unions_become_one_object(monkeypatch, schema, one_object):
     """The shared-members unions are written as one object; a member with two meanings is not."""
-    results = []
-    original = object_unions.union_as_one_object
-
-    def spy(em, s, base):
-        results.append(original(em, s, base))
-        return results[-1]
-
-    monkeypatch.setattr(object_unions, "union_as_one_object", spy)
+    results = record_results(monkeypatch, object_unions, "union_as_one_object")
     try:
         compile_json_schema(schema, path="grammar")
     except Exception:

@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 from grammar_oracle import acceptor
 from random_json import chain, nesting
+from spies import record_results
 
 from tokenguide.json_schema import compile_json_schema, required_sets
 
@@ -152,14 +153,7 @@ def test_past_its_bound_the_union_of_branches_is_written_instead(monkeypatch):
                                   "forbidden names in branches, two groups, open object"])
 def test_presence_shapes_are_written_as_one_object(monkeypatch, name):
     """These shapes take the one-object writing (not the distributed union the other cases may get)."""
-    results = []
-    original = required_sets.required_sets_value
-
-    def spy(em, s, base):
-        results.append(original(em, s, base))
-        return results[-1]
-
-    monkeypatch.setattr(required_sets, "required_sets_value", spy)
+    results = record_results(monkeypatch, required_sets, "required_sets_value")
     compile_json_schema(CASES[name], path="grammar")
     assert any(isinstance(r, str) for r in results)
 
@@ -168,10 +162,7 @@ def test_a_oneof_inside_a_branch_is_not_a_disjunction(monkeypatch):
     """`oneOf` inside a branch counts its matches: not multiplied out, the union is distributed."""
     schema = {"properties": {"a": NUMBERS, "b": NUMBERS},
               "anyOf": [{"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {"required": ["a", "b"]}]}
-    results = []
-    original = required_sets.required_sets_value
-    monkeypatch.setattr(required_sets, "required_sets_value",
-                        lambda em, s, base: results.append(original(em, s, base)) or results[-1])
+    results = record_results(monkeypatch, required_sets, "required_sets_value")
     accepts = acceptor(compile_json_schema(schema, path="grammar"))
     assert results[0] is False  # the outer anyOf; its branches' own oneOf may then take it, merged
     for x in ({"a": 1}, {"b": 1}, {"a": 1, "b": 2}, {}, 5):
