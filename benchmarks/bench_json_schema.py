@@ -267,7 +267,18 @@ def _judge(accepts, tests, schema) -> list[str]:
 
 def acceptor_of(compiled):
     """text -> bool for a CompiledSchema: re.fullmatch on the regex path, Lark's own LALR parser
-    on the grammar path (the language the CFG guide serves)."""
+    on the grammar path (the language the CFG guide serves), and the uniqueItems check on the
+    values when the compile left one (CompiledSchema.unique)."""
+    base = _language_acceptor(compiled)
+    if compiled.unique is None:
+        return base
+    from tokenguide.json_schema.unique_check import find_duplicate, parse_document
+
+    return lambda x: base(x) and find_duplicate(compiled.unique, parse_document(x)) is None
+
+
+def _language_acceptor(compiled):
+    """text -> bool for the regex or grammar of a CompiledSchema alone."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         return lambda x: rx.fullmatch(x) is not None

@@ -40,8 +40,15 @@ def grammar_acceptor(grammar: str) -> Callable[[str], bool]:
 
 
 def acceptor(compiled: Any) -> Callable[[str], bool]:
-    """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar path."""
+    """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar
+    path; and, when the compile left uniqueItems to check on the values, that check."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
-        return lambda text: rx.fullmatch(text) is not None
-    return grammar_acceptor(compiled.grammar)
+        base = lambda text: rx.fullmatch(text) is not None  # noqa: E731
+    else:
+        base = grammar_acceptor(compiled.grammar)
+    if compiled.unique is None:
+        return base
+    from tokenguide.json_schema.unique_check import find_duplicate, parse_document
+
+    return lambda text: base(text) and find_duplicate(compiled.unique, parse_document(text)) is None

@@ -165,7 +165,7 @@ def test_unique_refusals_name_what_would_make_them_supported():
     assert "sets of values" in str(raises_unsupported(big, "uniqueItems", "#/uniqueItems"))
     grammar = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9}, "uniqueItems": True}
     with pytest.raises(UnsupportedSchemaError, match="grammar path") as info:
-        compile_json_schema(grammar, path="grammar")
+        compile_json_schema(grammar, path="grammar", value_checks=False)
     assert info.value.keyword == "uniqueItems" and info.value.pointer == "#/uniqueItems"
 
 

@@ -96,9 +96,11 @@ def test_unique_arrays_too_many_to_write_out_are_a_value_lexeme_on_the_grammar_p
 def test_a_unique_lexeme_over_the_state_limit_is_refused_by_name():
     schema = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9}, "uniqueItems": True}
     with pytest.raises(UnsupportedSchemaError, match="value lexeme.*2,000 states.*lower maxItems") as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="grammar", value_checks=False)
     assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
     assert compile_json_schema(schema, path="regex").path == "regex"  # lookaheads there
+    checked = compile_json_schema(schema, path="grammar")  # (by default: on the values)
+    assert checked.unique is not None and checked.accepts("[1,2]") and not checked.accepts("[1,1]")
 
 
 #: contains that distinct items cannot satisfy, whatever the items (fuzzer seeds 356 and 214)
@@ -183,7 +185,7 @@ def test_too_many_arrays_with_shared_values_are_refused_by_name():
               "items": {"enum": ["a", "b", "c", "d", "e", "f"]}, "maxItems": 6}
     for path in PATHS:
         with pytest.raises(UnsupportedSchemaError, match="lower maxItems") as info:
-            compile_json_schema(schema, path=path)
+            compile_json_schema(schema, path=path, value_checks=False)
         assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
 
 
@@ -215,9 +217,10 @@ def test_too_many_arrays_with_shared_values_are_refused_by_name():
 ])
 def test_unique_items_over_unbounded_values_stay_refused_by_name(schema, pointer, items):
     """Distinct items over an infinite set of values is not a regular language (nor one an
-    LALR grammar writes): each path refuses, naming keyword, pointer, the items and a fix."""
+    LALR grammar writes): with value_checks off, each path refuses, naming keyword, pointer, the
+    items and a fix."""
     for path in PATHS:
         with pytest.raises(UnsupportedSchemaError) as info:
-            compile_json_schema(schema, path=path)
+            compile_json_schema(schema, path=path, value_checks=False)
         assert (info.value.keyword, info.value.pointer) == ("uniqueItems", pointer)
         assert f"the items at {items}" in str(info.value) and "enum/const" in str(info.value)

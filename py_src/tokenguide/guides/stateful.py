@@ -184,9 +184,18 @@ class Guide:
                         f"({why}); {fix}", exc.pattern) from None
                 compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})", grammar=grammar)
             else:
-                guide.compiled = compiled
-                return guide
+                return cls._checked(guide, compiled, vocabulary, max_rollback)
         guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
+        return cls._checked(guide, compiled, vocabulary, max_rollback)
+
+    @classmethod
+    def _checked(cls, guide: "Guide", compiled: Any, vocabulary: Any, max_rollback: int) -> "Guide":
+        """`guide` with its CompiledSchema; around a UniqueItemsGuide when the compile left
+        uniqueItems to check on the values (CompiledSchema.unique)."""
+        if compiled.unique is not None:
+            from .unique import UniqueItemsGuide
+
+            guide = cls(UniqueItemsGuide(guide.source, compiled.unique, vocabulary), max_rollback)
         guide.compiled = compiled
         return guide
 

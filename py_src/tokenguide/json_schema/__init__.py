@@ -146,6 +146,8 @@ as the JSON Schema specification says.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import re
 import warnings
@@ -156,9 +158,11 @@ from ..arguments import check_bool, check_int, check_str
 from ..errors import ArgumentError, UnsupportedSchemaError
 from .any_order import PROPERTY_ORDERS
 from .emit import Emitter
-from .normalize import Normalizer
+from .normalize import VALUE_CHECKED_UNIQUE, Normalizer
 from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
+from .unique_check import UniqueItemsCheck, distinct_values_at_least, find_duplicate, parse_document
+from ..regex.lazy import lazy_regex
 
 __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "int_range_regex",
            "UnsupportedSchemaError", "WHITESPACE"]
@@ -259,6 +263,36 @@ class CompiledSchema:
     regex: str | None = None
     grammar: str | None = None
     depth_capped: bool = False
+    #: arrays whose distinct items the regex/grammar leaves out, to check on the values
+    #: (a unique_check.UniqueItemsCheck; None: the regex/grammar alone is exact)
+    unique: Any = None
+
+    def accepts(self, text: str) -> bool:
+        """Does the document `text` belong to the schema's language as compiled (the regex with
+        re.fullmatch or the grammar with Lark, and the uniqueItems check on its values)?"""
+        if self.path == "regex":
+            ok = re.fullmatch(self.regex, text) is not None
+        else:
+            ok = _lark_accepts(self.grammar, text)
+        return ok and (self.unique is None or find_duplicate(self.unique, parse_document(text)) is None)
+
+
+@functools.lru_cache(maxsize=8)
+def _lark_parser(grammar: str) -> Any:
+    from ..guides.cfg.grammar import build_lark
+
+    return build_lark(grammar)
+
+
+def _lark_accepts(grammar: str, text: str) -> bool:
+    """Does Lark's own LALR parser of `grammar` (the one CFGGuide serves) accept `text`?"""
+    from lark.exceptions import LarkError
+
+    try:
+        _lark_parser(grammar).parse(text)
+    except LarkError:
+        return False
+    return True
 
 
 def compile_json_schema(
@@ -269,6 +303,49 @@ def compile_json_schema(
     path: Literal["auto", "regex", "grammar"] = "auto",
     lenient: bool = False,
     property_order: Literal["schema", "any"] = "schema",
+    value_checks: bool = True,
+) -> CompiledSchema:
+    """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar (`_compile`).
+
+    With `value_checks` (default), a uniqueItems no regex or grammar can express (distinct items
+    from an unbounded set: strings, integers...) is left out of the language and returned as
+    `CompiledSchema.unique` (json_schema.unique_check), which `Guide.from_json_schema` enforces
+    token by token and `CompiledSchema.accepts` on whole documents; the regex or grammar alone then
+    accepts a superset. `value_checks=False` refuses such schemas (UnsupportedSchemaError).
+    """
+    value_checks = check_bool("compile_json_schema", "value_checks", value_checks)
+    schema = load_schema(schema)
+    token = VALUE_CHECKED_UNIQUE.set(set() if value_checks else None)
+    try:
+        compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
+        dropped = VALUE_CHECKED_UNIQUE.get()
+    finally:
+        VALUE_CHECKED_UNIQUE.reset(token)
+    if not dropped:
+        return compiled
+
+    def item(synthetic: Any, where: str, min_items: int) -> Any:
+        if _recursion(synthetic, False) is not None:
+            raise UnsupportedSchemaError(f"uniqueItems checked on the values: its items are recursive (keyword "
+                                         f"'uniqueItems' at {where})", "uniqueItems", where)
+        regex = build_regex_from_schema(synthetic, whitespace_pattern, max_recursion_depth,
+                                        property_order=property_order)
+        automaton = lazy_regex(regex)
+        if min_items > 1 and not distinct_values_at_least(automaton, min_items):
+            raise UnsupportedSchemaError(f"uniqueItems checked on the values: minItems {min_items} distinct items "
+                                         f"may not exist (keyword 'uniqueItems' at {where})", "uniqueItems", where)
+        return automaton
+
+    return dataclasses.replace(compiled, unique=UniqueItemsCheck(schema, dropped, item))
+
+
+def _compile(
+    schema: Any,
+    whitespace_pattern: str | None,
+    max_recursion_depth: int,
+    path: str,
+    lenient: bool,
+    property_order: str,
 ) -> CompiledSchema:
     """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar.
 
@@ -283,7 +360,6 @@ def compile_json_schema(
     Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
-    schema = load_schema(schema)
     if path not in ("auto", "regex", "grammar"):
         raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex' or 'grammar', got {path!r}")
     max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)

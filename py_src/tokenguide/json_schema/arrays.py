@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from .logic import lookahead_allowed
+from .logic import json_whitespace_only, lookahead_allowed
 from .normalize import Node, RuleRef, enum_values, types_of
 from .text import VALUE_END, alt, cat, compact, group, json_type_of, rep, value_difference, value_intersection
 from .value_sets import MAX_UNIQUE_VALUES, finite_values, type_classes
@@ -450,6 +450,8 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
                 vals = _apart_except(em, sch, ptr, i, spell, [finite[j] for j in others], uptr)
                 looks_inside = looks_inside or (vals is not None and len(vals) > 1)
             if vals is None:
+                if value_checked(em, uptr):
+                    return NotImplemented
                 em.unsupported("uniqueItems", uptr, f"uniqueItems over items whose values are not a small finite "
                                f"set (the items at {ptr}) is not regular; give the items an enum/const (at most "
                                f"{MAX_UNIQUE_VALUES} values), a bounded integer range, types no other item has, "
@@ -467,6 +469,8 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
         return None
     sets = sum(math.comb(n_values, j) for j in range(top + 1))
     if sets > MAX_UNIQUE_SETS:
+        if value_checked(em, uptr):
+            return NotImplemented
         em.unsupported("uniqueItems", uptr, f"uniqueItems over {n_values} values up to {top} items distinguishes "
                        f"{sets:,} sets of values (over {MAX_UNIQUE_SETS:,}); lower maxItems or use fewer values")
         return NotImplemented
@@ -485,6 +489,8 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     if enumerated is not NotImplemented:
         return _wrap(em, enumerated)
     if looks_inside:
+        if value_checked(em, uptr):
+            return NotImplemented
         em.unsupported("uniqueItems", uptr, f"uniqueItems with more than {MAX_ENUMERATED} possible arrays, one "
                        "of whose items has unbounded values that another may equal, is not supported; give that "
                        "item a type no other item has, or lower maxItems")
@@ -517,6 +523,17 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     return _lexeme(em, _wrap(em, looks + body), uptr)
 
 
+def value_checked(em: Any, uptr: str) -> bool:
+    """Leave the uniqueItems at `uptr` to be checked on the values (module unique_check)? Only
+    while compile_json_schema collects such arrays, in an emitter writing values (not a lookahead
+    side or a membership check), with JSON whitespace."""
+    drops = em.norm.unique_drops
+    if drops is None or getattr(em, "lookahead_side", False) or not json_whitespace_only(em.ws):
+        return False
+    drops.add(uptr)
+    return True
+
+
 def _lexeme(em: Any, array: str | None, uptr: str) -> Any:
     """Grammar path: the unique array regex `array`, which holds lookaheads, as one value lexeme
     (its exact automaton as rules); refused by name beyond MAX_LEXEME_STATES states."""
@@ -525,6 +542,8 @@ def _lexeme(em: Any, array: str | None, uptr: str) -> Any:
     try:
         return em.sink.value_lexeme(array, "uniqueItems", uptr)
     except UnsupportedSchemaError as exc:
+        if value_checked(em, uptr):
+            return NotImplemented
         em.unsupported("uniqueItems", uptr, f"uniqueItems over these items needs lookaheads, which the grammar "
                        f"path writes as one value lexeme for the array, and cannot here ({exc.args[0]}); use the "
                        "regex path, lower maxItems or use fewer values")

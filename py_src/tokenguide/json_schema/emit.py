@@ -63,6 +63,7 @@ class Emitter:
         norm = Normalizer.__new__(Normalizer)
         norm.__dict__.update(self.norm.__dict__)
         norm.lenient = False
+        norm.unique_drops = None  # (its values are membership checks: uniqueItems must be exact there)
         if self.sink is not None:
             norm.grammar = False
             norm.depth = max(norm.depth, len(self.norm.ref_stack) + nesting + 2)

@@ -9,6 +9,7 @@ being expanded, the `anyOf`/`oneOf` groups still to distribute, values excluded 
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from typing import Any, Iterator, NamedTuple
 
 from ..errors import UnsupportedSchemaError
@@ -19,7 +20,7 @@ from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 from .unevaluated import apply_unevaluated, take_unevaluated
 
-__all__ = ["Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "enum_values", "types_of"]
+__all__ = ["Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
 
 # Keywords that constrain instances (the drafts' assertions and applicators); every other
 # keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
@@ -32,6 +33,10 @@ VALIDATION = frozenset({
     "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef",
     "$recursiveRef",
 })
+
+#: while set (compile_json_schema), uniqueItems the language cannot express are written without the
+#: keyword and their pointers added here, to be checked on the values (module unique_check)
+VALUE_CHECKED_UNIQUE: ContextVar[set | None] = ContextVar("value_checked_unique", default=None)
 
 _MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames")
 
@@ -237,6 +242,7 @@ class Normalizer:
         self.empty_reasons: list[tuple[str, str, str]] = []
         self.cuts: list[str] = []  # $refs cut at the unrolling limit (shared with sub-emitters' copies)
         self.resolver = RefResolver(root, self.draft)
+        self.unique_drops: set[str] | None = VALUE_CHECKED_UNIQUE.get()
 
     def unsupported(self, keyword: str, pointer: str, why: str) -> None:
         """Raise, or in lenient mode record the ignored keyword and return."""

@@ -1,0 +1,311 @@
+"""`UniqueItemsGuide`: a regex or grammar guide that also keeps the items of some arrays distinct.
+
+JSON Schema's uniqueItems over unbounded items is no regular or context-free language, so
+`compile_json_schema` leaves it out of the regex/grammar and hands a `UniqueItemsCheck`
+(json_schema.unique_check) beside it. This guide runs the inner guide unchanged and follows the
+text with a small JSON scanner: it knows the location of every value (which arrays must hold
+distinct items), keeps each such array's items seen so far, and refuses a token that would end an
+item equal to one seen, or leave the current item no way to end as a new value (found by a search
+in the item's byte automaton along the texts seen: exact because items are spelled canonically).
+A state is (inner state, scan); the scan is immutable, so states can be kept, compared and rolled back.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Optional
+
+from ..errors import InvalidTokenError
+from ..json_schema.unique_check import parse_document, value_key
+from ..vocabulary import core_vocabulary_of
+from .base import BaseGuide
+from .instructions import Generate, Instruction, mask_has
+
+__all__ = ["UniqueItemsGuide"]
+
+_WS = frozenset(b" \t\n\r")
+_ENDS_SCALAR = frozenset(b" \t\n\r,]}")
+_STRUCT = frozenset(b'",[]{}')
+
+
+@lru_cache(maxsize=256)
+def _trie(texts: frozenset) -> frozenset:
+    """Every prefix (the empty one included) of the texts in `texts`."""
+    return frozenset(t[:i] for t in texts for i in range(len(t) + 1))
+
+
+def _advance_compact(compact: bytes, instr: bool, esc: bool, c: int) -> tuple[bytes, bool, bool]:
+    """One byte of an item's text: its compact text (JSON whitespace outside strings dropped) and
+    whether it is inside a string / after a backslash there."""
+    if instr:
+        if esc:
+            esc = False
+        elif c == 0x5C:
+            esc = True
+        elif c == 0x22:
+            instr = False
+        return compact + bytes((c,)), instr, esc
+    if c in _WS:
+        return compact, instr, esc
+    return compact + bytes((c,)), c == 0x22, False
+
+
+def _alive(dfa: Any, q: int, compact: bytes, instr: bool, esc: bool, texts: frozenset) -> bool:
+    """Can the item whose automaton state is `q` and compact text `compact` still end as a value
+    not in `texts`? (Leaving the texts seen behind is enough: every live automaton state can end.)"""
+    prefixes = _trie(texts)
+    if compact not in prefixes:
+        return True
+    todo, seen = [(q, compact, instr, esc)], {(q, compact, instr, esc)}
+    while todo:
+        q, compact, instr, esc = todo.pop()
+        if dfa.is_final(q) and compact not in texts:
+            return True
+        row = dfa.row(q)
+        for c in range(256):
+            q2 = row[c]
+            if q2 == -1:
+                continue
+            nxt = (q2, *_advance_compact(compact, instr, esc, c))
+            if nxt[1] not in prefixes:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
+
+
+class _Dup(Exception):
+    """A token ends an item equal to one before it, or leaves an item no new value to end as."""
+
+
+class _Scan:
+    """The JSON scanner over a frozen scan state (see `UniqueItemsGuide`)."""
+
+    def __init__(self, check: Any, state: tuple):
+        self.check = check
+        frames, self.mode, self.key = state
+        self.frames = [list(f) for f in frames]
+
+    def freeze(self) -> tuple:
+        return tuple(tuple(f) for f in self.frames), self.mode, self.key
+
+    def _value_loc(self) -> int:
+        if not self.frames:
+            return self.check.root
+        top = self.frames[-1]
+        return top[2] if top[0] == "o" else self.check.child_index(top[1], top[2])
+
+    def _start_value(self) -> None:
+        if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
+            f = self.frames[-1]  # ["a", loc, index, dfa, keys, texts, inside, q, compact, instr, esc]
+            f[6], f[7], f[8], f[9], f[10] = True, f[3].initial, b"", False, False
+
+    def _end_value(self) -> None:
+        if self.frames and self.frames[-1][0] == "a" and self.frames[-1][6]:
+            f = self.frames[-1]
+            f[6] = False
+            k = value_key(parse_document(f[8]))
+            if k in f[4]:
+                raise _Dup
+            f[4], f[5] = f[4] | {k}, f[5] | {f[8]}
+
+    def feed(self, data: bytes) -> None:
+        for c in data:
+            mode = self.mode
+            if mode == "N" and c in _ENDS_SCALAR:
+                self.mode = mode = "A"
+                self._end_value()
+            if mode == "V" and c not in _WS and not (c == 0x5D and self.frames and self.frames[-1][0] == "a"):
+                self._start_value()
+            for f in self.frames:
+                if f[0] == "a" and f[6]:
+                    q = f[3].row(f[7])[c]
+                    if q == -1:
+                        raise _Dup  # (the item automaton and the guide disagree: never expected)
+                    f[7] = q
+                    f[8], f[9], f[10] = _advance_compact(f[8], f[9], f[10], c)
+            self._step(mode, c)
+
+    def _step(self, mode: str, c: int) -> None:
+        if mode in ("V", "A", "K", "C") and c in _WS:
+            return
+        if mode == "V":
+            if c == 0x22:
+                self.mode = "S"
+            elif c == 0x7B:
+                self.frames.append(["o", self._value_loc(), None])
+                self.mode = "K"
+            elif c == 0x5B:
+                loc = self._value_loc()
+                dfa = self.check.item_automaton(loc)
+                self.frames.append(["a", loc, 0, dfa, frozenset(), frozenset(), False, 0, b"", False, False])
+                self.mode = "V"
+            elif c == 0x5D:
+                self.frames.pop()
+                self.mode = "A"
+                self._end_value()
+            else:
+                self.mode = "N"
+        elif mode == "S":
+            if c == 0x5C:
+                self.mode = "E"
+            elif c == 0x22:
+                self.mode = "A"
+                self._end_value()
+        elif mode == "E":
+            self.mode = "S"
+        elif mode == "k":
+            if c == 0x22:
+                name = json.loads(b'"' + self.key + b'"')
+                self.frames[-1][2] = self.check.child_key(self.frames[-1][1], name)
+                self.mode = "C"
+            else:
+                self.key += bytes((c,))
+                self.mode = "e" if c == 0x5C else "k"
+        elif mode == "e":
+            self.key += bytes((c,))
+            self.mode = "k"
+        elif mode == "A":
+            top = self.frames[-1]
+            if c == 0x2C:
+                if top[0] == "a":
+                    top[2] += 1
+                    self.mode = "V"
+                else:
+                    self.mode = "K"
+            else:  # ] or }
+                self.frames.pop()
+                self.mode = "A"
+                self._end_value()
+        elif mode == "K":
+            if c == 0x22:
+                self.mode, self.key = "k", b""
+            else:  # }
+                self.frames.pop()
+                self.mode = "A"
+                self._end_value()
+        elif mode == "C":
+            self.mode = "V"
+
+    def alive(self) -> bool:
+        return all(_alive(f[3], f[7], f[8], f[9], f[10], f[5]) for f in self.frames if f[0] == "a" and f[6])
+
+
+class UniqueItemsGuide(BaseGuide):
+    """`inner` (an Index or a BaseGuide over the regex/grammar) with `check`'s arrays kept distinct.
+
+    `vocabulary` gives each token's bytes. Masks are the inner guide's with the tokens this
+    guide refuses cleared: only tokens that hold a JSON delimiter or whitespace, or that follow an
+    item seen so far, are tried, so a mask costs little more than the inner one away from such texts.
+    """
+
+    def __init__(self, inner: Any, check: Any, vocabulary: Any):
+        self.inner, self.check = inner, check
+        self.is_index = not isinstance(inner, BaseGuide)
+        self.vocab_size = int(inner.vocab_size)
+        self.eos_token_id = int(inner.eos_token_id)
+        vocab = core_vocabulary_of(vocabulary)
+        self.token_bytes: list[Optional[bytes]] = [
+            None if i == self.eos_token_id else vocab.id_to_bytes(i) for i in range(self.vocab_size)]
+        self.by_bytes: dict[bytes, list[int]] = {}
+        struct, ws = [], []
+        for i, b in enumerate(self.token_bytes):
+            if not b:
+                continue
+            self.by_bytes.setdefault(b, []).append(i)
+            if _STRUCT.intersection(b):
+                struct.append(i)
+            elif _WS.intersection(b):
+                ws.append(i)
+        self.struct, self.ws = struct, ws
+        start = inner.initial_state
+        self.initial_state = self.start_state = (start, ((), "V", b""))
+        self.final_state = (getattr(inner, "final_state", -1), ((), "A", b""))
+        self._masks: dict[Any, tuple[Any, bytes]] = {}
+        try:
+            hash(start)
+            self._unhashable = False
+        except TypeError:  # (the grammar guide's parser states)
+            self._unhashable = True
+
+    # ---- the inner guide, Index or BaseGuide ---------------------------------------------------
+    def _inner_mask(self, s: Any) -> bytes:
+        return self.inner.mask_bytes(s)
+
+    def _inner_next(self, s: Any, token_id: int) -> Any:
+        if self.is_index:
+            nxt = self.inner.get_next_state(s, token_id)
+            if nxt is None:
+                raise InvalidTokenError(f"UniqueItemsGuide: token {token_id} is not allowed in state {s!r:.60}")
+            return nxt
+        return self.inner.get_next_state(s, token_id)
+
+    # ---- BaseGuide ------------------------------------------------------------------------------
+    def scan(self, scan: tuple, data: bytes) -> Optional[tuple]:
+        """The scan state after `data`, or None when `data` repeats an item or strands one."""
+        sc = _Scan(self.check, scan)
+        try:
+            sc.feed(data)
+        except _Dup:
+            return None
+        return sc.freeze() if sc.alive() else None
+
+    def mask_bytes(self, state: Any) -> bytes:
+        inner, scan = state
+        key = (id(inner) if self._unhashable else inner, scan)
+        found = self._masks.get(key)
+        if found is not None and (not self._unhashable or found[0] is inner):
+            return found[1]
+        base = self._inner_mask(inner)
+        frames = [f for f in scan[0] if f[0] == "a" and f[3] is not None]
+        if not frames:
+            return base
+        mask = bytearray(base)
+        for t in self._candidates(frames, scan):
+            if mask_has(base, t) and self.scan(scan, self.token_bytes[t]) is None:
+                mask[t >> 3] &= ~(1 << (t & 7)) & 0xFF
+        out = bytes(mask)
+        if len(self._masks) > 256:
+            self._masks.clear()
+        self._masks[key] = (inner, out)  # (an unhashable inner state is kept alive with its id)
+        return out
+
+    def _candidates(self, frames: list, scan: tuple) -> set[int]:
+        """Tokens that may repeat or strand an item: delimiters, whitespace (unless every open
+        item is inside a string), and those that follow the texts of items seen."""
+        out = set(self.struct)
+        if not all(f[6] and f[9] for f in frames):
+            out.update(self.ws)
+        for f in frames:
+            compact = f[8] if f[6] else b""
+            for text in f[5]:
+                if text.startswith(compact):
+                    rest = text[len(compact):]
+                    for n in range(1, len(rest) + 1):
+                        out.update(self.by_bytes.get(rest[:n], ()))
+        return out
+
+    def get_next_instruction(self, state: Any) -> Instruction:
+        mask = self.mask_bytes(state)
+        return Generate([t for t in range(self.vocab_size) if mask_has(mask, t)])
+
+    def get_next_state(self, state: Any, token_id: int) -> Any:
+        inner, scan = state
+        if token_id == self.eos_token_id:
+            return (self._inner_next(inner, token_id), scan)
+        data = self.token_bytes[token_id] if 0 <= token_id < self.vocab_size else None
+        nxt = None if data is None else self.scan(scan, data)
+        if nxt is None:
+            raise InvalidTokenError(f"UniqueItemsGuide: token {token_id} repeats an item of an array whose items "
+                                    "must be distinct, or leaves one no new value to end as")
+        return (self._inner_next(inner, token_id), nxt)
+
+    def is_final_state(self, state: Any) -> bool:
+        return self.inner.is_final_state(state[0])
+
+    def can_terminate_state(self, state: Any) -> bool:
+        if self.is_index:
+            return self.inner.is_final_state(state[0])
+        return self.inner.can_terminate_state(state[0])

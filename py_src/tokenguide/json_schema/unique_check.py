@@ -1,0 +1,426 @@
+"""uniqueItems checked on the values, where no regular language or grammar can say it.
+
+Distinct items drawn from an unbounded set (strings, integers...) are not a regular language, so
+module `arrays` refuses them. `compile_json_schema` can instead write such an array without the
+keyword and return this `UniqueItemsCheck` beside the regex or grammar: for every place in a
+document it knows whether the array there must hold distinct items (a *location*: the schema
+objects that may apply there, as alternatives of conjunctions), and the byte automaton of one
+item there, so that a guide (guides.unique) refuses a token that repeats an item or leaves no
+way to write a new one, and `find_duplicate` checks a whole document.
+
+It is exact only where it can prove it, and refuses by name otherwise: every array the emitter
+wrote without the keyword must lie only at locations where *every* alternative that accepts an
+array requires distinct items (so checking them never refuses a valid document), no `contains`
+or `prefixItems` beside it, and items whose spellings are canonical (strings, integers,
+booleans, null, arrays of those; unbounded `number` items only at the top of an item; no objects),
+so that "some new item can still be written" is a question about texts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from decimal import Decimal
+from typing import Any, Callable, Iterable
+
+from ..errors import UnsupportedSchemaError
+from .normalize import VALIDATION, schema_draft
+from .patterns import PatternError, ecma_search
+from .refs import RefResolver
+from .text import ptr_escape
+
+__all__ = ["UniqueItemsCheck", "distinct_values_at_least", "find_duplicate", "parse_document", "value_key"]
+
+MAX_LOCATIONS = 4_000
+MAX_ALTERNATIVES = 64
+MAX_PATTERNS = 6  # pattern subsets explored per object location: 2**MAX_PATTERNS
+_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+_RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+_ROOT = "tokenguide-item-root"
+Dnf = frozenset  # frozenset of conjunctions, each a frozenset of schema-object pointers
+
+
+def value_key(v: Any) -> Any:
+    """A hashable key equal for JSON values JSON Schema calls equal (1 == 1.0, true != 1, key order
+    ignored); numbers are compared exactly (parse floats as Decimal)."""
+    if isinstance(v, bool):
+        return ("b", v)
+    if v is None:
+        return ("z",)
+    if isinstance(v, (int, float, Decimal)):
+        return ("n", Decimal(v) if not isinstance(v, float) else Decimal(repr(v)))
+    if isinstance(v, str):
+        return ("s", v)
+    if isinstance(v, list):
+        return ("a", tuple(value_key(x) for x in v))
+    return ("o", frozenset((k, value_key(x)) for k, x in v.items()))
+
+
+def _types_of(obj: Any) -> set[str]:
+    """The JSON types schema object `obj` lets through by its own type/enum/const (all: none said)."""
+    out = set(_TYPES)
+    if not isinstance(obj, dict):
+        return out if obj is not False else set()
+    t = obj.get("type")
+    if isinstance(t, str):
+        t = [t]
+    if isinstance(t, list) and "any" not in t:
+        named = {x for x in t if isinstance(x, str)}
+        out = {x for x in out if x in named or (x == "integer" and "number" in named)}
+    vals = [obj["const"]] if "const" in obj else obj.get("enum") if isinstance(obj.get("enum"), list) else None
+    if vals is not None:
+        kinds = {_json_type(v) for v in vals}
+        out &= kinds | ({"number"} if "integer" in kinds else set())
+    return out
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "boolean"
+    if v is None:
+        return "null"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "integer" if v.is_integer() else "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(v), "object")
+
+
+class UniqueItemsCheck:
+    """Where arrays must hold distinct items, for a schema whose regex/grammar leaves them out.
+
+    `root` is the location id of the whole document; `child_key(loc, key)` and `child_index(loc, i)`
+    step into a member or an item; `item_automaton(loc)` is the byte automaton of one item of the
+    array at `loc` when that array must be checked, else None. Raises UnsupportedSchemaError
+    (keyword uniqueItems, the JSON pointer) where the check could not be exact.
+    """
+
+    def __init__(self, schema: Any, dropped: Iterable[str], compile_item: Callable[[Any], Any]):
+        self.schema = schema
+        self.draft = schema_draft(schema)
+        self.resolver = RefResolver(schema, self.draft)
+        self.objs: dict[str, Any] = {"#": schema}
+        self.owners = {p.rsplit("/uniqueItems", 1)[0]: p for p in dropped}
+        self._compile_item = compile_item
+        self._dnfs: dict[str, list[frozenset]] = {}
+        self._locs: list[Dnf] = []
+        self._loc_id: dict[Dnf, int] = {}
+        self._children: dict[tuple, int] = {}
+        self._items: dict[int, Any] = {}
+        self.root = self._location(frozenset(self._dnf("#", ())))
+        self._explore()
+
+    # ---- locations ------------------------------------------------------------------------------
+    def _location(self, dnf: Dnf) -> int:
+        found = self._loc_id.get(dnf)
+        if found is None:
+            if len(self._locs) >= MAX_LOCATIONS:
+                self._refuse(next(iter(self.owners.values()), "#"), f"more than {MAX_LOCATIONS:,} places to check")
+            found = self._loc_id[dnf] = len(self._locs)
+            self._locs.append(dnf)
+        return found
+
+    def _refuse(self, ptr: str, why: str) -> None:
+        raise UnsupportedSchemaError(f"uniqueItems checked on the values: {why} (keyword 'uniqueItems' at {ptr})",
+                                     "uniqueItems", ptr)
+
+    def _dnf(self, ptr: str, stack: tuple) -> list[frozenset]:
+        """The schema object at `ptr` as alternatives of conjunctions of schema objects that apply
+        at the same place (allOf, $ref, anyOf/oneOf, if/then/else, dependent schemas)."""
+        done = self._dnfs.get(ptr)
+        if done is not None:
+            return done
+        obj = self.objs[ptr]
+        if obj is False:
+            return []
+        if not isinstance(obj, dict) or ptr in stack:
+            return [frozenset()]
+        stack = stack + (ptr,)
+        for k in ("$dynamicRef", "$recursiveRef"):
+            if k in obj:
+                self._refuse(f"{ptr}/{k}", f"{k} is not followed by the check")
+        out = [frozenset({ptr})]
+        if "$ref" in obj:
+            target = self.resolver.resolve(obj["$ref"], ptr, self._ref_refused)
+            if target is None:
+                self._refuse(f"{ptr}/$ref", "a $ref it cannot resolve")
+            tobj, tptr = target
+            self.objs.setdefault(tptr, tobj)
+            sub = self._dnf(tptr, stack)
+            if self.draft <= 7:  # drafts 3-7: the siblings of $ref are ignored
+                self._dnfs[ptr] = sub
+                return sub
+            out = self._product(out, sub, ptr)
+        for i, sub in enumerate(obj.get("allOf") or []):
+            out = self._product(out, self._sub(f"{ptr}/allOf/{i}", sub, stack), ptr)
+        for k in ("anyOf", "oneOf"):
+            if isinstance(obj.get(k), list):
+                alts = [c for i, sub in enumerate(obj[k]) for c in self._sub(f"{ptr}/{k}/{i}", sub, stack)]
+                out = self._product(out, alts, ptr)
+        if "if" in obj and self.draft >= 7:
+            then = self._sub(f"{ptr}/then", obj["then"], stack) if "then" in obj else [frozenset()]
+            yes = self._product(self._sub(f"{ptr}/if", obj["if"], stack), then, ptr)
+            no = self._sub(f"{ptr}/else", obj["else"], stack) if "else" in obj else [frozenset()]
+            out = self._product(out, yes + no, ptr)
+        for k in ("dependentSchemas", "dependencies"):
+            for name, sub in (obj.get(k) or {}).items() if isinstance(obj.get(k), dict) else ():
+                if isinstance(sub, (dict, bool)):
+                    out = self._product(out, self._sub(f"{ptr}/{k}/{ptr_escape(name)}", sub, stack)
+                                        + [frozenset()], ptr)
+        self._dnfs[ptr] = out
+        return out
+
+    @staticmethod
+    def _ref_refused(keyword: str, pointer: str, why: str) -> None:
+        raise UnsupportedSchemaError(f"{why} (keyword {keyword!r} at {pointer})", keyword, pointer)
+
+    def _sub(self, ptr: str, obj: Any, stack: tuple) -> list[frozenset]:
+        self.objs.setdefault(ptr, obj)
+        return self._dnf(ptr, stack)
+
+    def _product(self, a: list[frozenset], b: list[frozenset], ptr: str) -> list[frozenset]:
+        out = list(dict.fromkeys(x | y for x in a for y in b))
+        if len(out) > MAX_ALTERNATIVES:
+            self._refuse(ptr, f"more than {MAX_ALTERNATIVES} combinations of anyOf/oneOf/if branches")
+        return out
+
+    def _live(self, loc: int, kind: str) -> list[frozenset]:
+        """The conjunctions at `loc` that accept a value of type `kind`."""
+        return [c for c in self._locs[loc] if all(kind in _types_of(self.objs[p]) for p in c)]
+
+    # ---- stepping in ----------------------------------------------------------------------------
+    def child_key(self, loc: int, key: str) -> int:
+        """The location of member `key` of an object at `loc`."""
+        matched = []
+        for c in self._live(loc, "object"):
+            for p in c:
+                for pat in (self.objs[p].get("patternProperties") or {}) if isinstance(self.objs[p], dict) else ():
+                    try:
+                        if ecma_search(pat, key):
+                            matched.append(f"{p}/patternProperties/{ptr_escape(pat)}")
+                    except PatternError:
+                        matched.append(f"{p}/patternProperties/{ptr_escape(pat)}")
+        return self._member(loc, key, frozenset(matched))
+
+    def _member(self, loc: int, key: str | None, pats: frozenset) -> int:
+        """Member `key` (None: a name no conjunct declares) matching the patterns `pats`."""
+        memo = (loc, "k", key, pats)
+        found = self._children.get(memo)
+        if found is not None:
+            return found
+        out: list[frozenset] = []
+        for c in self._live(loc, "object"):
+            alts = [frozenset()]
+            for p in c:
+                obj = self.objs[p]
+                props = obj.get("properties") if isinstance(obj.get("properties"), dict) else {}
+                own = [q for q in pats if q.startswith(f"{p}/patternProperties/")]
+                subs = [(f"{p}/properties/{ptr_escape(key)}", props[key])] if key in props else []
+                subs += [(q, self._pattern_schema(p, q)) for q in own]
+                if not subs and "additionalProperties" in obj:
+                    subs = [(f"{p}/additionalProperties", obj["additionalProperties"])]
+                for sptr, sub in subs:
+                    alts = self._product(alts, self._sub(sptr, sub, ()), sptr)
+            out.extend(alts)
+        found = self._children[memo] = self._location(frozenset(out))
+        return found
+
+    def _pattern_schema(self, owner: str, ptr: str) -> Any:
+        for pat, sub in self.objs[owner]["patternProperties"].items():
+            if f"{owner}/patternProperties/{ptr_escape(pat)}" == ptr:
+                return sub
+        raise KeyError(ptr)  # pragma: no cover - built from the same patterns
+
+    def prefix_length(self, loc: int) -> int:
+        """How many leading items of an array at `loc` have schemas of their own."""
+        n = 0
+        for c in self._live(loc, "array"):
+            for p in c:
+                obj = self.objs[p]
+                for k in ("prefixItems", "items"):
+                    if isinstance(obj.get(k), list):
+                        n = max(n, len(obj[k]))
+        return n
+
+    def child_index(self, loc: int, i: int) -> int:
+        """The location of item `i` of an array at `loc`."""
+        cls = i if i < self.prefix_length(loc) else -1
+        memo = (loc, "i", cls)
+        found = self._children.get(memo)
+        if found is not None:
+            return found
+        out: list[frozenset] = []
+        for c in self._live(loc, "array"):
+            alts = [frozenset()]
+            for p in c:
+                obj = self.objs[p]
+                tuple_kw = "prefixItems" if isinstance(obj.get("prefixItems"), list) else \
+                    "items" if isinstance(obj.get("items"), list) else None
+                rest_kw = "items" if tuple_kw == "prefixItems" else "additionalItems" if tuple_kw else "items"
+                if tuple_kw and 0 <= cls < len(obj[tuple_kw]):
+                    sptr, sub = f"{p}/{tuple_kw}/{cls}", obj[tuple_kw][cls]
+                elif rest_kw in obj and not isinstance(obj[rest_kw], list):
+                    sptr, sub = f"{p}/{rest_kw}", obj[rest_kw]
+                else:
+                    continue
+                alts = self._product(alts, self._sub(sptr, sub, ()), sptr)
+                if "contains" in obj:
+                    alts = self._product(alts, self._sub(f"{p}/contains", obj["contains"], ()) + [frozenset()], p)
+            out.extend(alts)
+        found = self._children[memo] = self._location(frozenset(out))
+        return found
+
+    # ---- which arrays, and their items ----------------------------------------------------------
+    def item_automaton(self, loc: int) -> Any:
+        """The byte automaton of one item of the array at `loc` if its items must be distinct
+        (and the regex/grammar does not say so), else None."""
+        return self._items.get(loc)
+
+    def _explore(self) -> None:
+        """Visit every location a document can reach; check each one holding a dropped uniqueItems."""
+        seen, todo, found = {self.root}, [self.root], set()
+        while todo:
+            loc = todo.pop()
+            owners = {p for c in self._locs[loc] for p in c if p in self.owners}
+            if owners:
+                found |= owners
+                self._check_array(loc, sorted(owners))
+            kids = [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + [self.child_index(loc, -1)]
+            kids += self._member_children(loc)
+            for k in kids:
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+        for owner in sorted(set(self.owners) - found):
+            self._refuse(self.owners[owner], "this array sits under not, if or contains, where a check of its "
+                         "values cannot be exact")
+
+    def _member_children(self, loc: int) -> list[int]:
+        names, pats = set(), set()
+        for c in self._live(loc, "object"):
+            for p in c:
+                obj = self.objs[p]
+                if isinstance(obj.get("properties"), dict):
+                    names.update(obj["properties"])
+                if isinstance(obj.get("patternProperties"), dict):
+                    pats.update(f"{p}/patternProperties/{ptr_escape(x)}" for x in obj["patternProperties"])
+        if len(pats) > MAX_PATTERNS:
+            owner = next(iter(self.owners.values()), "#")
+            self._refuse(owner, f"objects with more than {MAX_PATTERNS} patternProperties on the way")
+        kids = [self.child_key(loc, n) for n in sorted(names)]
+        pats_l = sorted(pats)
+        for r in range(len(pats_l) + 1):
+            kids += [self._member(loc, None, frozenset(sub)) for sub in itertools.combinations(pats_l, r)]
+        return kids
+
+    def _check_array(self, loc: int, owners: list[str]) -> None:
+        where = self.owners[owners[0]]
+        arrays = self._live(loc, "array")
+        for c in arrays:
+            if not any(isinstance(self.objs[p], dict) and self.objs[p].get("uniqueItems") is True for p in c):
+                self._refuse(where, "another schema that applies there accepts arrays with equal items")
+            if any(isinstance(self.objs[p], dict) and "contains" in self.objs[p] for p in c):
+                self._refuse(where, "contains beside it")
+        if self.prefix_length(loc):
+            self._refuse(where, "prefixItems (or an items array) beside it")
+        item = self.child_index(loc, -1)
+        self._canonical(item, where, True, set())
+        synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
+        synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
+            k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
+        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
+                              for c in self._locs[item]] or [False]
+        self._items[loc] = self._compile_item(synthetic, where, max(
+            (self.objs[p].get("minItems", 0) for c in arrays for p in c if isinstance(self.objs[p], dict)
+             and isinstance(self.objs[p].get("minItems", 0), int)), default=0))
+
+    def _moved(self, ptr: str) -> str:
+        """`ptr` in the item schema `_check_array` builds, where the user's root sits under $defs."""
+        head = ptr[2:].split("/", 1)[0]
+        if ptr != "#" and head not in VALIDATION:
+            return ptr
+        return f"#/$defs/{_ROOT}" + ptr[1:]
+
+    def _canonical(self, loc: int, where: str, top: bool, seen: set) -> None:
+        """Refuse item values with several spellings of one value (objects, numbers below the top,
+        numeric enums) or free-form ones: there "a new item" is not a question about texts."""
+        if loc in seen:
+            return
+        seen.add(loc)
+        for c in self._locs[loc]:
+            if not c:
+                self._refuse(where, "its items (or values inside them) may be any JSON value")
+            types = set(_TYPES)
+            ranged = False
+            for p in c:
+                obj = self.objs[p]
+                types &= _types_of(obj)
+                if isinstance(obj, dict):
+                    ranged = ranged or any(k in obj for k in _RANGE)
+                    vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
+                    if any(_json_type(v) in ("integer", "number") for v in vals):
+                        self._refuse(where, "numbers in an enum/const of its items (1 and 1.0 are one value)")
+            if "number" in types and (ranged or not top):
+                self._refuse(where, "its items may be bounded or nested numbers (1 and 1.0 are one value)")
+            if "object" in types:
+                self._refuse(where, "its items may be objects")
+            if "array" in types:
+                for i in range(self.prefix_length(loc)):
+                    self._canonical(self.child_index(loc, i), where, False, seen)
+                self._canonical(self.child_index(loc, -1), where, False, seen)
+
+
+def distinct_values_at_least(dfa: Any, n: int, limit: int = 200_000) -> bool:
+    """Does byte automaton `dfa` (row/is_final, -1 dead, every other state live) accept at least
+    `n` texts? True at once when it has a cycle; False when it cannot tell within `limit` steps."""
+    counts: dict[int, int] = {}
+    on_path: set[int] = set()
+    steps = 0
+
+    def count(q: int) -> int:
+        nonlocal steps
+        if q in counts:
+            return counts[q]
+        if q in on_path:
+            return n  # a cycle of live states: infinitely many texts
+        steps += 1
+        if steps > limit:
+            return 0
+        on_path.add(q)
+        total = 1 if dfa.is_final(q) else 0
+        row = dfa.row(q)
+        for t in set(row) - {-1}:
+            total = min(n, total + row.count(t) * count(t))
+            if total >= n:
+                break
+        on_path.discard(q)
+        counts[q] = total
+        return total
+
+    return count(dfa.initial) >= n
+
+
+def find_duplicate(check: UniqueItemsCheck, value: Any) -> str | None:
+    """The JSON pointer of the first array in `value` (a parsed document) whose items must be
+    distinct and are not, or None."""
+    def walk(v: Any, loc: int, ptr: str) -> str | None:
+        if isinstance(v, list):
+            if check.item_automaton(loc) is not None and len({value_key(x) for x in v}) < len(v):
+                return ptr or "/"
+            for i, x in enumerate(v):
+                bad = walk(x, check.child_index(loc, i), f"{ptr}/{i}")
+                if bad:
+                    return bad
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                bad = walk(x, check.child_key(loc, k), f"{ptr}/{ptr_escape(k)}")
+                if bad:
+                    return bad
+        return None
+    return walk(value, check.root, "")
+
+
+def parse_document(text: str | bytes) -> Any:
+    """A JSON text parsed with exact numbers (floats as Decimal), for `find_duplicate`."""
+    return json.loads(text, parse_float=Decimal)
