@@ -190,7 +190,14 @@ class _Scan:
             self.mode = "V"
 
     def alive(self) -> bool:
-        return all(_alive(f[3], f[7], f[8], f[9], f[10], f[5]) for f in self.frames if f[0] == "a" and f[6])
+        """Can every item begun, and the one a comma calls for, still end as a new value?"""
+        for f in self.frames:
+            if f[0] == "a" and f[6] and not _alive(f[3], f[7], f[8], f[9], f[10], f[5]):
+                return False
+        top = self.frames[-1] if self.frames else None
+        if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
+            return _alive(top[3], top[3].initial, b"", False, False, top[5])
+        return True
 
 
 class UniqueItemsGuide(BaseGuide):

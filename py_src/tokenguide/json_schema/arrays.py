@@ -525,10 +525,12 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
 
 def value_checked(em: Any, uptr: str) -> bool:
     """Leave the uniqueItems at `uptr` to be checked on the values (module unique_check)? Only
-    while compile_json_schema collects such arrays, in an emitter writing values (not a lookahead
-    side or a membership check), with JSON whitespace."""
+    while compile_json_schema collects such arrays, in an emitter writing values or the lookahead
+    side of an if or oneOf branch (not of a `not`, nor a membership check), with JSON whitespace."""
     drops = em.norm.unique_drops
-    if drops is None or getattr(em, "lookahead_side", False) or not json_whitespace_only(em.ws):
+    if drops is None or not json_whitespace_only(em.ws):
+        return False
+    if getattr(em, "lookahead_side", False) and not getattr(em.norm, "unique_side", False):
         return False
     drops.add(uptr)
     return True

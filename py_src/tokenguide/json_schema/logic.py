@@ -262,11 +262,17 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
         return None
     subtracted: list[str | None] = []
     for b, kw, ptr in sides:
+        # the side of an if or of another oneOf branch is an alternative at the same place, where
+        # uniqueItems may be checked on the values (unique_check); a `not` side is not
+        outer, norm.unique_side = getattr(norm, "unique_side", False), kw != "not" and \
+            (getattr(norm, "unique_side", False) or not getattr(em, "lookahead_side", False))
         try:
             subtracted.append(lookahead_side(em).flat_value(b))
         except UnsupportedSchemaError as exc:  # grammar mode: `kw` is what needs the lookahead's rules
             named = (kw, ptr) if em.sink is not None else (exc.keyword, exc.pointer)
             raise UnsupportedSchemaError(f"{exc} (needed for {kw!r} at {ptr})", *named) from None
+        finally:
+            norm.unique_side = outer
     out = value_difference(positive, alt(subtracted) if len(subtracted) > 1 else subtracted[0])
     if em.sink is None or out is None:
         return out

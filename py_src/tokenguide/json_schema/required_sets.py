@@ -53,7 +53,7 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
         if not isinstance(subs, list) or not subs:
             return False
         flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
-        branches = [_disjuncts(em, f, props, closed, only) for f in flats if f is not False]
+        branches = [_disjuncts(em, f, base, closed, only) for f in flats if f is not False]
         if not branches or any(b is None for b in branches):
             return False
         groups.append((branches, kind == "oneOf"))
@@ -78,7 +78,7 @@ def _accepts_non_objects(branches: list[list[Presence]], exactly_one: bool) -> b
     return n == 1 if exactly_one else n >= 1
 
 
-def _disjuncts(em: Any, f: Any, props: dict, closed: bool, only: bool,
+def _disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
                depth: int = 0) -> list[Presence] | None:
     """Branch `f` as key-presence conditions one of which must hold (its own keywords and
     anyOf groups of such branches inside it, multiplied out: `oneOf: [{anyOf: [{not: {required:
@@ -87,7 +87,8 @@ def _disjuncts(em: Any, f: Any, props: dict, closed: bool, only: bool,
     `not {type: object, required: [a, b]}` is such a branch or a missing name)."""
     if only and isinstance(f, Node) and "type" in f and "object" not in types_of(f):
         return []
-    own = _presence(f if not isinstance(f, Node) else f.copy(keep_groups=False), props, closed)
+    own = _presence(f if not isinstance(f, Node) else f.copy(keep_groups=False), base, closed,
+                    lambda name, sub: _restates(em, base, f, name, sub))
     if own is None:
         return None
     out = [own]
@@ -101,7 +102,7 @@ def _disjuncts(em: Any, f: Any, props: dict, closed: bool, only: bool,
             inner = em.norm.flatten(sub, f"{gptr}/{i}")
             if inner is False:
                 continue
-            got = _disjuncts(em, inner, props, closed, only, depth + 1) if depth < 4 else None
+            got = _disjuncts(em, inner, base, closed, only, depth + 1) if depth < 4 else None
             if got is None:
                 return None
             options.extend(got)
@@ -112,9 +113,23 @@ def _disjuncts(em: Any, f: Any, props: dict, closed: bool, only: bool,
     return out
 
 
-def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
-    """Branch `f` as a Presence over the declared `props` (of an object that allows no other
-    keys when `closed`), or None when it says more than which keys are there."""
+def _restates(em: Any, base: Node, f: Node, name: str, sub: Any) -> bool:
+    """Is branch `f`'s schema `sub` for member `name` the one `base` declares (the same object,
+    or a lone $ref to it)? Then it adds nothing: X and X is X."""
+    declared = base.get("properties", {}).get(name)
+    if sub is declared:
+        return True
+    if isinstance(sub, dict) and set(sub) == {"$ref"}:
+        hit = em.norm.resolve_ref(sub["$ref"], f.member_ptr("properties", name))
+        return hit is not None and hit[1] == base.member_ptr("properties", name)
+    return False
+
+
+def _presence(f: Any, base: Node, closed: bool, restates: Any = None) -> Presence | None:
+    """Branch `f` as a Presence over the properties `base` declares (an object that allows no
+    other keys when `closed`), or None when it says more than which keys are there; a member
+    schema the branch `restates` (name, schema -> bool) as declared says nothing more."""
+    props = base.get("properties", {})
     if f is True:
         return Presence(frozenset(), frozenset(), False)
     if not isinstance(f, Node) or f.groups or f.not_enum:
@@ -141,7 +156,8 @@ def _presence(f: Any, props: dict, closed: bool) -> Presence | None:
                 absent.add(name)
             elif not closed:
                 return None  # an undeclared key the object may hold as an extra member
-        elif not (sub.constrains() is False if isinstance(sub, Node) else constrains_nothing(sub)):
+        elif not (sub.constrains() is False if isinstance(sub, Node) else constrains_nothing(sub)) and not (
+                restates is not None and name in props and restates(name, sub)):
             return None
     return Presence(frozenset(required), frozenset(absent), objects_only)
 

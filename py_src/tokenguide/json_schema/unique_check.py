@@ -108,8 +108,36 @@ class UniqueItemsCheck:
         self._loc_id: dict[Dnf, int] = {}
         self._children: dict[tuple, int] = {}
         self._items: dict[int, Any] = {}
+        negated = self._negated()
+        for owner, ptr in sorted(self.owners.items()):
+            if owner in negated:
+                self._refuse(ptr, "this array sits under a `not`, where a check of its values would be reversed")
         self.root = self._location(frozenset(self._dnf("#", ())))
         self._explore()
+
+    def _negated(self) -> set[str]:
+        """The pointers of the schema objects under a `not` (through $refs too)."""
+        out: set[str] = set()
+
+        def walk(node: Any, ptr: str, neg: bool) -> None:
+            if neg:
+                if ptr in out:
+                    return
+                out.add(ptr)
+            if isinstance(node, dict):
+                if neg and isinstance(node.get("$ref"), str):
+                    target = self.resolver.resolve(node["$ref"], ptr, self._ref_refused)
+                    if target is not None:
+                        walk(target[0], target[1], True)
+                for k, v in node.items():
+                    if k not in ("enum", "const", "examples", "default"):
+                        walk(v, f"{ptr}/{ptr_escape(k)}", neg or k == "not")
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    walk(v, f"{ptr}/{i}", neg)
+
+        walk(self.schema, "#", False)
+        return out
 
     # ---- locations ------------------------------------------------------------------------------
     def _location(self, dnf: Dnf) -> int:

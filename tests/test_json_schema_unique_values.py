@@ -1,0 +1,290 @@
+"""uniqueItems checked on the values (json_schema.unique_check, guides.unique): arrays of
+strings or integers that must hold distinct items, which no regex or grammar can say.
+
+Oracles: jsonschema for whole documents (CompiledSchema.accepts, on both paths); for masks, the
+set of prefixes of every valid document of a finite language (each mask must allow exactly the
+tokens that keep the text a prefix of one, EOS exactly on documents); on GPT-2's vocabulary,
+jsonschema's verdict on documents with and without repeated items, and random generations that
+must never strand and must end valid. The refusals left name keyword, pointer and the reason."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+from test_json_schema_arrays import dumps, valid
+
+from tokenguide import Guide
+from tokenguide.errors import ArgumentError, InvalidTokenError, UnsupportedSchemaError
+from tokenguide.json_schema import compile_json_schema
+from tokenguide.json_schema.unique_check import UniqueItemsCheck
+from tokenguide.vocabulary import Vocabulary
+
+PATHS = ("regex", "grammar")
+STRINGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
+TAGS = {
+    "type": "object",
+    "properties": {
+        "tags": {"$ref": "#/$defs/tags"},
+        "ids": {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": True, "maxItems": 4},
+        "more": {"anyOf": [{"$ref": "#/$defs/tags"}, {"type": "string"}]},
+    },
+    "required": ["tags"],
+    "additionalProperties": False,
+    "$defs": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 3}, "uniqueItems": True}},
+}
+NESTED = {"type": "array", "items": {"type": "array", "items": {"type": ["string", "boolean", "null"]}, "maxItems": 2},
+          "uniqueItems": True}
+
+
+def documents() -> list:
+    """Values for TAGS and friends: with and without repeated items, at several places."""
+    words = ["", "a", "b", "ab", "abc", "a b", "é", 'q"', "abcd"]
+    out: list = []
+    for n in range(4):
+        for combo in itertools.product(["a", "b", "ab", "é"], repeat=n):
+            out.append({"tags": list(combo)})
+    out += [{"tags": [w]} for w in words] + [{"tags": ["a"], "ids": ids} for ids in
+                                             ([0, 1], [1, 1], [10, 1, 0], [3, 3, 4], [1, 2, 3, 4, 5], [-1])]
+    out += [{"tags": [], "more": m} for m in (["x", "y"], ["x", "x"], "x", ["abcd"])]
+    out += [[], ["a"], ["a", "a"], [1, 1], [[1], [1]], [["a"], ["a", None]], [["a"], ["a"]], [[], []],
+            [[True, None], [None, True]], [[True, None], [True, None]]]
+    return out
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("schema", [STRINGS, TAGS, NESTED], ids=["strings", "tags", "nested"])
+def test_documents_agree_with_jsonschema(schema, path):
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    judged = [0, 0]
+    for v in documents():
+        for text in (dumps(v), dumps(v, compact=False)):
+            assert compiled.accepts(text) == valid(schema, v), (text, valid(schema, v))
+        judged[valid(schema, v)] += 1
+    assert min(judged) >= 2, judged
+
+
+def test_value_checks_is_an_option_and_off_refuses():
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(STRINGS, value_checks=False)
+    assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
+    with pytest.raises(ArgumentError, match="value_checks"):
+        compile_json_schema(STRINGS, value_checks="yes")
+    # a whitespace pattern that is not JSON whitespace alone: no check (it could hide an equal item)
+    with pytest.raises(UnsupportedSchemaError, match="not regular"):
+        compile_json_schema(STRINGS, whitespace_pattern="[ a]?", path="regex")
+
+
+U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
+
+
+@pytest.mark.parametrize("schema,pointer,why", [
+    ({"anyOf": [U, {"type": "array", "items": {"type": "integer"}}]}, "#/anyOf/0/uniqueItems",
+     "accepts arrays with equal items"),
+    ({"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"$ref": "#/$defs/u"}}}, "$defs": {"u": U}},
+     "#/$defs/u/uniqueItems", "'not'"),
+    ({"type": "array", "items": {"type": "object"}, "uniqueItems": True}, "#/uniqueItems", "may be objects"),
+    ({"type": "array", "items": {"type": "number", "minimum": 0}, "uniqueItems": True}, "#/uniqueItems",
+     "bounded or nested numbers"),
+    ({"type": "array", "items": {"type": "array", "items": {"type": "number"}}, "uniqueItems": True},
+     "#/uniqueItems", "bounded or nested numbers"),
+    ({"type": "array", "items": {"type": "string"}, "contains": {"const": "a"}, "uniqueItems": True},
+     "#/uniqueItems", "contains beside it"),
+    ({"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "string"}, "uniqueItems": True},
+     "#/uniqueItems", "prefixItems"),
+    ({"type": "array", "uniqueItems": True}, "#/uniqueItems", "any JSON value"),
+    ({"type": "array", "items": {"enum": [1, 2, "a"] + [f"s{i}" for i in range(300)]}, "uniqueItems": True},
+     "#/uniqueItems", "numbers in an enum"),
+    ({"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}, "uniqueItems": True}}, "$ref": "#/$defs/t"},
+     "#/$defs/t/uniqueItems", "recursive"),
+])
+def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why):
+    for path in PATHS:
+        with pytest.raises(UnsupportedSchemaError) as info:
+            compile_json_schema(schema, path=path)
+        if why == "'not'":  # (refused where the `not` is written out: naming that keyword on the grammar path)
+            assert info.value.keyword in ("uniqueItems", "not") and "'uniqueItems' at #/$defs/u" in str(info.value)
+        else:
+            assert (info.value.keyword, info.value.pointer) == ("uniqueItems", pointer), str(info.value)
+        assert why in str(info.value) and pointer in str(info.value)
+
+
+def test_the_check_itself_refuses_an_array_under_not():
+    """Whatever the emitter does, the check never takes an array a `not` reaches (through $ref)."""
+    schema = {"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"items": {"$ref": "#/$defs/u"}}}},
+              "$defs": {"u": U}}
+    with pytest.raises(UnsupportedSchemaError, match="under a `not`") as info:
+        UniqueItemsCheck(schema, {"#/$defs/u/uniqueItems"}, lambda *a: None)
+    assert info.value.pointer == "#/$defs/u/uniqueItems"
+    with pytest.raises(UnsupportedSchemaError, match="under not, if or contains"):
+        UniqueItemsCheck({"contains": U}, {"#/contains/uniqueItems"}, lambda *a: None)
+
+
+def test_an_if_alternative_with_unique_arrays_on_both_sides_is_checked():
+    """The array sits in `then` and `else` alike: every alternative requires distinct items."""
+    schema = {"if": {"properties": {"k": {"const": 1}}}, "then": {"properties": {"a": U}},
+              "else": {"properties": {"a": {"allOf": [U, {"maxItems": 2}]}}}}
+    compiled = compile_json_schema(schema)
+    # (keys in the order the output format writes them: "a", declared first, then "k")
+    for v in ({"a": ["x", "y", "z"], "k": 1}, {"a": ["x", "x"], "k": 1}, {"a": ["x", "y", "z"], "k": 2},
+              {"a": ["y", "y"], "k": 2}, {"a": ["y"], "k": 2}, {"a": ["y", "z", "x"]}):
+        assert compiled.accepts(dumps(v)) == valid(schema, v), v
+
+
+# ---- masks against a finite language ----------------------------------------------------------
+
+def char_vocabulary(extra: list[str]) -> tuple[Vocabulary, list[str]]:
+    tokens = sorted({chr(c) for c in range(32, 127)} | set(extra))
+    return Vocabulary(len(tokens), {t: i for i, t in enumerate(tokens)}), tokens
+
+
+def check_masks_exact(schema, docs: set[str], extra: list[str], path: str, probes: int | None = None,
+                      only: list[str] | None = None) -> int:
+    """Walk the guide over prefixes of `docs` (all, or `probes` random ones): each mask is exactly
+    the tokens t with prefix + t a prefix of a document, EOS exactly on a document."""
+    vocab, tokens = char_vocabulary(extra)
+    prefixes = {d[:i] for d in docs for i in range(len(d) + 1)}
+    guide = Guide.from_json_schema(schema, vocab, whitespace_pattern="", path=path)
+    assert guide.compiled.unique is not None
+    todo = sorted(prefixes) if only is None else only
+    if probes is not None:
+        todo = random.Random(7).sample(todo, min(probes, len(todo)))
+    for p in todo:
+        guide.reset()
+        for ch in p:
+            guide.advance(tokens.index(ch), return_tokens=False)
+        got = set(guide.get_tokens())
+        want = {i for i, t in enumerate(tokens) if p + t in prefixes}
+        if p in docs:
+            want.add(len(tokens))
+        assert got == want, (p, sorted(tokens[i] if i < len(tokens) else "EOS" for i in got ^ want))
+    return len(todo)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_masks_are_exact_over_integers(path):
+    """0..99 (too many sets of values to write out), at most 2 items: `0` after `[0,` is refused
+    (it cannot grow), `5` after `[5,` is not (50..59), nor `1` after `[10,`."""
+    schema = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 99}, "uniqueItems": True,
+              "maxItems": 2}
+    docs = {dumps(list(v)) for n in range(3) for v in itertools.permutations(range(100), n)}
+    assert check_masks_exact(schema, docs, ["[1", "0,", ",1", "0]", "10", "99]"], path, probes=400) == 400
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_masks_are_exact_over_short_strings(path):
+    """Strings over a 300-value enum (too many to write out), at most 2 items, with tokens that
+    cross items (`","`) and close them (`"]`): `"a` after `["a","` is refused only where no
+    longer word starts with it."""
+    words = ["".join(p) for n in (1, 2) for p in itertools.product("abcdefghijklmnopq", repeat=n)][:300]
+    schema = {"type": "array", "items": {"enum": words}, "uniqueItems": True, "maxItems": 2}
+    docs = {dumps(list(v)) for n in range(3) for v in itertools.permutations(words, n)}
+    probes = sorted({"[", '["a","', '["q","', '["qa","q', '["a","a', '["p","p'})
+    vocab_extra = ['","', '"]', '"a"', "ab", '"a', ',"', '"q"]']
+    assert check_masks_exact(schema, docs, vocab_extra, path, probes=500) == 500
+    assert check_masks_exact(schema, docs, vocab_extra, path, only=probes) == len(probes)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_masks_are_exact_when_every_value_is_used(path):
+    """Seven strings (a pattern with a length: not a value set the regex writes out): once all
+    seven are written, no comma; the last one's letters only where they still lead to a new one."""
+    words = ["".join(p) for n in range(3) for p in itertools.product("ab", repeat=n)]
+    schema = {"type": "array", "items": {"type": "string", "maxLength": 2, "pattern": "^[ab]*$"}, "uniqueItems": True}
+    docs = {dumps(list(v)) for n in range(8) for v in itertools.permutations(words, n)}
+    full = dumps(words)
+    only = [full[:i] for i in range(len(full))] + ['["a","b","aa","ab","ba","bb","', '["a","b","aa","ab","ba","bb",""']
+    extra = ['","', '"]', '"a"', "ab", '"a', ',"', '""']
+    assert check_masks_exact(schema, docs, extra, path, probes=300) == 300
+    assert check_masks_exact(schema, docs, extra, path, only=only) == len(only)
+
+
+# ---- GPT-2 -------------------------------------------------------------------------------------
+
+def greedy(vocab: Vocabulary, text: str) -> list[int]:
+    longest = max(len(b) for b in vocab.tokens)
+    data, out, i = text.encode(), [], 0
+    while i < len(data):
+        n = next(n for n in range(min(longest, len(data) - i), 0, -1) if data[i:i + n] in vocab.tokens)
+        out.append(vocab.tokens[data[i:i + n]][0])
+        i += n
+    return out
+
+
+def guide_accepts(guide: Guide, ids: list[int]) -> bool:
+    guide.reset()
+    for t in ids:
+        if t not in guide.get_tokens():
+            return False
+        guide.advance(t, return_tokens=False)
+    return guide.is_finished()
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_gpt2_documents_agree_with_jsonschema(gpt2_vocabulary, path):
+    guide = Guide.from_json_schema(TAGS, gpt2_vocabulary, path=path)
+    judged = [0, 0]
+    for v in documents():
+        if not isinstance(v, dict):
+            continue
+        text = dumps(v)
+        want = valid(TAGS, v)
+        assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
+        judged[want] += 1
+    assert min(judged) >= 10
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, path):
+    schema = {"type": "array", "items": {"type": "string", "maxLength": 2, "pattern": "^[ab]*$"},
+              "uniqueItems": True}
+    words = ["".join(p) for n in range(3) for p in itertools.product("ab", repeat=n)]
+    vocab = gpt2_vocabulary
+    guide = Guide.from_json_schema(schema, vocab, path=path, whitespace_pattern="")
+    assert guide.compiled.unique is not None
+    rng = random.Random(3)
+    ended = 0
+    for _ in range(12):
+        guide.reset()
+        text = b""
+        for _ in range(200):
+            allowed = guide.get_tokens()
+            assert allowed, f"stranded after {text!r}"
+            if vocab.eos_token_id in allowed and rng.random() < 0.3:
+                break
+            closing = [t for t in allowed if t != vocab.eos_token_id and vocab.id_to_bytes(t)[-1:] in (b'"', b"]")]
+            pick = rng.choice(closing if closing and rng.random() < 0.5 else allowed)
+            if pick == vocab.eos_token_id:
+                break
+            guide.advance(pick, return_tokens=False)
+            text += vocab.id_to_bytes(pick)
+        if guide.is_finished():
+            assert valid(schema, json.loads(text)), text
+            ended += 1
+    assert ended >= 3
+    # all 7 values written: no eighth item can begin, so the comma is refused
+    full = dumps(words)
+    assert guide_accepts(guide, greedy(vocab, full))
+    guide.reset()
+    for t in greedy(vocab, full[:-1]):
+        guide.advance(t, return_tokens=False)
+    comma = greedy(vocab, ",")[0]
+    assert comma not in guide.get_tokens() and greedy(vocab, "]")[0] in guide.get_tokens()
+
+
+def test_rollback_and_refused_tokens(gpt2_vocabulary):
+    guide = Guide.from_json_schema(STRINGS, gpt2_vocabulary)
+    for t in greedy(gpt2_vocabulary, '["x","y","x'):
+        guide.advance(t, return_tokens=False)
+    before = guide.mask_bytes()
+    quote, close, y = (greedy(gpt2_vocabulary, x)[0] for x in ('"', '"]', "y"))
+    assert quote not in guide.get_tokens() and close not in guide.get_tokens() and y in guide.get_tokens()
+    with pytest.raises(InvalidTokenError, match="not allowed"):
+        guide.advance(quote)
+    guide.advance(y)
+    assert quote in guide.get_tokens()  # "xy" is new
+    guide.rollback_state(1)
+    assert guide.mask_bytes() == before
