@@ -64,6 +64,11 @@ CASES = {
         "oneOf": [{"required": ["a"]}, {"required": ["c"]}, {"properties": {"b": False}, "required": ["c"]}]},
     "a forbidden undeclared name in an open object is distributed instead": {
         "properties": {"a": NUMBERS, "b": NUMBERS}, "anyOf": [{"properties": {"zz": False}}, {"required": ["a"]}]},
+    "branches restating a declared member by $ref (dependabot's directory/directories)": {
+        "type": "object", "additionalProperties": False,
+        "properties": {"d": {"type": "string"}, "ds": {"type": "number"}, "x": NUMBERS},
+        "oneOf": [{"properties": {"d": {"$ref": "#/properties/d"}}, "required": ["d"]},
+                  {"properties": {"ds": {"$ref": "#/properties/ds"}}, "required": ["ds"]}]},
     "inside a oneOf branch": {"oneOf": [{"type": ["string", "null"], "minLength": 2}, {
         "type": "object", "properties": {"s": {"type": "string"}, "l": {"type": "string"}, "c": {"type": "string"}},
         "anyOf": [{"required": ["s"]}, {"required": ["l", "c"]}]}]},
@@ -150,12 +155,27 @@ def test_past_its_bound_the_union_of_branches_is_written_instead(monkeypatch):
                                   "not both of two names, typed, twice (GitHub workflow pull_request filters)",
                                   "untyped nested anyOf inside anyOf branches",
                                   "typed oneOf branches with dependencies, closed (a GitHub workflow step)",
-                                  "forbidden names in branches, two groups, open object"])
+                                  "forbidden names in branches, two groups, open object",
+                                  "branches restating a declared member by $ref (dependabot's directory/directories)"])
 def test_presence_shapes_are_written_as_one_object(monkeypatch, name):
     """These shapes take the one-object writing (not the distributed union the other cases may get)."""
     results = record_results(monkeypatch, required_sets, "required_sets_value")
     compile_json_schema(CASES[name], path="grammar")
     assert any(isinstance(r, str) for r in results)
+
+
+def test_a_branch_saying_more_about_a_member_is_no_presence_branch(monkeypatch):
+    """A branch whose member schema is not the declared one (another $ref, or more keywords)
+    constrains the value: distributed, not written as one object."""
+    for other in ({"$ref": "#/properties/b"}, {"$ref": "#/properties/a", "minLength": 2}, {"type": "string"}):
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                  "properties": {"a": {"type": "string"}, "b": {"type": "string", "maxLength": 1}},
+                  "oneOf": [{"properties": {"a": other}, "required": ["a"]}, {"required": ["b"]}]}
+        results = record_results(monkeypatch, required_sets, "required_sets_value")
+        accepts = acceptor(compile_json_schema(schema, path="grammar"))
+        assert results[0] is False, other
+        for x in ({"a": "xyz"}, {"a": "x"}, {"b": "y"}, {"a": "x", "b": "y"}, {}):
+            assert accepts(json.dumps(x, separators=(",", ":"))) == jsonschema.Draft202012Validator(schema).is_valid(x)
 
 
 def test_a_oneof_inside_a_branch_is_not_a_disjunction(monkeypatch):
