@@ -288,3 +288,13 @@ def test_rollback_and_refused_tokens(gpt2_vocabulary):
     assert quote in guide.get_tokens()  # "xy" is new
     guide.rollback_state(1)
     assert guide.mask_bytes() == before
+
+
+def test_the_check_survives_the_fall_back_to_the_grammar_path():
+    """A regex automaton over its state limit sends Guide.from_json_schema to the grammar path: the
+    check goes along (a guide without it would accept repeated items)."""
+    vocab, tokens = char_vocabulary([])
+    guide = Guide.from_json_schema(STRINGS, vocab, lazy=False, max_states=3, use_cache=False)
+    assert "too large" in guide.compiled.reason and guide.compiled.unique is not None
+    assert guide.accepts_tokens([tokens.index(c) for c in '["a","b"]'])
+    assert not guide.accepts_tokens([tokens.index(c) for c in '["a","a"]'])

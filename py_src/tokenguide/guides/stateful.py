@@ -172,7 +172,7 @@ class Guide:
                 if path == "regex":
                     raise
                 try:
-                    grammar = compile_json_schema(schema, path="grammar", **options).grammar
+                    regrammar = compile_json_schema(schema, path="grammar", **options)
                 except UnsupportedSchemaError as refusal:
                     where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
                         f"at {refusal.pointer or '#'}"
@@ -182,7 +182,8 @@ class Guide:
                     raise type(exc)(
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
                         f"({why}); {fix}", exc.pattern) from None
-                compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})", grammar=grammar)
+                compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})",
+                                          grammar=regrammar.grammar, unique=regrammar.unique)
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
         guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
