@@ -171,3 +171,21 @@ def test_free_form_whitespace_same_on_both_paths(schema):
             assert grammar(text) == want, ("grammar", text)
             seen += want
     assert seen > 10
+
+
+@pytest.mark.parametrize("schema", [
+    {"properties": {"p": {"allOf": [{"$ref": "#/$defs/v"}, {"anyOf": [{"$ref": "#/$defs/v"}, {"minLength": 1}]}]}},
+     "$defs": {"v": {"enum": ["a", "b", "", 3]}}},
+    {"properties": {"p": {"$ref": "#/$defs/w"}}, "$defs": {
+        "v": {"enum": ["a", "b", "", 3]},
+        "w": {"allOf": [{"$ref": "#/$defs/v"}], "anyOf": [{"$ref": "#/$defs/v"}, {"minLength": 1}]}}},
+])
+def test_a_branch_naming_the_schema_the_node_already_holds_is_no_recursion(schema):
+    """dependabot's package-ecosystem: the value is `v`, and anyOf [`v`, ...] beside it. On the
+    grammar path the branch's $ref to `v` (being expanded) is not a recursion (no value entered):
+    it holds already, the branch is true."""
+    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    validator = jsonschema.Draft202012Validator(schema)
+    for p in ("a", "b", "", 3, "c", 4, None):
+        doc = {"p": p}
+        assert accepts(json.dumps(doc, separators=(",", ":"))) == validator.is_valid(doc), doc

@@ -4,7 +4,8 @@
 `grammar`) for recursive schemas, free-form values and regexes too large, which accepts the
 same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
-(pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems), `one_of`, `logic` (not,
+(pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems),
+`unique_check` (uniqueItems checked on the values, beside the regex or grammar), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
 `member_rules` (wide objects as left-linear rules).
@@ -84,7 +85,10 @@ finite set of at most 256 values (enum/const, boolean, null, bounded integer ran
 closed objects of those; an item that occurs once with types no other item has may take any value,
 and so may one that the others meet only in finitely many strings, booleans or null, with at most
 256 arrays; at most 1,024 sets of distinct values; equality as JSON Schema's:
-``1 == 1.0``, ``true != 1``, key order ignored), minLength, maxLength, pattern (also with
+``1 == 1.0``, ``true != 1``, key order ignored), and otherwise, with compile_json_schema's
+``value_checks``, checked on the values (module `unique_check`: items of strings, integers,
+booleans, null and arrays of those; not under `not`, beside contains/prefixItems, or where
+another applicable schema lets items repeat), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,
 with or without a range, as a digit automaton by remainder written without lookaheads, up to
@@ -134,7 +138,8 @@ beside anyOf/oneOf/if/dependentSchemas branches that evaluate properties/items (
 unevaluatedItems beside contains; otherwise they are the merged object's additionalProperties
 or items, json_schema.unevaluated), $dynamicRef/$recursiveRef where the dynamic scope matters
 (embedded $id resources; in one resource they are $refs), remote $ref, uniqueItems over
-unbounded item sets that other items may equal (not regular), two different contains in one allOf, oneOf with a branch
+unbounded item sets that other items may equal (not regular: checked on the values by
+compile_json_schema where `unique_check` can be exact, refused otherwise), two different contains in one allOf, oneOf with a branch
 that may overlap more than 7 others, patterns that are not regular or use inline flags, on the
 grammar path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose
 free-form values no text written out 4 levels deep tells apart), and the combinations above
@@ -315,28 +320,43 @@ def compile_json_schema(
     """
     value_checks = check_bool("compile_json_schema", "value_checks", value_checks)
     schema = load_schema(schema)
-    token = VALUE_CHECKED_UNIQUE.set(set() if value_checks else None)
-    try:
-        compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
-        dropped = VALUE_CHECKED_UNIQUE.get()
-    finally:
-        VALUE_CHECKED_UNIQUE.reset(token)
-    if not dropped:
-        return compiled
 
     def item(synthetic: Any, where: str, min_items: int) -> Any:
+        """The byte automaton of one item (the regex path of `synthetic`), or a refusal by name."""
+        def refused(why: str) -> UnsupportedSchemaError:
+            return UnsupportedSchemaError(f"uniqueItems checked on the values: {why} (keyword 'uniqueItems' at "
+                                          f"{where})", "uniqueItems", where)
         if _recursion(synthetic, False) is not None:
-            raise UnsupportedSchemaError(f"uniqueItems checked on the values: its items are recursive (keyword "
-                                         f"'uniqueItems' at {where})", "uniqueItems", where)
-        regex = build_regex_from_schema(synthetic, whitespace_pattern, max_recursion_depth,
-                                        property_order=property_order)
+            raise refused("its items are recursive")
+        try:
+            regex = build_regex_from_schema(synthetic, whitespace_pattern, max_recursion_depth,
+                                            property_order=property_order)
+        except UnsupportedSchemaError as exc:
+            raise refused(f"its items have no regex ({exc})") from None
         automaton = lazy_regex(regex)
         if min_items > 1 and not distinct_values_at_least(automaton, min_items):
-            raise UnsupportedSchemaError(f"uniqueItems checked on the values: minItems {min_items} distinct items "
-                                         f"may not exist (keyword 'uniqueItems' at {where})", "uniqueItems", where)
+            raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
 
-    return dataclasses.replace(compiled, unique=UniqueItemsCheck(schema, dropped, item))
+    check = UniqueItemsCheck(schema, item) if value_checks and _mentions_unique(schema) else None
+    token = VALUE_CHECKED_UNIQUE.set(check)
+    try:
+        compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
+    finally:
+        VALUE_CHECKED_UNIQUE.reset(token)
+    if check is None or not check.dropped:
+        return compiled
+    check.finish()
+    return dataclasses.replace(compiled, unique=check)
+
+
+def _mentions_unique(node: Any) -> bool:
+    """Does the schema hold a uniqueItems: true anywhere (so that a check may be needed)?"""
+    if isinstance(node, dict):
+        return node.get("uniqueItems") is True or any(_mentions_unique(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_mentions_unique(v) for v in node)
+    return False
 
 
 def _compile(

@@ -527,12 +527,15 @@ def value_checked(em: Any, uptr: str) -> bool:
     """Leave the uniqueItems at `uptr` to be checked on the values (module unique_check)? Only
     while compile_json_schema collects such arrays, in an emitter writing values or the lookahead
     side of an if or oneOf branch (not of a `not`, nor a membership check), with JSON whitespace."""
-    drops = em.norm.unique_drops
-    if drops is None or not json_whitespace_only(em.ws):
+    check = em.norm.unique_drops
+    if check is None or not json_whitespace_only(em.ws):
         return False
     if getattr(em, "lookahead_side", False) and not getattr(em.norm, "unique_side", False):
         return False
-    drops.add(uptr)
+    why = check.take(uptr)
+    if why is not None:  # (raises, or in lenient mode ignores the keyword: the array without it)
+        em.unsupported("uniqueItems", uptr, f"uniqueItems over these items is not regular, and checked on the "
+                       f"values it would not be exact: {why}")
     return True
 
 

@@ -131,7 +131,7 @@ class Emitter:
             kind, subs, gptr, _ = g
             if not isinstance(subs, list) or not subs:
                 raise UnsupportedSchemaError(f"{kind} must be a non-empty array (at {gptr})", kind, gptr)
-            flats = unions.union_branches(self.norm, kind, subs, gptr, self.sink is not None)
+            flats = unions.union_branches(self.norm, kind, subs, gptr, self.sink is not None, s.refs)
             if flats is True:  # an anyOf that accepts every value constrains nothing
                 continue
             if kind == "oneOf" and len(flats) > 1 and not one_of.pairwise_disjoint(self, flats, base):

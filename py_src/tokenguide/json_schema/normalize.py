@@ -34,9 +34,9 @@ VALIDATION = frozenset({
     "$recursiveRef",
 })
 
-#: while set (compile_json_schema), uniqueItems the language cannot express are written without the
-#: keyword and their pointers added here, to be checked on the values (module unique_check)
-VALUE_CHECKED_UNIQUE: ContextVar[set | None] = ContextVar("value_checked_unique", default=None)
+#: while set (compile_json_schema: a unique_check.UniqueItemsCheck), uniqueItems the language cannot
+#: express are written without the keyword and left to it, to be checked on the values
+VALUE_CHECKED_UNIQUE: ContextVar[Any] = ContextVar("value_checked_unique", default=None)
 
 _MERGE_SCHEMA_KEYWORDS = ("items", "additionalProperties", "additionalItems", "propertyNames")
 
@@ -242,7 +242,7 @@ class Normalizer:
         self.empty_reasons: list[tuple[str, str, str]] = []
         self.cuts: list[str] = []  # $refs cut at the unrolling limit (shared with sub-emitters' copies)
         self.resolver = RefResolver(root, self.draft)
-        self.unique_drops: set[str] | None = VALUE_CHECKED_UNIQUE.get()
+        self.unique_drops: Any = VALUE_CHECKED_UNIQUE.get()
 
     def unsupported(self, keyword: str, pointer: str, why: str) -> None:
         """Raise, or in lenient mode record the ignored keyword and return."""

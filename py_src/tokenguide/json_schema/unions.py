@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .normalize import VALIDATION, Node, types_of
+from .normalize import VALIDATION, Node, RuleRef, types_of
 from .text import ALL_TYPES
 
 __all__ = ["accepts_everything", "union_branches", "whole_types"]
@@ -71,15 +71,20 @@ def _pure_any_of(f: Any) -> Any:
     return None
 
 
-def union_branches(norm: Any, kind: str, subs: list, gptr: str, absorb: bool = True) -> list | bool:
+def union_branches(norm: Any, kind: str, subs: list, gptr: str, absorb: bool = True,
+                   same: tuple | list = ()) -> list | bool:
     """The flattened branches of one anyOf/oneOf group (at `gptr`), those accepting nothing
     dropped; for anyOf, nested pure anyOf branches spliced in and, with `absorb`, True when it
     accepts every value and branches inside another's whole types dropped (only where free-form
     values nest without limit: the regex path's capped ones would lose a deeper branch's values);
-    for oneOf, [] when two branches accept every value."""
+    for oneOf, [] when two branches accept every value. A branch that is a $ref to a schema the
+    node already holds at this place (`same`: its $ref targets) is true there (X and X is X),
+    not a recursion: no value was entered."""
     flats: list = []
     for i, sub in enumerate(subs):
         f = norm.flatten(sub, f"{gptr}/{i}")
+        if isinstance(f, RuleRef) and f.ptr in same:
+            f = True
         if f is False:
             continue
         if kind == "anyOf":

@@ -21,9 +21,8 @@ from __future__ import annotations
 import itertools
 import json
 from decimal import Decimal
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-from ..errors import UnsupportedSchemaError
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
@@ -38,7 +37,11 @@ _TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
 _ROOT = "tokenguide-item-root"
-Dnf = frozenset  # frozenset of conjunctions, each a frozenset of schema-object pointers
+Dnf = frozenset
+
+
+class _Refusal(Exception):
+    """Why a check of the values could not be exact (the pointer is added by the caller)."""  # frozenset of conjunctions, each a frozenset of schema-object pointers
 
 
 def value_key(v: Any) -> Any:
@@ -90,30 +93,60 @@ def _json_type(v: Any) -> str:
 class UniqueItemsCheck:
     """Where arrays must hold distinct items, for a schema whose regex/grammar leaves them out.
 
-    `root` is the location id of the whole document; `child_key(loc, key)` and `child_index(loc, i)`
-    step into a member or an item; `item_automaton(loc)` is the byte automaton of one item of the
-    array at `loc` when that array must be checked, else None. Raises UnsupportedSchemaError
-    (keyword uniqueItems, the JSON pointer) where the check could not be exact.
+    Made while the schema is emitted: `take(pointer)` leaves a uniqueItems to it, or says why its
+    check could not be exact; `finish()` then builds the item automata. `root` is the location
+    id of the whole document; `child_key(loc, key)` and `child_index(loc, i)` step into a member
+    or an item; `item_automaton(loc)` is the byte automaton of one item of the array at `loc`
+    when that array must be checked, else None.
     """
 
-    def __init__(self, schema: Any, dropped: Iterable[str], compile_item: Callable[[Any], Any]):
+    def __init__(self, schema: Any, compile_item: Callable[[Any, str, int], Any]):
         self.schema = schema
         self.draft = schema_draft(schema)
         self.resolver = RefResolver(schema, self.draft)
         self.objs: dict[str, Any] = {"#": schema}
-        self.owners = {p.rsplit("/uniqueItems", 1)[0]: p for p in dropped}
+        self.dropped: dict[str, str] = {}  # schema object -> pointer of its uniqueItems, left to check
         self._compile_item = compile_item
         self._dnfs: dict[str, list[frozenset]] = {}
         self._locs: list[Dnf] = []
         self._loc_id: dict[Dnf, int] = {}
         self._children: dict[tuple, int] = {}
         self._items: dict[int, Any] = {}
-        negated = self._negated()
-        for owner, ptr in sorted(self.owners.items()):
-            if owner in negated:
-                self._refuse(ptr, "this array sits under a `not`, where a check of its values would be reversed")
-        self.root = self._location(frozenset(self._dnf("#", ())))
-        self._explore()
+        self._arrays: dict[int, list[str]] = {}  # location -> the schema objects with uniqueItems there
+        self._verdicts: dict[str, str] = {}  # schema object -> why its check could not be exact
+        self._broken: str | None = None
+        self._negated_objs: set[str] = set()
+        try:
+            self._negated_objs = self._negated()
+            self.root = self._location(frozenset(self._dnf("#", ())))
+            self._explore()
+        except _Refusal as exc:
+            self._broken = exc.args[0]
+
+    def refusal(self, uptr: str) -> str | None:
+        """Why the uniqueItems at `uptr` cannot be checked exactly on the values (None: it can)."""
+        owner = uptr.rsplit("/uniqueItems", 1)[0]
+        if owner in self._negated_objs:
+            return "this array sits under a `not`, where a check of its values would be reversed"
+        if self._broken is not None:
+            return self._broken
+        if not any(owner in owners for owners in self._arrays.values()):
+            return "this array sits under not, if or contains, where a check of its values cannot be exact"
+        return self._verdicts.get(owner)
+
+    def take(self, uptr: str) -> str | None:
+        """Leave the uniqueItems at `uptr` to this check; else why not (see `refusal`)."""
+        why = self.refusal(uptr)
+        if why is None:
+            self.dropped[uptr.rsplit("/uniqueItems", 1)[0]] = uptr
+        return why
+
+    def finish(self) -> None:
+        """Build the item automaton of every array holding a uniqueItems taken (`take`)."""
+        for loc, owners in self._arrays.items():
+            taken = [o for o in owners if o in self.dropped]
+            if taken:
+                self._items[loc] = self._item_automaton(loc, self.dropped[taken[0]])
 
     def _negated(self) -> set[str]:
         """The pointers of the schema objects under a `not` (through $refs too)."""
@@ -144,14 +177,14 @@ class UniqueItemsCheck:
         found = self._loc_id.get(dnf)
         if found is None:
             if len(self._locs) >= MAX_LOCATIONS:
-                self._refuse(next(iter(self.owners.values()), "#"), f"more than {MAX_LOCATIONS:,} places to check")
+                self._refuse("", f"more than {MAX_LOCATIONS:,} places to check")
             found = self._loc_id[dnf] = len(self._locs)
             self._locs.append(dnf)
         return found
 
-    def _refuse(self, ptr: str, why: str) -> None:
-        raise UnsupportedSchemaError(f"uniqueItems checked on the values: {why} (keyword 'uniqueItems' at {ptr})",
-                                     "uniqueItems", ptr)
+    @staticmethod
+    def _refuse(ptr: str, why: str) -> None:
+        raise _Refusal(why)
 
     def _dnf(self, ptr: str, stack: tuple) -> list[frozenset]:
         """The schema object at `ptr` as alternatives of conjunctions of schema objects that apply
@@ -201,7 +234,7 @@ class UniqueItemsCheck:
 
     @staticmethod
     def _ref_refused(keyword: str, pointer: str, why: str) -> None:
-        raise UnsupportedSchemaError(f"{why} (keyword {keyword!r} at {pointer})", keyword, pointer)
+        raise _Refusal(f"{why} (keyword {keyword!r} at {pointer})")
 
     def _sub(self, ptr: str, obj: Any, stack: tuple) -> list[frozenset]:
         self.objs.setdefault(ptr, obj)
@@ -306,23 +339,25 @@ class UniqueItemsCheck:
         return self._items.get(loc)
 
     def _explore(self) -> None:
-        """Visit every location a document can reach; check each one holding a dropped uniqueItems."""
-        seen, todo, found = {self.root}, [self.root], set()
+        """Visit every location a document can reach; judge each one holding a uniqueItems."""
+        seen, todo = {self.root}, [self.root]
         while todo:
             loc = todo.pop()
-            owners = {p for c in self._locs[loc] for p in c if p in self.owners}
+            owners = sorted({p for c in self._live(loc, "array") for p in c
+                             if isinstance(self.objs[p], dict) and self.objs[p].get("uniqueItems") is True})
             if owners:
-                found |= owners
-                self._check_array(loc, sorted(owners))
+                self._arrays[loc] = owners
+                try:
+                    self._check_array(loc)
+                except _Refusal as exc:
+                    for o in owners:
+                        self._verdicts.setdefault(o, exc.args[0])
             kids = [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + [self.child_index(loc, -1)]
             kids += self._member_children(loc)
             for k in kids:
                 if k not in seen:
                     seen.add(k)
                     todo.append(k)
-        for owner in sorted(set(self.owners) - found):
-            self._refuse(self.owners[owner], "this array sits under not, if or contains, where a check of its "
-                         "values cannot be exact")
 
     def _member_children(self, loc: int) -> list[int]:
         names, pats = set(), set()
@@ -334,34 +369,36 @@ class UniqueItemsCheck:
                 if isinstance(obj.get("patternProperties"), dict):
                     pats.update(f"{p}/patternProperties/{ptr_escape(x)}" for x in obj["patternProperties"])
         if len(pats) > MAX_PATTERNS:
-            owner = next(iter(self.owners.values()), "#")
-            self._refuse(owner, f"objects with more than {MAX_PATTERNS} patternProperties on the way")
+            self._refuse("", f"objects with more than {MAX_PATTERNS} patternProperties on the way")
         kids = [self.child_key(loc, n) for n in sorted(names)]
         pats_l = sorted(pats)
         for r in range(len(pats_l) + 1):
             kids += [self._member(loc, None, frozenset(sub)) for sub in itertools.combinations(pats_l, r)]
         return kids
 
-    def _check_array(self, loc: int, owners: list[str]) -> None:
-        where = self.owners[owners[0]]
-        arrays = self._live(loc, "array")
-        for c in arrays:
+    def _check_array(self, loc: int) -> None:
+        """Raise _Refusal where a check of the array at `loc` could not be exact."""
+        for c in self._live(loc, "array"):
             if not any(isinstance(self.objs[p], dict) and self.objs[p].get("uniqueItems") is True for p in c):
-                self._refuse(where, "another schema that applies there accepts arrays with equal items")
+                self._refuse("", "another schema that applies there accepts arrays with equal items")
             if any(isinstance(self.objs[p], dict) and "contains" in self.objs[p] for p in c):
-                self._refuse(where, "contains beside it")
+                self._refuse("", "contains beside it")
         if self.prefix_length(loc):
-            self._refuse(where, "prefixItems (or an items array) beside it")
+            self._refuse("", "prefixItems (or an items array) beside it")
+        self._canonical(self.child_index(loc, -1), "", True, set())
+
+    def _item_automaton(self, loc: int, where: str) -> Any:
+        """The byte automaton of one item of the array at `loc` (compile_item raises by name)."""
         item = self.child_index(loc, -1)
-        self._canonical(item, where, True, set())
         synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
         synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
             k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
         synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
                               for c in self._locs[item]] or [False]
-        self._items[loc] = self._compile_item(synthetic, where, max(
-            (self.objs[p].get("minItems", 0) for c in arrays for p in c if isinstance(self.objs[p], dict)
-             and isinstance(self.objs[p].get("minItems", 0), int)), default=0))
+        min_items = max((self.objs[p].get("minItems", 0) for c in self._live(loc, "array") for p in c
+                         if isinstance(self.objs[p], dict) and isinstance(self.objs[p].get("minItems", 0), int)),
+                        default=0)
+        return self._compile_item(synthetic, where, min_items)
 
     def _moved(self, ptr: str) -> str:
         """`ptr` in the item schema `_check_array` builds, where the user's root sits under $defs."""
