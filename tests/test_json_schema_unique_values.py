@@ -86,7 +86,11 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
      "accepts arrays with equal items"),
     ({"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"$ref": "#/$defs/u"}}}, "$defs": {"u": U}},
      "#/$defs/u/uniqueItems", "under a `not`"),
-    ({"type": "array", "items": {"type": "object"}, "uniqueItems": True}, "#/uniqueItems", "may be objects"),
+    ({"type": "array", "items": {"type": "object"}, "uniqueItems": True}, "#/uniqueItems", "open (other keys"),
+    ({"type": "array", "items": {"anyOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": False},
+        {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}, "additionalProperties": False},
+    ]}, "uniqueItems": True}, "#/uniqueItems", "in different orders"),
     ({"type": "array", "items": {"type": "number", "minimum": 0}, "uniqueItems": True}, "#/uniqueItems",
      "bounded or nested numbers"),
     ({"type": "array", "items": {"type": "array", "items": {"type": "number"}}, "uniqueItems": True},
@@ -131,6 +135,32 @@ def test_an_if_alternative_with_unique_arrays_on_both_sides_is_checked():
     for v in ({"a": ["x", "y", "z"], "k": 1}, {"a": ["x", "x"], "k": 1}, {"a": ["x", "y", "z"], "k": 2},
               {"a": ["y", "y"], "k": 2}, {"a": ["y"], "k": 2}, {"a": ["y", "z", "x"]}):
         assert compiled.accepts(dumps(v)) == valid(schema, v), v
+
+
+PEOPLE = {"type": "array", "uniqueItems": True, "items": {"anyOf": [
+    {"type": "object", "properties": {"name": {"type": "string"}, "email": {"type": "string"}, "n": {"type": "integer"}},
+     "required": ["name"], "additionalProperties": False},
+    {"type": "object", "properties": {"entity": {"type": "string"}, "email": {"type": "string"}},
+     "required": ["entity"], "additionalProperties": False},
+    {"type": "string"}]}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_closed_objects_as_items(path, gpt2_vocabulary):
+    """Closed objects (citation-file-format's persons and entities): one spelling per value, so
+    checked like strings; the same object twice is refused, key order never differs."""
+    compiled = compile_json_schema(PEOPLE, path=path)
+    ann, bob, org = {"name": "ann"}, {"name": "bob", "email": "b@x", "n": 2}, {"entity": "org", "email": "o@x"}
+    docs = [[ann, bob], [ann, ann], [ann, bob, org, "ann"], [org, org], [bob, {"name": "bob", "email": "b@x", "n": 3}],
+            [bob, {"name": "bob", "email": "b@x", "n": 2}], ["x", "x"], [ann, {"name": "ann", "n": 1}]]
+    guide = Guide.from_json_schema(PEOPLE, gpt2_vocabulary, path=path)
+    for v in docs:
+        want = valid(PEOPLE, v)
+        for text in (dumps(v), dumps(v, compact=False)):
+            assert compiled.accepts(text) == want, text
+        assert guide_accepts(guide, greedy(gpt2_vocabulary, dumps(v))) == want, v
+    with pytest.raises(UnsupportedSchemaError, match="any order"):
+        compile_json_schema(PEOPLE, path=path, property_order="any")
 
 
 # ---- masks against a finite language ----------------------------------------------------------
@@ -197,6 +227,20 @@ def test_masks_are_exact_when_every_value_is_used(path):
     full = dumps(words)
     only = [full[:i] for i in range(len(full))] + ['["a","b","aa","ab","ba","bb","', '["a","b","aa","ab","ba","bb",""']
     extra = ['","', '"]', '"a"', "ab", '"a', ',"', '""']
+    assert check_masks_exact(schema, docs, extra, path, probes=300) == 300
+    assert check_masks_exact(schema, docs, extra, path, only=only) == len(only)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_masks_are_exact_over_closed_objects(path):
+    """Items {"k": one of 300 words}, closed, at most 2: an object repeating the first one cannot
+    be closed, nor its word ended where no longer word starts with it."""
+    words = ["".join(p) for n in (1, 2) for p in itertools.product("abcdefghijklmnopq", repeat=n)][:300]
+    schema = {"type": "array", "uniqueItems": True, "maxItems": 2, "items": {
+        "type": "object", "properties": {"k": {"enum": words}}, "required": ["k"], "additionalProperties": False}}
+    docs = {dumps([{"k": w} for w in v]) for n in range(3) for v in itertools.permutations(words, n)}
+    only = ['[{"k":"a"},{"k":"a', '[{"k":"qa"},{"k":"q', '[{"k":"qa"},{"k":"qk', '[{"k":"b"},']
+    extra = ['"}', '"},', '{"k":"', '"a"}', "}]"]
     assert check_masks_exact(schema, docs, extra, path, probes=300) == 300
     assert check_masks_exact(schema, docs, extra, path, only=only) == len(only)
 

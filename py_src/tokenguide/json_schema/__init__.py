@@ -338,7 +338,8 @@ def compile_json_schema(
             raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
 
-    check = UniqueItemsCheck(schema, item) if value_checks and _mentions_unique(schema) else None
+    check = UniqueItemsCheck(schema, item, property_order == "any") if value_checks and _mentions_unique(schema) \
+        else None
     token = VALUE_CHECKED_UNIQUE.set(check)
     try:
         compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)

@@ -100,8 +100,9 @@ class UniqueItemsCheck:
     when that array must be checked, else None.
     """
 
-    def __init__(self, schema: Any, compile_item: Callable[[Any, str, int], Any]):
+    def __init__(self, schema: Any, compile_item: Callable[[Any, str, int], Any], any_order: bool = False):
         self.schema = schema
+        self.any_order = any_order
         self.draft = schema_draft(schema)
         self.resolver = RefResolver(schema, self.draft)
         self.objs: dict[str, Any] = {"#": schema}
@@ -424,16 +425,48 @@ class UniqueItemsCheck:
                 if isinstance(obj, dict):
                     ranged = ranged or any(k in obj for k in _RANGE)
                     vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
-                    if any(_json_type(v) in ("integer", "number") for v in vals):
+                    if any(_has_number(v) for v in vals):
                         self._refuse(where, "numbers in an enum/const of its items (1 and 1.0 are one value)")
             if "number" in types and (ranged or not top):
                 self._refuse(where, "its items may be bounded or nested numbers (1 and 1.0 are one value)")
-            if "object" in types:
-                self._refuse(where, "its items may be objects")
+            if "object" in types and not any(isinstance(self.objs[p], dict) and ("enum" in self.objs[p] or
+                                                                                 "const" in self.objs[p]) for p in c):
+                self._objects_canonical(loc, where, seen)
             if "array" in types:
                 for i in range(self.prefix_length(loc)):
                     self._canonical(self.child_index(loc, i), where, False, seen)
                 self._canonical(self.child_index(loc, -1), where, False, seen)
+
+
+    def _objects_canonical(self, loc: int, where: str, seen: set) -> None:
+        """Objects among the items: one spelling per value only when closed (additionalProperties
+        false, no patternProperties) with their names in one order wherever several alternatives
+        declare them; their member values canonical in turn."""
+        if self.any_order:
+            self._refuse(where, 'its items may be objects, whose keys come in any order with property_order="any"')
+        orders: list[list[str]] = []
+        for c in self._live(loc, "object"):
+            objs = [self.objs[p] for p in c if isinstance(self.objs[p], dict)]
+            declared = [o["properties"] for o in objs if isinstance(o.get("properties"), dict) and o["properties"]]
+            if not any(o.get("additionalProperties") is False for o in objs) or any(
+                    o.get("patternProperties") or "unevaluatedProperties" in o for o in objs) or len(declared) > 1:
+                self._refuse(where, "its items may be objects that are open (other keys in any order) or merged "
+                             "from several declarations")
+            orders.append(list(declared[0]) if declared else [])
+        for a, b in itertools.combinations(orders, 2):
+            shared = [n for n in a if n in b]
+            if shared != [n for n in b if n in a]:
+                self._refuse(where, "its items may be objects whose alternatives declare shared keys in different orders")
+        for name in dict.fromkeys(n for o in orders for n in o):
+            self._canonical(self.child_key(loc, name), where, False, seen)
+
+
+def _has_number(v: Any) -> bool:
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
 
 
 def distinct_values_at_least(dfa: Any, n: int, limit: int = 200_000) -> bool:
