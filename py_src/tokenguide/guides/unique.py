@@ -76,6 +76,32 @@ def _alive(dfa: Any, q: int, compact: bytes, instr: bool, esc: bool, texts: froz
     return False
 
 
+@lru_cache(maxsize=4)
+def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
+    """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
+    int bit sets the tokens holding a JSON delimiter and those holding whitespace."""
+    token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
+    by_bytes: dict[bytes, list[int]] = {}
+    struct = ws = 0
+    for i, b in enumerate(token_bytes):
+        if not b:
+            continue
+        by_bytes.setdefault(b, []).append(i)
+        if _STRUCT.intersection(b):
+            struct |= 1 << i
+        elif _WS.intersection(b):
+            ws |= 1 << i
+    return token_bytes, by_bytes, struct, ws
+
+
+def _bits(x: int):
+    """The positions of the set bits of `x`, ascending."""
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
 class _Dup(Exception):
     """A token ends an item equal to one before it, or leaves an item no new value to end as."""
 
@@ -213,20 +239,8 @@ class UniqueItemsGuide(BaseGuide):
         self.is_index = not isinstance(inner, BaseGuide)
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
-        vocab = core_vocabulary_of(vocabulary)
-        self.token_bytes: list[Optional[bytes]] = [
-            None if i == self.eos_token_id else vocab.id_to_bytes(i) for i in range(self.vocab_size)]
-        self.by_bytes: dict[bytes, list[int]] = {}
-        struct, ws = [], []
-        for i, b in enumerate(self.token_bytes):
-            if not b:
-                continue
-            self.by_bytes.setdefault(b, []).append(i)
-            if _STRUCT.intersection(b):
-                struct.append(i)
-            elif _WS.intersection(b):
-                ws.append(i)
-        self.struct, self.ws = struct, ws
+        tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
+        self.token_bytes, self.by_bytes, self.struct, self.ws = tables
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b""))
         self.final_state = (getattr(inner, "final_state", -1), ((), "A", b""))
@@ -270,8 +284,8 @@ class UniqueItemsGuide(BaseGuide):
         if not frames:
             return base
         mask = bytearray(base)
-        for t in self._candidates(frames, scan):
-            if mask_has(base, t) and self.scan(scan, self.token_bytes[t]) is None:
+        for t in _bits(int.from_bytes(base, "little") & self._candidates(frames)):
+            if self.scan(scan, self.token_bytes[t]) is None:
                 mask[t >> 3] &= ~(1 << (t & 7)) & 0xFF
         out = bytes(mask)
         if len(self._masks) > 256:
@@ -279,19 +293,20 @@ class UniqueItemsGuide(BaseGuide):
         self._masks[key] = (inner, out)  # (an unhashable inner state is kept alive with its id)
         return out
 
-    def _candidates(self, frames: list, scan: tuple) -> set[int]:
-        """Tokens that may repeat or strand an item: delimiters, whitespace (unless every open
-        item is inside a string), and those that follow the texts of items seen."""
-        out = set(self.struct)
+    def _candidates(self, frames: list) -> int:
+        """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
+        (unless every open item is inside a string), and those that follow the texts of items seen."""
+        out = self.struct
         if not all(f[6] and f[9] for f in frames):
-            out.update(self.ws)
+            out |= self.ws
         for f in frames:
             compact = f[8] if f[6] else b""
             for text in f[5]:
                 if text.startswith(compact):
                     rest = text[len(compact):]
                     for n in range(1, len(rest) + 1):
-                        out.update(self.by_bytes.get(rest[:n], ()))
+                        for t in self.by_bytes.get(rest[:n], ()):
+                            out |= 1 << t
         return out
 
     def get_next_instruction(self, state: Any) -> Instruction:
