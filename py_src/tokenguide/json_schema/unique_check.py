@@ -2,18 +2,19 @@
 
 Distinct items drawn from an unbounded set (strings, integers...) are not a regular language, so
 module `arrays` refuses them. `compile_json_schema` can instead write such an array without the
-keyword and return this `UniqueItemsCheck` beside the regex or grammar: for every place in a
+keyword, leaving it to this `UniqueItemsCheck` beside the regex or grammar: for every place in a
 document it knows whether the array there must hold distinct items (a *location*: the schema
 objects that may apply there, as alternatives of conjunctions), and the byte automaton of one
 item there, so that a guide (guides.unique) refuses a token that repeats an item or leaves no
 way to write a new one, and `find_duplicate` checks a whole document.
 
-It is exact only where it can prove it, and refuses by name otherwise: every array the emitter
-wrote without the keyword must lie only at locations where *every* alternative that accepts an
-array requires distinct items (so checking them never refuses a valid document), no `contains`
-or `prefixItems` beside it, and items whose spellings are canonical (strings, integers,
-booleans, null, arrays of those; unbounded `number` items only at the top of an item; no objects),
-so that "some new item can still be written" is a question about texts.
+It is exact only where it can prove it, and says why otherwise (`take`): every array left to it
+must lie only at locations where *every* alternative that accepts an array requires distinct
+items (so checking them never refuses a valid document), with no `contains` or `prefixItems`
+beside it, never under a `not`, and with items spelled one way per value (strings, integers,
+booleans, null, closed objects with one key order, arrays of those; unbounded `number` items
+only at the top of an item; no free-form values), so that "some new item can still be written"
+is a question about texts.
 """
 
 from __future__ import annotations
