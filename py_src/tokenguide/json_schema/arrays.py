@@ -455,7 +455,8 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
                 em.unsupported("uniqueItems", uptr, f"uniqueItems over items whose values are not a small finite "
                                f"set (the items at {ptr}) is not regular; give the items an enum/const (at most "
                                f"{MAX_UNIQUE_VALUES} values), a bounded integer range, types no other item has, "
-                               "or maxItems: 1")
+                               "or maxItems: 1 (compile_json_schema and Guide.from_json_schema check it on the "
+                               "values instead, where they can)")
                 return NotImplemented
         tables.append(vals)
     every: dict = {}
