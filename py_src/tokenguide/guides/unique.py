@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from ..errors import InvalidTokenError
-from ..json_schema.unique_check import parse_document, value_key
+from ..json_schema.unique_check import canonical_number, parse_document, value_key
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import Generate, Instruction, mask_has
@@ -35,54 +35,84 @@ def _trie(texts: frozenset) -> frozenset:
     return frozenset(t[:i] for t in texts for i in range(len(t) + 1))
 
 
-def _advance_compact(compact: bytes, instr: bool, esc: bool, c: int) -> tuple[bytes, bool, bool]:
-    """One byte of an item's text: its compact text (JSON whitespace outside strings dropped) and
-    whether it is inside a string / after a backslash there."""
+_NUMBER = frozenset(b"+-.0123456789eE")
+_NUMBER_START = frozenset(b"-0123456789")
+_START = (b"", False, False, b"")  # an item's text before its first byte
+_SEARCH_STEPS = 50_000
+
+
+def _advance(text: tuple, c: int) -> tuple:
+    """One byte of an item's text. `text` is (compact, in a string, after a backslash there, the
+    number being written): the compact text drops JSON whitespace outside strings and spells
+    each number, once it ends, canonically, so that equal values have equal texts."""
+    compact, instr, esc, num = text
     if instr:
         if esc:
-            esc = False
-        elif c == 0x5C:
-            esc = True
-        elif c == 0x22:
-            instr = False
-        return compact + bytes((c,)), instr, esc
+            return compact + bytes((c,)), True, False, b""
+        return compact + bytes((c,)), c != 0x22, c == 0x5C, b""
+    if num:
+        if c in _NUMBER:
+            return compact, False, False, num + bytes((c,))
+        compact += canonical_number(num).encode()
     if c in _WS:
-        return compact, instr, esc
-    return compact + bytes((c,)), c == 0x22, False
+        return compact, False, False, b""
+    if c in _NUMBER_START:
+        return compact, False, False, bytes((c,))
+    return compact + bytes((c,)), c == 0x22, False, b""
 
 
-def _alive(dfa: Any, q: int, compact: bytes, instr: bool, esc: bool, texts: frozenset) -> bool:
-    """Can the item whose automaton state is `q` and compact text `compact` still end as a value
-    not in `texts`? (Leaving the texts seen behind is enough: every live automaton state can end.)"""
+def _ended(text: tuple) -> bytes:
+    """The compact text of a whole item (a number at its end spelled canonically)."""
+    return text[0] + canonical_number(text[3]).encode() if text[3] else text[0]
+
+
+def _alive(dfa: Any, q: int, text: tuple, texts: frozenset) -> bool:
+    """Can the item whose automaton state is `q` and text `text` (see `_advance`) still end as a
+    value whose compact text is not in `texts`? Leaving the texts seen behind is enough (every
+    live automaton state can end, and compact texts are one per value); a number being written
+    is compared once it ends. (Past _SEARCH_STEPS states, taken as alive.)"""
     prefixes = _trie(texts)
-    if compact not in prefixes:
+    if text[0] not in prefixes:
         return True
-    todo, seen = [(q, compact, instr, esc)], {(q, compact, instr, esc)}
+    todo, seen = [(q, text)], {(q, text[:3], _number_value(text[3]))}
     while todo:
-        q, compact, instr, esc = todo.pop()
-        if dfa.is_final(q) and compact not in texts:
+        q, text = todo.pop()
+        if dfa.is_final(q) and _ended(text) not in texts:
             return True
         row = dfa.row(q)
         for c in range(256):
             q2 = row[c]
             if q2 == -1:
                 continue
-            nxt = (q2, *_advance_compact(compact, instr, esc, c))
-            if nxt[1] not in prefixes:
+            nxt = _advance(text, c)
+            if nxt[0] not in prefixes:
                 return True
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
+            key = (q2, nxt[:3], _number_value(nxt[3]))
+            if key not in seen:
+                if len(seen) > _SEARCH_STEPS:
+                    return True
+                seen.add(key)
+                todo.append((q2, nxt))
     return False
+
+
+def _number_value(raw: bytes) -> Any:
+    """A number being written, as far as its value goes (`1.0` and `1.00` are one search state)."""
+    if not raw:
+        return ""
+    try:
+        return canonical_number(raw), raw[-1:] in (b".", b"e", b"E", b"-", b"+")
+    except ValueError:  # ("-", "1.", "1e", "1e+": not a number yet)
+        return raw
 
 
 @lru_cache(maxsize=4)
 def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
-    int bit sets the tokens holding a JSON delimiter and those holding whitespace."""
+    int bit sets the tokens holding a JSON delimiter, those holding whitespace, and digits."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
-    struct = ws = 0
+    struct = ws = numbers = 0
     for i, b in enumerate(token_bytes):
         if not b:
             continue
@@ -91,7 +121,9 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             struct |= 1 << i
         elif _WS.intersection(b):
             ws |= 1 << i
-    return token_bytes, by_bytes, struct, ws
+        if _NUMBER_START.intersection(b):
+            numbers |= 1 << i
+    return token_bytes, by_bytes, struct, ws, numbers
 
 
 def _bits(x: int):
@@ -125,17 +157,18 @@ class _Scan:
 
     def _start_value(self) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
-            f = self.frames[-1]  # ["a", loc, index, dfa, keys, texts, inside, q, compact, instr, esc]
-            f[6], f[7], f[8], f[9], f[10] = True, f[3].initial, b"", False, False
+            f = self.frames[-1]  # ["a", loc, index, dfa, value keys, texts, inside an item, q, text]
+            f[6], f[7], f[8] = True, f[3].initial, _START
 
     def _end_value(self) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][6]:
             f = self.frames[-1]
             f[6] = False
-            k = value_key(parse_document(f[8]))
+            text = _ended(f[8])
+            k = value_key(parse_document(text))
             if k in f[4]:
                 raise _Dup
-            f[4], f[5] = f[4] | {k}, f[5] | {f[8]}
+            f[4], f[5] = f[4] | {k}, f[5] | {text}
 
     def feed(self, data: bytes) -> None:
         for c in data:
@@ -151,7 +184,7 @@ class _Scan:
                     if q == -1:
                         raise _Dup  # (the item automaton and the guide disagree: never expected)
                     f[7] = q
-                    f[8], f[9], f[10] = _advance_compact(f[8], f[9], f[10], c)
+                    f[8] = _advance(f[8], c)
             self._step(mode, c)
 
     def _step(self, mode: str, c: int) -> None:
@@ -166,7 +199,7 @@ class _Scan:
             elif c == 0x5B:
                 loc = self._value_loc()
                 dfa = self.check.item_automaton(loc)
-                self.frames.append(["a", loc, 0, dfa, frozenset(), frozenset(), False, 0, b"", False, False])
+                self.frames.append(["a", loc, 0, dfa, frozenset(), frozenset(), False, 0, _START])
                 self.mode = "V"
             elif c == 0x5D:
                 self.frames.pop()
@@ -218,11 +251,11 @@ class _Scan:
     def alive(self) -> bool:
         """Can every item begun, and the one a comma calls for, still end as a new value?"""
         for f in self.frames:
-            if f[0] == "a" and f[6] and not _alive(f[3], f[7], f[8], f[9], f[10], f[5]):
+            if f[0] == "a" and f[6] and not _alive(f[3], f[7], f[8], f[5]):
                 return False
         top = self.frames[-1] if self.frames else None
         if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
-            return _alive(top[3], top[3].initial, b"", False, False, top[5])
+            return _alive(top[3], top[3].initial, _START, top[5])
         return True
 
 
@@ -240,7 +273,7 @@ class UniqueItemsGuide(BaseGuide):
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws = tables
+        self.token_bytes, self.by_bytes, self.struct, self.ws, self.numbers = tables
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b""))
         self.final_state = (getattr(inner, "final_state", -1), ((), "A", b""))
@@ -297,10 +330,10 @@ class UniqueItemsGuide(BaseGuide):
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
         (unless every open item is inside a string), and those that follow the texts of items seen."""
         out = self.struct
-        if not all(f[6] and f[9] for f in frames):
-            out |= self.ws
+        if not all(f[6] and f[8][1] for f in frames):
+            out |= self.ws | self.numbers
         for f in frames:
-            compact = f[8] if f[6] else b""
+            compact = f[8][0] if f[6] else b""
             for text in f[5]:
                 if text.startswith(compact):
                     rest = text[len(compact):]

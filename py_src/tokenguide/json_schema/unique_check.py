@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from decimal import Decimal
 from typing import Any, Callable
 
@@ -29,7 +30,8 @@ from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ptr_escape
 
-__all__ = ["UniqueItemsCheck", "distinct_values_at_least", "find_duplicate", "parse_document", "value_key"]
+__all__ = ["UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
+           "value_key"]
 
 MAX_LOCATIONS = 4_000
 MAX_ALTERNATIVES = 64
@@ -45,15 +47,41 @@ class _Refusal(Exception):
     """Why a check of the values could not be exact (the pointer is added by the caller)."""  # frozenset of conjunctions, each a frozenset of schema-object pointers
 
 
+_NUMBER_TEXT = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
+
+
+def canonical_number(raw: str | bytes) -> str:
+    """One spelling per number value (`1`, `1.0`, `10e-1` alike): digits without leading or
+    trailing zeros and an exponent, exactly (any size, no rounding); `0` for zeros (`-0` too).
+    ValueError for a text that is no JSON number."""
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    m = _NUMBER_TEXT.fullmatch(text)
+    if m is None:
+        raise ValueError(f"not a JSON number: {text!r:.40}")
+    sign, whole, frac, exp = m.groups()
+    digits = (whole + (frac or "")).lstrip("0")
+    shift = int(exp or 0) - len(frac or "")
+    kept = digits.rstrip("0")
+    if not kept:
+        return "0"
+    return f"{sign}{kept}e{shift + len(digits) - len(kept)}"
+
+
+class _Number(str):
+    """A number of a parsed document, as its canonical spelling (`parse_document`)."""
+
+
 def value_key(v: Any) -> Any:
     """A hashable key equal for JSON values JSON Schema calls equal (1 == 1.0, true != 1, key order
-    ignored); numbers are compared exactly (parse floats as Decimal)."""
+    ignored); numbers compared exactly, by `canonical_number`."""
     if isinstance(v, bool):
         return ("b", v)
     if v is None:
         return ("z",)
+    if isinstance(v, _Number):
+        return ("n", str(v))
     if isinstance(v, (int, float, Decimal)):
-        return ("n", Decimal(v) if not isinstance(v, float) else Decimal(repr(v)))
+        return ("n", canonical_number(repr(v) if isinstance(v, float) else str(v)))
     if isinstance(v, str):
         return ("s", v)
     if isinstance(v, list):
@@ -428,8 +456,8 @@ class UniqueItemsCheck:
                     vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
                     if any(_has_number(v) for v in vals):
                         self._refuse(where, "numbers in an enum/const of its items (1 and 1.0 are one value)")
-            if "number" in types and (ranged or not top):
-                self._refuse(where, "its items may be bounded or nested numbers (1 and 1.0 are one value)")
+            if "number" in types and ranged:
+                self._refuse(where, "its items may be bounded numbers with fractions (1 and 1.0 are one value)")
             if "object" in types and not any(isinstance(self.objs[p], dict) and ("enum" in self.objs[p] or
                                                                                  "const" in self.objs[p]) for p in c):
                 self._objects_canonical(loc, where, seen)
@@ -521,5 +549,10 @@ def find_duplicate(check: UniqueItemsCheck, value: Any) -> str | None:
 
 
 def parse_document(text: str | bytes) -> Any:
-    """A JSON text parsed with exact numbers (floats as Decimal), for `find_duplicate`."""
-    return json.loads(text, parse_float=Decimal)
+    """A JSON text parsed with exact numbers (each a `_Number`: its canonical spelling), for
+    `find_duplicate` and `value_key`."""
+    return json.loads(text, parse_float=_number, parse_int=_number)
+
+
+def _number(text: str) -> _Number:
+    return _Number(canonical_number(text))
