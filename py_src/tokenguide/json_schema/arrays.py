@@ -139,7 +139,8 @@ def array_regex(em: Any, parts: ArrayParts) -> str | None:
                 else Slot(None, None, None))
         if split.refused:
             lo, hi = 0, None
-    body = count_items(em, slots, tail, m, M, lo, hi, s.kptr("contains") if bounds else s.ptr)
+    counted = "contains" if bounds else "minItems" if "minItems" in s else "maxItems"
+    body = count_items(em, slots, tail, m, M, lo, hi, s.kptr(counted))
     if body is None and bounds is not None:
         em.norm.note_empty("contains", s.kptr("contains"), "no array of these items has the number of items "
                            "matching contains that minContains/maxContains ask for")
@@ -402,9 +403,11 @@ def count_items(em: Any, slots: list[Slot], tail: Slot, m: int, M: int | None, l
                 options = [cat(s, slot.hit, go(pos + 1, h + 1)), cat(s, slot.miss, go(pos + 1, h))]
             out = alt(options + ["" if final else None])
         if out is not None and len(out) > MAX_COUNT_CHARS:
-            kw = "contains" if ptr.endswith("/contains") else "uniqueItems"
+            kw = ptr.rsplit("/", 1)[-1]
+            kw = kw if kw in ("contains", "uniqueItems", "minItems", "maxItems") else "minItems"
+            what = f"{kw} together with " if kw in ("contains", "uniqueItems") else ""
             raise UnsupportedSchemaError(
-                f"counting items for {kw} together with minItems/maxItems/prefixItems needs a regex over "
+                f"counting items for {what}minItems/maxItems/prefixItems needs a regex over "
                 f"{MAX_COUNT_CHARS:,} characters (keyword {kw!r} at {ptr}); lower maxItems, minItems or "
                 "minContains/maxContains", kw, ptr)
         memo[key] = out
@@ -516,7 +519,12 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
             h, miss = spelled(t, hits[i]), spelled(t, set(t) - hits[i])
             slots.append(Slot(h, miss, alt([h, miss])))
     tail = slots.pop() if len(slots) > k else Slot(None, None, None)
-    body = count_items(em, slots, tail, m, top, lo, hi, uptr if bounds is None else s.kptr("contains"))
+    try:
+        body = count_items(em, slots, tail, m, top, lo, hi, uptr if bounds is None else s.kptr("contains"))
+    except UnsupportedSchemaError:
+        if bounds is None and value_checked(em, uptr):  # (too many counts to write out: on the values)
+            return NotImplemented
+        raise
     if body is None or body == "":
         return _wrap(em, body)
     if em.sink is None:
