@@ -86,7 +86,8 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
      "accepts arrays with equal items"),
     ({"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"$ref": "#/$defs/u"}}}, "$defs": {"u": U}},
      "#/$defs/u/uniqueItems", "under a `not`"),
-    ({"type": "array", "items": {"type": "object"}, "uniqueItems": True}, "#/uniqueItems", "open (other keys"),
+    ({"type": "array", "items": {"type": "object", "maxProperties": 2}, "uniqueItems": True}, "#/uniqueItems",
+     "open (other keys"),
     ({"type": "array", "items": {"anyOf": [
         {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": False},
         {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}, "additionalProperties": False},
@@ -161,6 +162,33 @@ def test_closed_objects_as_items(path, gpt2_vocabulary):
         assert guide_accepts(guide, greedy(gpt2_vocabulary, dumps(v))) == want, v
     with pytest.raises(UnsupportedSchemaError, match="any order"):
         compile_json_schema(PEOPLE, path=path, property_order="any")
+
+
+OPEN = {"type": "array", "uniqueItems": True, "items": {
+    "type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "integer"}}, "required": ["name"]}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_open_objects_as_items(path, gpt2_vocabulary):
+    """Objects that may take other keys (compose-spec's volumes, Travis's notifications): equal
+    in any key order; one not closed yet can always become new (a key no item has), so only its
+    closing brace is ever refused."""
+    compiled = compile_json_schema(OPEN, path=path)
+    guide = Guide.from_json_schema(OPEN, gpt2_vocabulary, path=path)
+    docs = ['[{"name":"a"},{"name":"b"}]', '[{"name":"a"},{"name":"a"}]', '[{"name":"a","x":1,"y":2},{"name":"a","y":2,"x":1}]',
+            '[{"name":"a","x":1,"y":2},{"name":"a","y":2,"x":1.0}]', '[{"name":"a","x":[1,{"p":2,"q":3}]},'
+            '{"name":"a","x":[1,{"q":3,"p":2}]}]', '[{"name":"a","x":[1,{"p":2,"q":3}]},{"name":"a","x":[{"q":3,"p":2},1]}]',
+            '[{"name":"a","n":1},{"name":"a","n":1,"z":null}]']
+    for text in docs:
+        want = valid(OPEN, json.loads(text))
+        assert compiled.accepts(text) == want, text
+        assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
+    vocab, tokens = char_vocabulary(["}]"])
+    g = Guide.from_json_schema(OPEN, vocab, path=path, whitespace_pattern="")
+    for ch in '[{"name":"a","x":1},{"name":"a","x":1':
+        g.advance(tokens.index(ch), return_tokens=False)
+    allowed = {tokens[i] for i in g.get_tokens() if i < len(tokens)}
+    assert "}" not in allowed and "}]" not in allowed and "," in allowed and "2" in allowed
 
 
 NUMBERS = {"type": "array", "uniqueItems": True, "items": {"anyOf": [

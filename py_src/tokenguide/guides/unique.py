@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from ..errors import InvalidTokenError
-from ..json_schema.unique_check import canonical_number, parse_document, value_key
+from ..json_schema.unique_check import OPEN_OBJECTS, canonical_number, parse_document, value_key
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import Generate, Instruction, mask_has
@@ -158,7 +158,7 @@ class _Scan:
     def _start_value(self) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
             f = self.frames[-1]  # ["a", loc, index, dfa, value keys, texts, inside an item, q, text]
-            f[6], f[7], f[8] = True, f[3].initial, _START
+            f[6], f[7], f[8] = True, 0 if f[3] is OPEN_OBJECTS else f[3].initial, _START
 
     def _end_value(self) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][6]:
@@ -180,10 +180,11 @@ class _Scan:
                 self._start_value()
             for f in self.frames:
                 if f[0] == "a" and f[6]:
-                    q = f[3].row(f[7])[c]
-                    if q == -1:
-                        raise _Dup  # (the item automaton and the guide disagree: never expected)
-                    f[7] = q
+                    if f[3] is not OPEN_OBJECTS:
+                        q = f[3].row(f[7])[c]
+                        if q == -1:
+                            raise _Dup  # (the item automaton and the guide disagree: never expected)
+                        f[7] = q
                     f[8] = _advance(f[8], c)
             self._step(mode, c)
 
@@ -249,12 +250,14 @@ class _Scan:
             self.mode = "V"
 
     def alive(self) -> bool:
-        """Can every item begun, and the one a comma calls for, still end as a new value?"""
+        """Can every item begun, and the one a comma calls for, still end as a new value? (An
+        open object not closed yet always can: a member no value seen has.)"""
         for f in self.frames:
-            if f[0] == "a" and f[6] and not _alive(f[3], f[7], f[8], f[5]):
+            if f[0] == "a" and f[6] and f[3] is not OPEN_OBJECTS and not _alive(f[3], f[7], f[8], f[5]):
                 return False
         top = self.frames[-1] if self.frames else None
-        if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
+        if top is not None and top[0] == "a" and top[3] is not None and top[3] is not OPEN_OBJECTS \
+                and self.mode == "V" and not top[6]:
             return _alive(top[3], top[3].initial, _START, top[5])
         return True
 
@@ -330,6 +333,7 @@ class UniqueItemsGuide(BaseGuide):
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
         (unless every open item is inside a string), and those that follow the texts of items seen."""
         out = self.struct
+        frames = [f for f in frames if f[3] is not OPEN_OBJECTS]  # (those refuse only at their "}")
         if not all(f[6] and f[8][1] for f in frames):
             out |= self.ws | self.numbers
         for f in frames:

@@ -30,7 +30,7 @@ from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ptr_escape
 
-__all__ = ["UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
+__all__ = ["OPEN_OBJECTS", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
            "value_key"]
 
 MAX_LOCATIONS = 4_000
@@ -41,6 +41,21 @@ _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipl
 
 _ROOT = "tokenguide-item-root"
 Dnf = frozenset
+
+
+#: keywords that limit which keys an object may take, or whose other branches a new key could change
+_KEY_LIMITS = ("maxProperties", "propertyNames", "patternProperties", "unevaluatedProperties", "not", "oneOf", "if",
+               "enum", "const", "$dynamicRef", "$recursiveRef")
+
+
+class _OpenObjects:
+    """The item automaton of arrays whose items are open objects (see `_open_objects`): none needed."""
+
+    def __repr__(self) -> str:
+        return "OPEN_OBJECTS"
+
+
+OPEN_OBJECTS = _OpenObjects()
 
 
 class _Refusal(Exception):
@@ -172,11 +187,14 @@ class UniqueItemsCheck:
         return why
 
     def finish(self) -> None:
-        """Build the item automaton of every array holding a uniqueItems taken (`take`)."""
+        """Build the item automaton of every array holding a uniqueItems taken (`take`); items
+        that are open objects need none (OPEN_OBJECTS: never stranded before they close)."""
         for loc, owners in self._arrays.items():
             taken = [o for o in owners if o in self.dropped]
             if taken:
-                self._items[loc] = self._item_automaton(loc, self.dropped[taken[0]])
+                item = self.child_index(loc, -1)
+                self._items[loc] = OPEN_OBJECTS if self._open_objects(item) else \
+                    self._item_automaton(loc, self.dropped[taken[0]])
 
     def _negated(self) -> set[str]:
         """The pointers of the schema objects under a `not` (through $refs too)."""
@@ -415,7 +433,30 @@ class UniqueItemsCheck:
                 self._refuse("", "contains beside it")
         if self.prefix_length(loc):
             self._refuse("", "prefixItems (or an items array) beside it")
-        self._canonical(self.child_index(loc, -1), "", True, set())
+        if not self._open_objects(self.child_index(loc, -1)):
+            self._canonical(self.child_index(loc, -1), "", True, set())
+
+    def _open_objects(self, loc: int) -> bool:
+        """Are the values at `loc` objects that can always take one more member (any name, no
+        limit on their keys, no oneOf/not/if whose other branches a new key could change)? Then
+        an item not yet closed can always end as a new value: a key no value seen has."""
+        conjs = list(self._locs[loc])
+        if not conjs:
+            return False
+        for c in conjs:
+            objs = [self.objs[p] for p in c]
+            if not c or not all(isinstance(o, dict) for o in objs):
+                return False
+            types = set(_TYPES)
+            for o in objs:
+                types &= _types_of(o)
+                extra = o.get("additionalProperties", True)
+                if any(k in o for k in _KEY_LIMITS) or extra is False or (
+                        isinstance(extra, dict) and any(k in extra for k in ("not", "enum", "const", "oneOf"))):
+                    return False
+            if types != {"object"}:
+                return False
+        return True
 
     def _item_automaton(self, loc: int, where: str) -> Any:
         """The byte automaton of one item of the array at `loc` (compile_item raises by name)."""
