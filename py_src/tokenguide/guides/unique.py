@@ -134,6 +134,11 @@ def _bits(x: int):
         x ^= low
 
 
+def _unchecked(automaton: Any) -> bool:
+    """No automaton to search: open objects (never stranded before they close) or no item there."""
+    return automaton is None or automaton is OPEN_OBJECTS
+
+
 class _Dup(Exception):
     """A token ends an item equal to one before it, or leaves an item no new value to end as."""
 
@@ -157,8 +162,10 @@ class _Scan:
 
     def _start_value(self) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
-            f = self.frames[-1]  # ["a", loc, index, dfa, value keys, texts, inside an item, q, text]
-            f[6], f[7], f[8] = True, 0 if f[3] is OPEN_OBJECTS else f[3].initial, _START
+            f = self.frames[-1]  # ["a", loc, index, ItemAutomata, value keys, texts, inside an item, q, text,
+            #                        the item's automaton]
+            auto = f[3].at(f[2])
+            f[6], f[7], f[8], f[9] = True, 0 if _unchecked(auto) else auto.initial, _START, auto
 
     def _end_value(self) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][6]:
@@ -180,8 +187,8 @@ class _Scan:
                 self._start_value()
             for f in self.frames:
                 if f[0] == "a" and f[6]:
-                    if f[3] is not OPEN_OBJECTS:
-                        q = f[3].row(f[7])[c]
+                    if not _unchecked(f[9]):
+                        q = f[9].row(f[7])[c]
                         if q == -1:
                             raise _Dup  # (the item automaton and the guide disagree: never expected)
                         f[7] = q
@@ -200,7 +207,7 @@ class _Scan:
             elif c == 0x5B:
                 loc = self._value_loc()
                 dfa = self.check.item_automaton(loc)
-                self.frames.append(["a", loc, 0, dfa, frozenset(), frozenset(), False, 0, _START])
+                self.frames.append(["a", loc, 0, dfa, frozenset(), frozenset(), False, 0, _START, None])
                 self.mode = "V"
             elif c == 0x5D:
                 self.frames.pop()
@@ -253,12 +260,12 @@ class _Scan:
         """Can every item begun, and the one a comma calls for, still end as a new value? (An
         open object not closed yet always can: a member no value seen has.)"""
         for f in self.frames:
-            if f[0] == "a" and f[6] and f[3] is not OPEN_OBJECTS and not _alive(f[3], f[7], f[8], f[5]):
+            if f[0] == "a" and f[6] and not _unchecked(f[9]) and not _alive(f[9], f[7], f[8], f[5]):
                 return False
         top = self.frames[-1] if self.frames else None
-        if top is not None and top[0] == "a" and top[3] is not None and top[3] is not OPEN_OBJECTS \
-                and self.mode == "V" and not top[6]:
-            return _alive(top[3], top[3].initial, _START, top[5])
+        if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
+            auto = top[3].at(top[2])
+            return _unchecked(auto) or _alive(auto, auto.initial, _START, top[5])
         return True
 
 
@@ -333,7 +340,7 @@ class UniqueItemsGuide(BaseGuide):
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
         (unless every open item is inside a string), and those that follow the texts of items seen."""
         out = self.struct
-        frames = [f for f in frames if f[3] is not OPEN_OBJECTS]  # (those refuse only at their "}")
+        frames = [f for f in frames if not _unchecked(f[9] if f[6] else f[3].at(f[2]))]  # (open objects: at "}")
         if not all(f[6] and f[8][1] for f in frames):
             out |= self.ws | self.numbers
         for f in frames:

@@ -30,7 +30,7 @@ from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ptr_escape
 
-__all__ = ["OPEN_OBJECTS", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
            "value_key"]
 
 MAX_LOCATIONS = 4_000
@@ -56,6 +56,18 @@ class _OpenObjects:
 
 
 OPEN_OBJECTS = _OpenObjects()
+
+
+class ItemAutomata:
+    """The byte automata of an array's items: one per prefixItems position, then `rest` (an
+    automaton, OPEN_OBJECTS, or None where no item may stand)."""
+
+    def __init__(self, prefix: list, rest: Any):
+        self.prefix, self.rest = prefix, rest
+
+    def at(self, index: int) -> Any:
+        """The automaton of the item at position `index`."""
+        return self.prefix[index] if index < len(self.prefix) else self.rest
 
 
 class _Refusal(Exception):
@@ -192,9 +204,7 @@ class UniqueItemsCheck:
         for loc, owners in self._arrays.items():
             taken = [o for o in owners if o in self.dropped]
             if taken:
-                item = self.child_index(loc, -1)
-                self._items[loc] = OPEN_OBJECTS if self._open_objects(item) else \
-                    self._item_automaton(loc, self.dropped[taken[0]])
+                self._items[loc] = self._item_automaton(loc, self.dropped[taken[0]])
 
     def _negated(self) -> set[str]:
         """The pointers of the schema objects under a `not` (through $refs too)."""
@@ -381,9 +391,9 @@ class UniqueItemsCheck:
         return found
 
     # ---- which arrays, and their items ----------------------------------------------------------
-    def item_automaton(self, loc: int) -> Any:
-        """The byte automaton of one item of the array at `loc` if its items must be distinct
-        (and the regex/grammar does not say so), else None."""
+    def item_automaton(self, loc: int) -> "ItemAutomata | None":
+        """The automata of the items of the array at `loc` if its items must be distinct (and the
+        regex/grammar does not say so), else None."""
         return self._items.get(loc)
 
     def _explore(self) -> None:
@@ -431,10 +441,9 @@ class UniqueItemsCheck:
                 self._refuse("", "another schema that applies there accepts arrays with equal items")
             if any(isinstance(self.objs[p], dict) and "contains" in self.objs[p] for p in c):
                 self._refuse("", "contains beside it")
-        if self.prefix_length(loc):
-            self._refuse("", "prefixItems (or an items array) beside it")
-        if not self._open_objects(self.child_index(loc, -1)):
-            self._canonical(self.child_index(loc, -1), "", True, set())
+        for i in [*range(self.prefix_length(loc)), -1]:
+            if not self._open_objects(self.child_index(loc, i)):
+                self._canonical(self.child_index(loc, i), "", True, set())
 
     def _open_objects(self, loc: int) -> bool:
         """Are the values at `loc` objects that can always take one more member (any name, no
@@ -458,17 +467,26 @@ class UniqueItemsCheck:
                 return False
         return True
 
-    def _item_automaton(self, loc: int, where: str) -> Any:
-        """The byte automaton of one item of the array at `loc` (compile_item raises by name)."""
-        item = self.child_index(loc, -1)
-        synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
-        synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
-            k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
-        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
-                              for c in self._locs[item]] or [False]
+    def _item_automaton(self, loc: int, where: str) -> "ItemAutomata":
+        """The automata of the items of the array at `loc`, per position (compile_item raises by name)."""
         min_items = max((self.objs[p].get("minItems", 0) for c in self._live(loc, "array") for p in c
                          if isinstance(self.objs[p], dict) and isinstance(self.objs[p].get("minItems", 0), int)),
                         default=0)
+        return ItemAutomata([self._position(self.child_index(loc, i), where, min_items)
+                             for i in range(self.prefix_length(loc))],
+                            self._position(self.child_index(loc, -1), where, min_items))
+
+    def _position(self, item: int, where: str, min_items: int) -> Any:
+        """The byte automaton of the items at location `item` (OPEN_OBJECTS for open objects,
+        None where no item may stand)."""
+        if not self._locs[item]:
+            return None
+        if self._open_objects(item):
+            return OPEN_OBJECTS
+        synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
+        synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
+            k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
+        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]} for c in self._locs[item]]
         return self._compile_item(synthetic, where, min_items)
 
     def _moved(self, ptr: str) -> str:
