@@ -446,3 +446,18 @@ def test_canonical_number_is_one_spelling_per_value():
     for bad in ("1.", "-", "1e", ".5", "01x"):
         with pytest.raises(ValueError):
             canonical_number(bad)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_unique_arrays_inside_open_object_items(path, gpt2_vocabulary):
+    """An open object's member may itself be an array left to the check: each array is followed
+    on its own (the inner one's items, the outer one's objects)."""
+    schema = {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}}
+    compiled = compile_json_schema(schema, path=path)
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary, path=path)
+    for text in ('[{"tags":["a","b"]},{"tags":["b","a"]}]', '[{"tags":["a","a"]}]', '[{"tags":["a"]},{"tags":["a"]}]',
+                 '[{"tags":["a"],"x":1},{"x":1,"tags":["a"]}]', '[{"tags":[]},{}]'):
+        want = valid(schema, json.loads(text))
+        assert compiled.accepts(text) == want, text
+        assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text

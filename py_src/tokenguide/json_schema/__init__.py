@@ -87,8 +87,8 @@ and so may one that the others meet only in finitely many strings, booleans or n
 256 arrays; at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), and otherwise, with compile_json_schema's
 ``value_checks``, checked on the values (module `unique_check`: items of strings, integers,
-booleans, null, closed objects and arrays of those; not under `not`, beside contains/prefixItems,
-or where another applicable schema lets items repeat), minLength, maxLength, pattern (also with
+unbounded numbers, booleans, null, closed objects and arrays of those, or open objects; not
+under `not`, beside contains, or where another applicable schema lets items repeat), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,
 with or without a range, as a digit automaton by remainder written without lookaheads, up to

@@ -10,11 +10,12 @@ way to write a new one, and `find_duplicate` checks a whole document.
 
 It is exact only where it can prove it, and says why otherwise (`take`): every array left to it
 must lie only at locations where *every* alternative that accepts an array requires distinct
-items (so checking them never refuses a valid document), with no `contains` or `prefixItems`
-beside it, never under a `not`, and with items spelled one way per value (strings, integers,
-booleans, null, closed objects with one key order, arrays of those; unbounded `number` items
-only at the top of an item; no free-form values), so that "some new item can still be written"
-is a question about texts.
+items (so checking them never refuses a valid document), with no `contains` beside it, never
+under a `not`, and with items spelled one way per value once whitespace is dropped and numbers
+are spelled canonically (strings, integers, unbounded numbers, booleans, null, closed objects
+with one key order, arrays of those; no free-form values), so that "some new item can still be
+written" is a question about texts; or items that are open objects, which can always become new
+until they close.
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ class UniqueItemsCheck:
         self._broken: str | None = None
         self._negated_objs: set[str] = set()
         try:
-            self._negated_objs = self._negated()
+            self._negated_objs = _negated(schema, self.resolver, self._ref_refused)
             self.root = self._location(frozenset(self._dnf("#", ())))
             self._explore()
         except _Refusal as exc:
@@ -205,30 +206,6 @@ class UniqueItemsCheck:
             taken = [o for o in owners if o in self.dropped]
             if taken:
                 self._items[loc] = self._item_automaton(loc, self.dropped[taken[0]])
-
-    def _negated(self) -> set[str]:
-        """The pointers of the schema objects under a `not` (through $refs too)."""
-        out: set[str] = set()
-
-        def walk(node: Any, ptr: str, neg: bool) -> None:
-            if neg:
-                if ptr in out:
-                    return
-                out.add(ptr)
-            if isinstance(node, dict):
-                if neg and isinstance(node.get("$ref"), str):
-                    target = self.resolver.resolve(node["$ref"], ptr, self._ref_refused)
-                    if target is not None:
-                        walk(target[0], target[1], True)
-                for k, v in node.items():
-                    if k not in ("enum", "const", "examples", "default"):
-                        walk(v, f"{ptr}/{ptr_escape(k)}", neg or k == "not")
-            elif isinstance(node, list):
-                for i, v in enumerate(node):
-                    walk(v, f"{ptr}/{i}", neg)
-
-        walk(self.schema, "#", False)
-        return out
 
     # ---- locations ------------------------------------------------------------------------------
     def _location(self, dnf: Dnf) -> int:
@@ -585,6 +562,31 @@ def distinct_values_at_least(dfa: Any, n: int, limit: int = 200_000) -> bool:
         return total
 
     return count(dfa.initial) >= n
+
+
+def _negated(schema: Any, resolver: Any, refused: Callable) -> set[str]:
+    """The pointers of the schema objects under a `not` (through $refs too)."""
+    out: set[str] = set()
+
+    def walk(node: Any, ptr: str, neg: bool) -> None:
+        if neg:
+            if ptr in out:
+                return
+            out.add(ptr)
+        if isinstance(node, dict):
+            if neg and isinstance(node.get("$ref"), str):
+                target = resolver.resolve(node["$ref"], ptr, refused)
+                if target is not None:
+                    walk(target[0], target[1], True)
+            for k, v in node.items():
+                if k not in ("enum", "const", "examples", "default"):
+                    walk(v, f"{ptr}/{ptr_escape(k)}", neg or k == "not")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{ptr}/{i}", neg)
+
+    walk(schema, "#", False)
+    return out
 
 
 def find_duplicate(check: UniqueItemsCheck, value: Any) -> str | None:
