@@ -429,6 +429,9 @@ def test_the_check_survives_the_fall_back_to_the_grammar_path():
     assert "too large" in guide.compiled.reason and guide.compiled.unique is not None
     assert guide.accepts_tokens([tokens.index(c) for c in '["a","b"]'])
     assert not guide.accepts_tokens([tokens.index(c) for c in '["a","a"]'])
+    eager = Guide.from_json_schema(STRINGS, vocab, lazy=False, use_cache=False)  # (a RegexGuide inside)
+    assert eager.compiled.path == "regex" and eager.accepts_tokens([tokens.index(c) for c in '["a","b"]'])
+    assert not eager.accepts_tokens([tokens.index(c) for c in '["a","a"]'])
 
 
 def test_canonical_number_is_one_spelling_per_value():
