@@ -174,8 +174,13 @@ class UniqueItemsCheck:
         self._verdicts: dict[str, str] = {}  # schema object -> why its check could not be exact
         self._broken: str | None = None
         self._negated_objs: set[str] = set()
+        self.root = -1  # (the locations are explored when first asked: `_explore_once`)
+
+    def _explore_once(self) -> None:
+        if self.root >= 0 or self._broken is not None:
+            return
         try:
-            self._negated_objs = _negated(schema, self.resolver, self._ref_refused)
+            self._negated_objs = _negated(self.schema, self.resolver, self._ref_refused)
             self.root = self._location(frozenset(self._dnf("#", ())))
             self._explore()
         except _Refusal as exc:
@@ -183,6 +188,7 @@ class UniqueItemsCheck:
 
     def refusal(self, uptr: str) -> str | None:
         """Why the uniqueItems at `uptr` cannot be checked exactly on the values (None: it can)."""
+        self._explore_once()
         owner = uptr.rsplit("/uniqueItems", 1)[0]
         if owner in self._negated_objs:
             return "this array sits under a `not`, where a check of its values would be reversed"
