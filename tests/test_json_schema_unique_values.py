@@ -114,13 +114,16 @@ def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why)
 
 def test_the_check_itself_refuses_an_array_under_not():
     """Whatever the emitter does, the check never takes an array a `not` reaches (through $ref),
-    nor one it meets at no place of a document (under `contains`: not every item)."""
+    nor one under `contains` (an item may match it or not: the other alternative lets items
+    repeat), nor one it meets at no place of a document (under propertyNames)."""
     schema = {"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"items": {"$ref": "#/$defs/u"}}}},
               "$defs": {"u": U}}
     check = UniqueItemsCheck(schema, lambda *a: None)
     assert "under a `not`" in check.take("#/$defs/u/uniqueItems") and not check.dropped
-    check = UniqueItemsCheck({"contains": U}, lambda *a: None)
-    assert "under not, if or contains" in check.refusal("#/contains/uniqueItems")
+    check = UniqueItemsCheck({"items": {"type": "array"}, "contains": U}, lambda *a: None)
+    assert "accepts arrays with equal items" in check.refusal("#/contains/uniqueItems")
+    check = UniqueItemsCheck({"propertyNames": U}, lambda *a: None)
+    assert "no place of a document reaches" in check.refusal("#/propertyNames/uniqueItems")
     check = UniqueItemsCheck({"properties": {"a": U}}, lambda *a: None)
     assert check.take("#/properties/a/uniqueItems") is None and check.dropped
 
@@ -289,6 +292,19 @@ def test_masks_are_exact_over_integers(path):
               "maxItems": 2}
     docs = {dumps(list(v)) for n in range(3) for v in itertools.permutations(range(100), n)}
     assert check_masks_exact(schema, docs, ["[1", "0,", ",1", "0]", "10", "99]"], path, probes=400) == 400
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_masks_are_exact_over_integers_already_taken(path):
+    """0..20, at most 3: after [20,2, a `2` cannot start the third item (2 and 20 are taken, 21..29
+    too large), after [1,2, a `1` can (10..19); multi-digit tokens follow the items as written."""
+    schema = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 20}, "uniqueItems": True,
+              "maxItems": 3}
+    docs = {dumps(list(v)) for n in range(4) for v in itertools.permutations(range(21), n)}
+    only = ["[20,2,", "[1,2,", "[2,20,", "[0,", "[10,1,", "[10,1,1"]
+    extra = ["20", ",2", "1,", "10", "0]", "2]"]
+    assert check_masks_exact(schema, docs, extra, path, only=only) == len(only)
+    assert check_masks_exact(schema, docs, extra, path, probes=300) == 300
 
 
 @pytest.mark.parametrize("path", PATHS)

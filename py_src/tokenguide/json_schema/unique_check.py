@@ -29,7 +29,7 @@ from typing import Any, Callable
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
-from .text import ptr_escape
+from .text import json_type_of, ptr_escape
 
 __all__ = ["OPEN_OBJECTS", "ItemAutomata", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
            "value_key"]
@@ -130,21 +130,9 @@ def _types_of(obj: Any) -> set[str]:
         out = {x for x in out if x in named or (x == "integer" and "number" in named)}
     vals = [obj["const"]] if "const" in obj else obj.get("enum") if isinstance(obj.get("enum"), list) else None
     if vals is not None:
-        kinds = {_json_type(v) for v in vals}
+        kinds = {json_type_of(v) for v in vals}
         out &= kinds | ({"number"} if "integer" in kinds else set())
     return out
-
-
-def _json_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "boolean"
-    if v is None:
-        return "null"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "integer" if v.is_integer() else "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(v), "object")
 
 
 class UniqueItemsCheck:
@@ -195,7 +183,8 @@ class UniqueItemsCheck:
         if self._broken is not None:
             return self._broken
         if not any(owner in owners for owners in self._arrays.values()):
-            return "this array sits under not, if or contains, where a check of its values cannot be exact"
+            return "no place of a document reaches this array through the keywords the check follows " \
+                "(it sits under propertyNames or an unknown applicator)"
         return self._verdicts.get(owner)
 
     def take(self, uptr: str) -> str | None:
@@ -307,10 +296,16 @@ class UniqueItemsCheck:
 
     def _member(self, loc: int, key: str | None, pats: frozenset) -> int:
         """Member `key` (None: a name no conjunct declares) matching the patterns `pats`."""
-        memo = (loc, "k", key, pats)
+        return self._child((loc, "k", key, pats), lambda: self._member_alternatives(loc, key, pats))
+
+    def _child(self, memo: tuple, alternatives: Callable[[], list]) -> int:
+        """The location `alternatives()` describe, computed once per `memo`."""
         found = self._children.get(memo)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._children[memo] = self._location(frozenset(alternatives()))
+        return found
+
+    def _member_alternatives(self, loc: int, key: str | None, pats: frozenset) -> list[frozenset]:
         out: list[frozenset] = []
         for c in self._live(loc, "object"):
             alts = [frozenset()]
@@ -325,8 +320,7 @@ class UniqueItemsCheck:
                 for sptr, sub in subs:
                     alts = self._product(alts, self._sub(sptr, sub, ()), sptr)
             out.extend(alts)
-        found = self._children[memo] = self._location(frozenset(out))
-        return found
+        return out
 
     def _pattern_schema(self, owner: str, ptr: str) -> Any:
         for pat, sub in self.objs[owner]["patternProperties"].items():
@@ -348,10 +342,9 @@ class UniqueItemsCheck:
     def child_index(self, loc: int, i: int) -> int:
         """The location of item `i` of an array at `loc`."""
         cls = i if i < self.prefix_length(loc) else -1
-        memo = (loc, "i", cls)
-        found = self._children.get(memo)
-        if found is not None:
-            return found
+        return self._child((loc, "i", cls), lambda: self._item_alternatives(loc, cls))
+
+    def _item_alternatives(self, loc: int, cls: int) -> list[frozenset]:
         out: list[frozenset] = []
         for c in self._live(loc, "array"):
             alts = [frozenset()]
@@ -361,17 +354,13 @@ class UniqueItemsCheck:
                     "items" if isinstance(obj.get("items"), list) else None
                 rest_kw = "items" if tuple_kw == "prefixItems" else "additionalItems" if tuple_kw else "items"
                 if tuple_kw and 0 <= cls < len(obj[tuple_kw]):
-                    sptr, sub = f"{p}/{tuple_kw}/{cls}", obj[tuple_kw][cls]
+                    alts = self._product(alts, self._sub(f"{p}/{tuple_kw}/{cls}", obj[tuple_kw][cls], ()), p)
                 elif rest_kw in obj and not isinstance(obj[rest_kw], list):
-                    sptr, sub = f"{p}/{rest_kw}", obj[rest_kw]
-                else:
-                    continue
-                alts = self._product(alts, self._sub(sptr, sub, ()), sptr)
-                if "contains" in obj:
+                    alts = self._product(alts, self._sub(f"{p}/{rest_kw}", obj[rest_kw], ()), p)
+                if "contains" in obj:  # (an item may match it or not)
                     alts = self._product(alts, self._sub(f"{p}/contains", obj["contains"], ()) + [frozenset()], p)
             out.extend(alts)
-        found = self._children[memo] = self._location(frozenset(out))
-        return found
+        return out
 
     # ---- which arrays, and their items ----------------------------------------------------------
     def item_automaton(self, loc: int) -> "ItemAutomata | None":
