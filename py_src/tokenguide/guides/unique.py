@@ -13,6 +13,7 @@ A state is (inner state, scan); the scan is immutable, so states can be kept, co
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any, Optional
 
@@ -96,6 +97,23 @@ def _alive(dfa: Any, q: int, text: tuple, texts: frozenset) -> bool:
     return False
 
 
+_CANONICAL_INTEGER = re.compile(rb"(-?)([0-9]+)e([0-9]{1,2})(?![0-9])")
+
+
+@lru_cache(maxsize=256)
+def _as_written(texts: frozenset) -> frozenset:
+    """The compact texts of the items seen, and the same with each integer spelled as JSON writes
+    it (`1e1` as `10`): the spellings a token may follow (a superset: strings are rewritten too)."""
+    plain = {_CANONICAL_INTEGER.sub(lambda m: m[1] + m[2] + b"0" * int(m[3]), t) for t in texts}
+    return frozenset(texts | plain)
+
+
+@lru_cache(maxsize=256)
+def _alive_at_start(dfa: Any, texts: frozenset) -> bool:
+    """`_alive` for an item not begun (after a comma): the same for every token a mask tries."""
+    return _alive(dfa, dfa.initial, _START, texts)
+
+
 def _number_value(raw: bytes) -> Any:
     """A number being written, as far as its value goes (`1.0` and `1.00` are one search state)."""
     if not raw:
@@ -109,10 +127,10 @@ def _number_value(raw: bytes) -> Any:
 @lru_cache(maxsize=4)
 def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
-    int bit sets the tokens holding a JSON delimiter, those holding whitespace, and digits."""
+    int bit sets the tokens holding a JSON delimiter and those holding whitespace."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
-    struct = ws = numbers = 0
+    struct = ws = 0
     for i, b in enumerate(token_bytes):
         if not b:
             continue
@@ -121,9 +139,7 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             struct |= 1 << i
         elif _WS.intersection(b):
             ws |= 1 << i
-        if _NUMBER_START.intersection(b):
-            numbers |= 1 << i
-    return token_bytes, by_bytes, struct, ws, numbers
+    return token_bytes, by_bytes, struct, ws
 
 
 def _bits(x: int):
@@ -265,7 +281,7 @@ class _Scan:
         top = self.frames[-1] if self.frames else None
         if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
             auto = top[3].at(top[2])
-            return _unchecked(auto) or _alive(auto, auto.initial, _START, top[5])
+            return _unchecked(auto) or _alive_at_start(auto, top[5])
         return True
 
 
@@ -283,7 +299,7 @@ class UniqueItemsGuide(BaseGuide):
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws, self.numbers = tables
+        self.token_bytes, self.by_bytes, self.struct, self.ws = tables
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b""))
         self.final_state = (getattr(inner, "final_state", -1), ((), "A", b""))
@@ -338,14 +354,15 @@ class UniqueItemsGuide(BaseGuide):
 
     def _candidates(self, frames: list) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
-        (unless every open item is inside a string), and those that follow the texts of items seen."""
+        (unless every open item is inside a string), and those that follow the texts of items seen.
+        (A number can be stranded only where it is bounded, so an integer: spelled as written.)"""
         out = self.struct
         frames = [f for f in frames if not _unchecked(f[9] if f[6] else f[3].at(f[2]))]  # (open objects: at "}")
         if not all(f[6] and f[8][1] for f in frames):
-            out |= self.ws | self.numbers
+            out |= self.ws
         for f in frames:
-            compact = f[8][0] if f[6] else b""
-            for text in f[5]:
+            compact = f[8][0] + f[8][3] if f[6] else b""  # (with the number being written, as written)
+            for text in _as_written(f[5]):
                 if text.startswith(compact):
                     rest = text[len(compact):]
                     for n in range(1, len(rest) + 1):
