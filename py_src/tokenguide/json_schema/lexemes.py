@@ -11,6 +11,7 @@ placeholders (`regular_text`), rules left in them as holes (HOLE_CHARS, `holes_a
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from ..errors import StateLimitError
@@ -204,10 +205,12 @@ def _may_match_hole(op, av) -> bool:
     return len(inside) < len(_RESERVED) if negated else bool(inside)
 
 
+@functools.lru_cache(maxsize=64)
 def holes_apart(text: str) -> bool:
     """Does no character item of `text` (a value lexeme's regex with its holes left out) match a
     character a hole stands for (or the MARKER)? Then the automaton reads those characters as the holes only.
-    Syntactic, so conservative: every set, category and literal, lookaheads included."""
+    Syntactic, so conservative: every set, category and literal, lookaheads included. Cached: a
+    schema's emissions (retries, one per union use) ask about the same few long texts again."""
     try:
         items = list(sre_parse(text).data)
     except (RecursionError, OverflowError):
