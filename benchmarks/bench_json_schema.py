@@ -29,7 +29,7 @@ order at every depth (json_key_order.KeyOrder, through $ref, combinators, items.
 instance must be accepted in one spelling, an invalid one refused in both.
 
     python benchmarks/bench_json_schema.py [--every N] [--limit SECONDS] [--index] [--jobs N]
-    python benchmarks/bench_json_schema.py --compare [--every N] [--no-first-mask] [--guide-check K]
+    python benchmarks/bench_json_schema.py --compare [--every N [--offset K]] [--no-first-mask] [--guide-check K]
 """
 
 from __future__ import annotations
@@ -571,7 +571,7 @@ def compare_report(results: list[dict], args, elapsed: float) -> None:
 
 
 def compare_main(args) -> int:
-    files = sorted(str(p) for p in DATA.glob("*.json"))[:: args.every]
+    files = sorted(str(p) for p in DATA.glob("*.json"))[args.offset:: args.every]
     t0 = time.perf_counter()
     ctx = mp.get_context("fork")
     results = []
@@ -604,6 +604,8 @@ def pct(a: int, b: int) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--every", type=int, default=1, help="take every N-th file (sorted by name)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="with --every N: start at this file (0..N-1): another slice of the set")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds per schema for regex + matching")
     ap.add_argument("--index", action="store_true", help="also build the GPT-2 index of passing schemas")
     ap.add_argument("--index-limit", type=float, default=30.0, help="seconds per index build")
@@ -622,7 +624,7 @@ def main() -> int:
         return 0
     if args.compare:
         return compare_main(args)
-    files = sorted(str(p) for p in DATA.glob("*.json"))[:: args.every]
+    files = sorted(str(p) for p in DATA.glob("*.json"))[args.offset:: args.every]
     with_index = args.index
     if with_index:
         try:

@@ -188,3 +188,63 @@ def test_refs_in_properties_merged_from_allof_keep_their_base():
         assert compiled.path == path
         for text in ('{"k":1,"m":2}', '{"k":1}', '{"m":2}', '{"k":"x","m":2}', '{"k":1,"m":"x"}', '{"k":1,"m":2.5}'):
             assert accepts(compiled, text) == validator.is_valid(json.loads(text)), (path, text)
+
+
+def _grammar_agrees(schema, docs) -> int:
+    """compile_json_schema(path="grammar") and jsonschema agree on each document (compact JSON);
+    returns how many are valid (so a test can see both verdicts were met)."""
+    from grammar_oracle import acceptor  # noqa: PLC0415 - tests/ helper
+
+    compiled = compile_json_schema(schema, path="grammar")
+    accepts = acceptor(compiled)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    valid = 0
+    for doc in docs:
+        want = validator.is_valid(doc)
+        assert accepts(dumps(doc)) == want, (doc, want)
+        valid += want
+    return valid
+
+
+NODE = {"type": "object", "properties": {
+    "name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+    "link": {"allOf": [{"$ref": "#/$defs/node"}, {"$ref": "#/$defs/leaf"}]}}}
+LEAF = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 3}}, "additionalProperties": False}
+
+
+def test_recursive_ref_merged_with_a_closed_schema_is_written_out_one_level():
+    """Inside its own recursion, `node` and `leaf` together: node's schema written out one level
+    and merged with leaf (leaf closes the object, so the recursion stops there). It was refused
+    as "a recursive $ref combined with other constraints"."""
+    schema = {"$defs": {"node": NODE, "leaf": LEAF}, "$ref": "#/$defs/node"}
+    docs = [{}, {"name": "a"}, {"link": {"name": "abc"}}, {"link": {"name": "abcd"}}, {"link": {"kids": []}},
+            {"link": {}}, {"kids": [{"link": {"name": "x"}}, {"kids": [{"name": "deep"}]}]},
+            {"kids": [{"link": {"name": "xxxx"}}]}, {"kids": [{"link": {"link": {}}}]}, {"link": 1}, {"name": 2}]
+    assert 0 < _grammar_agrees(schema, docs) < len(docs)
+
+
+def test_recursive_ref_constrained_again_inside_its_recursion_is_refused_by_name():
+    """`tree` and "required n" together where tree's items are that pair again: writing tree
+    out one level meets the same pair, which would need a rule of its own; refused by name
+    instead of recursing."""
+    tree = {"type": "object", "properties": {"n": {"type": "integer"}, "kids": {
+        "type": "array", "items": {"allOf": [{"$ref": "#/$defs/tree"}, {"required": ["n"]}]}}}}
+    schema = {"$defs": {"tree": tree}, "$ref": "#/$defs/tree"}
+    with pytest.raises(UnsupportedSchemaError, match="constrain it again inside its own recursion") as err:
+        compile_json_schema(schema, path="grammar")
+    assert err.value.keyword == "$ref" and err.value.pointer == "#/$defs/tree"
+
+
+def test_the_same_recursive_schema_twice_is_one_conjunct():
+    """A member declared alike by `properties` and by a matching `patternProperties` (and an
+    allOf naming one $ref twice): the same schema twice is one conjunct, not a recursive $ref
+    combined with itself (Washington Post ANS `promo_items`)."""
+    pick = {"oneOf": [{"$ref": "#/$defs/node"}, {"type": "string"}]}
+    node = {"type": "object", "properties": {"basic": pick, "v": {"type": "integer"},
+                                             "twice": {"allOf": [{"$ref": "#/$defs/node"}, {"$ref": "#/$defs/node"}]}},
+            "patternProperties": {"^b": pick}, "additionalProperties": False}
+    schema = {"$defs": {"node": node}, "$ref": "#/$defs/node"}
+    docs = [{}, {"basic": "x"}, {"basic": {"v": 1}}, {"basic": {"basic": {"basic": "y"}}}, {"bx": {"v": 2}},
+            {"twice": {"v": 1}}, {"twice": {"twice": {"bz": "q"}}}, {"basic": 1}, {"v": "1"}, {"c": 1},
+            {"twice": {"v": "x"}}, {"basic": {"zz": 1}}]
+    assert 0 < _grammar_agrees(schema, docs) < len(docs)

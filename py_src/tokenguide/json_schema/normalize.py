@@ -51,6 +51,10 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+#: how many recursive $refs one merge may write out one level, nested (Normalizer.merge)
+MAX_UNFOLDING = 4
+
+
 class Group(NamedTuple):
     """An anyOf/oneOf (or rewritten dependency/not) still to distribute over its branches.
     `pos`: how many of the node's own declared properties come before the branches' ones."""
@@ -239,6 +243,7 @@ class Normalizer:
         self.declared_draft = self.draft if named else None
         self.ignored: list[tuple[str, str]] = []
         self.ref_stack: list[str] = []
+        self.unfolding: list[str] = []  # marks of (rule, other side) pairs being merged (`merge`)
         self.empty_reasons: list[tuple[str, str, str]] = []
         self.cuts: list[str] = []  # $refs cut at the unrolling limit (shared with sub-emitters' copies)
         self.resolver = RefResolver(root, self.draft)
@@ -317,7 +322,13 @@ class Normalizer:
         if all_of is not None:
             if not isinstance(all_of, list):
                 raise UnsupportedSchemaError(f"allOf must be an array (at {ptr})", "allOf", ptr)
+            seen: set[str] = set()
             for i, sub in enumerate(all_of):
+                text = self._text(sub)
+                if text is not None and text in seen:
+                    continue  # the same schema twice: one conjunct (a recursive $ref merged with itself)
+                if text is not None:
+                    seen.add(text)
                 parts.append(self.flatten(sub, f"{ptr}/allOf/{i}"))
         result: Node | bool = node
         for p in parts:
@@ -427,8 +438,20 @@ class Normalizer:
         finally:
             self.ref_stack.pop()
 
+    def _text(self, schema: Any) -> str | None:
+        """The canonical text of a raw schema, when equal texts mean equal schemas (no embedded
+        `$id` resources, so every `$ref` text resolves alike everywhere); else None."""
+        if self.resolver.embedded or not isinstance(schema, dict):
+            return None
+        try:
+            return canon(schema)
+        except (TypeError, ValueError):
+            return None  # holds Nodes or values JSON cannot spell: not compared
+
     def merge(self, a: Any, b: Any) -> Any:
         """Schema accepting exactly what both accept (conjunction), as one Node."""
+        if isinstance(a, RuleRef) and isinstance(b, RuleRef) and a.ptr == b.ptr:
+            return a  # X and X
         if isinstance(a, RuleRef) or isinstance(b, RuleRef):
             other = b if isinstance(a, RuleRef) else a
             if other is True or (isinstance(other, Node) and not other.constrains()):
@@ -436,8 +459,27 @@ class Normalizer:
             if other is False:
                 return False
             ref = a if isinstance(a, RuleRef) else b
+            if isinstance(other, Node):
+                # X and C, X a rule: X's schema one level out (its own inner references stay rules)
+                # and C. Exact; it ends where C no longer reaches a reference to X, and is refused
+                # when the same pair comes back inside (that would need a rule per pair). The pair's
+                # mark rides on the merged node's refs: the emitter holds them on ref_stack while
+                # it writes the node's members, where the pair would come back
+                mark = f"&{ref.ptr}&{other.ptr}"  # (no pointer starts with "&")
+                marks = [m for m in self.ref_stack + self.unfolding if m.startswith("&")]
+                if mark not in marks and len(marks) < MAX_UNFOLDING:
+                    self.unfolding.append(mark)
+                    try:
+                        merged = self.merge(self.expand(ref), other)
+                    finally:
+                        self.unfolding.pop()
+                    if isinstance(merged, Node):
+                        merged = merged.copy()
+                        merged.refs = merged.refs + [mark]
+                    return merged
             self.unsupported("$ref", ref.ptr, "a recursive $ref combined with other constraints (allOf, anyOf "
-                             "branches or siblings) is not supported")
+                             "branches or siblings) that constrain it again inside its own recursion is not "
+                             "supported")
             return other
         if a is True:
             return b.copy() if isinstance(b, Node) else b
@@ -492,8 +534,10 @@ class Normalizer:
                 for name in av:
                     out.ptrs.setdefault(f"{k}/{ptr_escape(name)}", a.member_ptr(k, name))
                 for name, sub in v.items():
-                    if name in pa:
+                    if name in pa and (self._text(sub) is None or self._text(sub) != self._text(pa[name])):
                         pa[name] = {"allOf": [pa[name], sub]}
+                    elif name in pa:
+                        continue  # declared alike on both sides
                     else:
                         pa[name] = sub
                         out.ptrs[f"{k}/{ptr_escape(name)}"] = b.member_ptr(k, name)
@@ -541,7 +585,11 @@ class Normalizer:
             final = list(out.get("properties", {}) or {})
             bprops = list(b.get("properties", {}) or {})
             na = len(a.get("properties", {}) or {})
+            held = {(g.kind, self._text({"subs": g.subs})) for g in a.groups}
             for g in b.groups:
+                text = self._text({"subs": g.subs})
+                if text is not None and (g.kind, text) in held:
+                    continue  # the same anyOf/oneOf on both sides: once
                 before = [final.index(n) for n in bprops[:g.pos] if n in final]
                 out.groups.append(g._replace(pos=max(before) + 1 if before else na))
         self._merge_additional(a, b, out)
