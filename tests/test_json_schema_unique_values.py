@@ -480,3 +480,22 @@ def test_unique_arrays_inside_open_object_items(path, gpt2_vocabulary):
         want = valid(schema, json.loads(text))
         assert compiled.accepts(text) == want, text
         assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_array_merged_in_by_allof_through_a_ref_is_checked(path):
+    """`tags` declared in `base`, merged into `svc` beside svc's own `name` by allOf, the root a
+    $ref to svc: the emitter names the array by where it is written (base), as the check does
+    (it was refused as "reached from no place": the member's pointer was lost in the $ref's merge)."""
+    schema = {"$ref": "#/$defs/svc", "$defs": {
+        "base": {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"},
+                                                           "uniqueItems": True}}},
+        "svc": {"type": "object", "allOf": [{"$ref": "#/$defs/base"}], "properties": {"name": {"type": "string"}}}}}
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    verdicts = set()
+    for tags in ([], ["a"], ["a", "b"], ["a", "a"], ["b", "a", "b"], ["", "x", ""]):
+        for v in ({"tags": tags}, {"name": "n", "tags": tags}):
+            assert compiled.accepts(dumps(v)) == valid(schema, v), v
+            verdicts.add(valid(schema, v))
+    assert verdicts == {True, False}

@@ -522,6 +522,8 @@ class Normalizer:
             if k not in out.kw:
                 out.kw[k] = v
                 out.ptrs[k] = bk
+                # members b took from its own merges keep where they are written
+                out.ptrs.update((x, y) for x, y in b.ptrs.items() if x.startswith(f"{k}/"))
                 continue
             out.ptrs.setdefault(k, a.kptr(k))  # the merged keyword stays where the first side wrote it
             av = out.kw[k]
