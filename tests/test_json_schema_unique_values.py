@@ -499,3 +499,55 @@ def test_an_array_merged_in_by_allof_through_a_ref_is_checked(path):
             assert compiled.accepts(dumps(v)) == valid(schema, v), v
             verdicts.add(valid(schema, v))
     assert verdicts == {True, False}
+
+
+# compose-spec's volumes/ports: a string, or an object closed but for `x-` extension members
+PORTS = {"type": "array", "uniqueItems": True, "items": {"oneOf": [
+    {"type": "string", "enum": ["a", "b"]},
+    {"type": "object", "properties": {"p": {"type": "integer"}}, "additionalProperties": False,
+     "patternProperties": {"^x-": {}}}]}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_strings_beside_objects_open_to_extension_members(path, gpt2_vocabulary):
+    """Items that are an enum's strings or objects open to `x-` members: the strings are searched
+    in their automaton, an object not closed yet can always become new (an `x-` name no item
+    has). After ["a","b", no string can be new, so only `{` may start the third item."""
+    compiled = compile_json_schema(PORTS, path=path)
+    assert compiled.unique is not None
+    docs = [["a", "b"], ["a", "a"], [{"p": 1}, {"p": 1}], [{"p": 1}, {"p": 2}], ["a", {"p": 1, "x-q": [1]}, "b"],
+            [{"p": 1, "x-q": 1}, {"p": 1, "x-q": 1.0}], [{"x-a": {"m": 1, "n": 2}}, {"x-a": {"n": 2, "m": 1}}],
+            [{"p": 1, "x-a": 1}, {"p": 1, "x-b": 1}], [{"q": 1}], ["a", "b", {}], ["c"]]
+    guide = Guide.from_json_schema(PORTS, gpt2_vocabulary, path=path)
+    verdicts = set()
+    for v in docs:
+        want = valid(PORTS, v)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(v)) == want, v
+        assert guide_accepts(guide, greedy(gpt2_vocabulary, dumps(v))) == want, v
+    assert verdicts == {True, False}
+    vocab, tokens = char_vocabulary([])
+    g = Guide.from_json_schema(PORTS, vocab, path=path, whitespace_pattern="")
+    for ch in '["a","b",':
+        g.advance(tokens.index(ch), return_tokens=False)
+    assert {tokens[i] for i in g.get_tokens() if i < len(tokens)} == {"{"}
+    for ch in '{"p":1},{"p":1':
+        g.advance(tokens.index(ch), return_tokens=False)
+    allowed = {tokens[i] for i in g.get_tokens() if i < len(tokens)}
+    assert "}" not in allowed and "," in allowed  # the same object again is refused, `,"x-...` is not
+
+
+def test_objects_open_to_extensions_only_where_every_closed_side_allows_one_family():
+    """open_objects: an infinite family of names each schema allows with any value, or not open."""
+    from tokenguide.json_schema.unique_check import open_objects
+
+    ext = {"type": "object", "additionalProperties": False, "patternProperties": {"^x-": {}}}
+    assert open_objects([ext]) and open_objects([{"type": "object"}])
+    assert open_objects([ext, {"type": "object", "additionalProperties": False, "patternProperties": {"^x-": True}}])
+    assert not open_objects([ext, {"type": "object", "additionalProperties": False, "patternProperties": {"^y-": {}}}])
+    assert not open_objects([{"type": "object", "additionalProperties": False, "patternProperties": {"^x-$": {}}}])
+    assert not open_objects([{**ext, "patternProperties": {"^x-": {"type": "string"}}}])
+    assert not open_objects([{**ext, "maxProperties": 3}])
+    assert not open_objects([{"oneOf": [{"type": "object"}, {"required": ["a"]}]}, {"type": "object"}])
+    assert open_objects([{"oneOf": [{"type": "object"}, {"type": "string"}]}, {"type": "object"}])
+    assert not open_objects([{"type": ["object", "string"]}])

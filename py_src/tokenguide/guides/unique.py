@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from ..errors import InvalidTokenError
-from ..json_schema.unique_check import OPEN_OBJECTS, canonical_number, parse_document, value_key
+from ..json_schema.unique_check import OPEN_OBJECTS, Mixed, canonical_number, parse_document, value_key
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import Generate, Instruction, mask_has
@@ -176,11 +176,13 @@ class _Scan:
         top = self.frames[-1]
         return top[2] if top[0] == "o" else self.check.child_index(top[1], top[2])
 
-    def _start_value(self) -> None:
+    def _start_value(self, c: int) -> None:
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
             f = self.frames[-1]  # ["a", loc, index, ItemAutomata, value keys, texts, inside an item, q, text,
             #                        the item's automaton]
             auto = f[3].at(f[2])
+            if isinstance(auto, Mixed):  # an open object, or a value of the other types
+                auto = OPEN_OBJECTS if c == 0x7B else auto.automaton
             f[6], f[7], f[8], f[9] = True, 0 if _unchecked(auto) else auto.initial, _START, auto
 
     def _end_value(self) -> None:
@@ -200,7 +202,7 @@ class _Scan:
                 self.mode = mode = "A"
                 self._end_value()
             if mode == "V" and c not in _WS and not (c == 0x5D and self.frames and self.frames[-1][0] == "a"):
-                self._start_value()
+                self._start_value(c)
             for f in self.frames:
                 if f[0] == "a" and f[6]:
                     if not _unchecked(f[9]):
@@ -281,7 +283,7 @@ class _Scan:
         top = self.frames[-1] if self.frames else None
         if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
             auto = top[3].at(top[2])
-            return _unchecked(auto) or _alive_at_start(auto, top[5])
+            return _unchecked(auto) or isinstance(auto, Mixed) or _alive_at_start(auto, top[5])
         return True
 
 

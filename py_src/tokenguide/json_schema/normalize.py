@@ -279,7 +279,7 @@ class Normalizer:
             for k in [k for k in kw if _INTRODUCED.get(k, 0) > self.declared_draft]:
                 del kw[k]
         unevaluated = take_unevaluated(kw)
-        self._dynamic_to_static(kw, ptr)
+        _dynamic_to_static(self, kw, ptr)
         parts: list[Node | bool] = []
         if "$ref" in kw:
             ref = kw.pop("$ref")
@@ -310,7 +310,7 @@ class Normalizer:
         node = Node(kw, ptr)
         own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
         groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
-        groups.extend(self._dependency_groups(kw, ptr, len(own_props), self.declared_draft))
+        groups.extend(_dependency_groups(kw, ptr, len(own_props), self.declared_draft))
         if "not" in kw:
             neg = self._negate(node, ptr, len(own_props))
             if neg is False:
@@ -338,32 +338,6 @@ class Normalizer:
         if unevaluated and isinstance(result, Node):
             apply_unevaluated(result, unevaluated, ptr, self.unsupported)
         return result
-
-    def _dynamic_to_static(self, kw: dict, ptr: str) -> None:
-        """`$dynamicRef` (2020-12) / `$recursiveRef` (2019-09) in a document that is one schema
-        resource: the dynamic scope holds that resource alone, so the outermost dynamic anchor
-        is the one the reference meets first, and the keyword is a `$ref` (written into `kw`).
-        The other draft's spelling is ignored, as that draft's validator does; with embedded
-        `$id` resources, or `$recursiveRef` without a `$schema` naming 2019-09, refused."""
-        for key, draft in (("$dynamicRef", 2020), ("$recursiveRef", 2019)):
-            if key not in kw:
-                continue
-            if self.declared_draft is not None and self.declared_draft != draft:
-                del kw[key]  # not a keyword of the declared draft
-                continue
-            kptr = f"{ptr}/{ptr_escape(key)}"
-            if self.declared_draft is None and draft == 2019:
-                self.unsupported(key, kptr, "'$recursiveRef' is a 2019-09 keyword, which the default draft "
-                                 "(2020-12) ignores: name the draft with \"$schema\" or use $dynamicRef")
-            elif self.resolver.embedded:
-                self.unsupported(key, kptr, f"{key!r} in a schema with embedded $id resources is not supported "
-                                 "(its target depends on the dynamic scope): use $ref")
-            elif "$ref" in kw:
-                self.unsupported(key, kptr, f"{key!r} beside $ref is not supported: keep one of them")
-            else:
-                kw["$ref"] = kw.pop(key)
-                continue
-            kw.pop(key, None)  # lenient: ignored
 
     def _negate(self, s: Node, ptr: str, pos: int) -> list | None | bool:
         """Rewrite `not` in place when its schema is a type list, an enum/const, or required names.
@@ -403,31 +377,6 @@ class Normalizer:
             return False
         # e.g. an object lacking one of the required names (`required` holds for every non-object)
         return [Group("anyOf", branches, f"{ptr}/not", pos)]
-
-    @staticmethod
-    def _dependency_groups(kw: dict, ptr: str, pos: int, draft: int | None) -> list[Group]:
-        """dependencies (drafts 3 to 7) / dependentRequired / dependentSchemas (from 2019-09) as
-        disjoint anyOf pairs: either the trigger property is absent, or it is present with what
-        it requires. A `$schema` naming a draft ignores the other spelling, as its validators do;
-        without one, both apply."""
-        groups = []
-        for key in ("dependencies", "dependentRequired", "dependentSchemas"):
-            deps = kw.pop(key, None)
-            if deps is None or (draft is not None and (key == "dependencies") != (draft <= 7)):
-                continue
-            if not isinstance(deps, dict):
-                raise UnsupportedSchemaError(f"{key} must be an object (at {ptr}/{key})", key, f"{ptr}/{key}")
-            for name, dep in deps.items():
-                dptr = f"{ptr}/{key}/{ptr_escape(name)}"
-                absent = {"properties": {name: False}}
-                if isinstance(dep, list):
-                    present: Any = {"required": [name] + [d for d in dep if isinstance(d, str)]}
-                elif isinstance(dep, (dict, bool)):
-                    present = {"required": [name], "allOf": [dep]}
-                else:
-                    raise UnsupportedSchemaError(f"{key} values must be arrays or schemas (at {dptr})", key, dptr)
-                groups.append(Group("anyOf", [absent, present], dptr, pos))
-        return groups
 
     # ---- merge ---------------------------------------------------------------------------------
     def expand(self, ref: RuleRef) -> Node | RuleRef | bool:
@@ -733,3 +682,55 @@ def _merge_items(a: Node, b: Node) -> dict | None:
     if rest_key not in a and rest_key not in b:  # no side spells it: absent, not `true` (which
         return {key: prefix}                     # would evaluate every item for unevaluatedItems)
     return {key: prefix, rest_key: _both(ra, rb)}
+
+
+def _dynamic_to_static(norm: Any, kw: dict, ptr: str) -> None:
+    """`$dynamicRef` (2020-12) / `$recursiveRef` (2019-09) in a document that is one schema
+    resource: the dynamic scope holds that resource alone, so the outermost dynamic anchor
+    is the one the reference meets first, and the keyword is a `$ref` (written into `kw`).
+    The other draft's spelling is ignored, as that draft's validator does; with embedded
+    `$id` resources, or `$recursiveRef` without a `$schema` naming 2019-09, refused."""
+    for key, draft in (("$dynamicRef", 2020), ("$recursiveRef", 2019)):
+        if key not in kw:
+            continue
+        if norm.declared_draft is not None and norm.declared_draft != draft:
+            del kw[key]  # not a keyword of the declared draft
+            continue
+        kptr = f"{ptr}/{ptr_escape(key)}"
+        if norm.declared_draft is None and draft == 2019:
+            norm.unsupported(key, kptr, "'$recursiveRef' is a 2019-09 keyword, which the default draft "
+                             "(2020-12) ignores: name the draft with \"$schema\" or use $dynamicRef")
+        elif norm.resolver.embedded:
+            norm.unsupported(key, kptr, f"{key!r} in a schema with embedded $id resources is not supported "
+                             "(its target depends on the dynamic scope): use $ref")
+        elif "$ref" in kw:
+            norm.unsupported(key, kptr, f"{key!r} beside $ref is not supported: keep one of them")
+        else:
+            kw["$ref"] = kw.pop(key)
+            continue
+        kw.pop(key, None)  # lenient: ignored
+
+
+def _dependency_groups(kw: dict, ptr: str, pos: int, draft: int | None) -> list[Group]:
+    """dependencies (drafts 3 to 7) / dependentRequired / dependentSchemas (from 2019-09) as
+    disjoint anyOf pairs: either the trigger property is absent, or it is present with what
+    it requires. A `$schema` naming a draft ignores the other spelling, as its validators do;
+    without one, both apply."""
+    groups = []
+    for key in ("dependencies", "dependentRequired", "dependentSchemas"):
+        deps = kw.pop(key, None)
+        if deps is None or (draft is not None and (key == "dependencies") != (draft <= 7)):
+            continue
+        if not isinstance(deps, dict):
+            raise UnsupportedSchemaError(f"{key} must be an object (at {ptr}/{key})", key, f"{ptr}/{key}")
+        for name, dep in deps.items():
+            dptr = f"{ptr}/{key}/{ptr_escape(name)}"
+            absent = {"properties": {name: False}}
+            if isinstance(dep, list):
+                present: Any = {"required": [name] + [d for d in dep if isinstance(d, str)]}
+            elif isinstance(dep, (dict, bool)):
+                present = {"required": [name], "allOf": [dep]}
+            else:
+                raise UnsupportedSchemaError(f"{key} values must be arrays or schemas (at {dptr})", key, dptr)
+            groups.append(Group("anyOf", [absent, present], dptr, pos))
+    return groups

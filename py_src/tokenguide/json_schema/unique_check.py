@@ -31,7 +31,7 @@ from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import json_type_of, ptr_escape
 
-__all__ = ["OPEN_OBJECTS", "ItemAutomata", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "open_objects", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
            "value_key"]
 
 MAX_LOCATIONS = 4_000
@@ -57,6 +57,17 @@ class _OpenObjects:
 
 
 OPEN_OBJECTS = _OpenObjects()
+
+
+class Mixed:
+    """The items of a position that are open objects (unchecked until they close, like
+    OPEN_OBJECTS) or values of other types, searched in `automaton` (which has no objects)."""
+
+    def __init__(self, automaton: Any):
+        self.automaton = automaton
+
+    def __repr__(self) -> str:
+        return f"Mixed({self.automaton!r})"
 
 
 class ItemAutomata:
@@ -418,26 +429,24 @@ class UniqueItemsCheck:
                 self._canonical(self.child_index(loc, i), "", True, set())
 
     def _open_objects(self, loc: int) -> bool:
-        """Are the values at `loc` objects that can always take one more member (any name, no
-        limit on their keys, no oneOf/not/if whose other branches a new key could change)? Then
-        an item not yet closed can always end as a new value: a key no value seen has."""
+        """Are the values at `loc` open objects (module function `open_objects`, every alternative)?"""
         conjs = list(self._locs[loc])
-        if not conjs:
-            return False
-        for c in conjs:
-            objs = [self.objs[p] for p in c]
-            if not c or not all(isinstance(o, dict) for o in objs):
-                return False
+        return bool(conjs) and all(c and open_objects([self.objs[p] for p in c]) for c in conjs)
+
+    def _mixed(self, loc: int) -> list | None:
+        """The alternatives at `loc` that are not open objects, when some are and these others
+        accept no object (then an item starting with `{` is an open object); else None."""
+        conjs = sorted(self._locs[loc], key=sorted)
+        rest = [c for c in conjs if not (c and open_objects([self.objs[p] for p in c]))]
+        if not rest or len(rest) == len(conjs):
+            return None
+        for c in rest:
             types = set(_TYPES)
-            for o in objs:
-                types &= _types_of(o)
-                extra = o.get("additionalProperties", True)
-                if any(k in o for k in _KEY_LIMITS) or extra is False or (
-                        isinstance(extra, dict) and any(k in extra for k in ("not", "enum", "const", "oneOf"))):
-                    return False
-            if types != {"object"}:
-                return False
-        return True
+            for p in c:
+                types &= _types_of(self.objs[p])
+            if not c or "object" in types:
+                return None
+        return rest
 
     def _item_automaton(self, loc: int, where: str) -> "ItemAutomata":
         """The automata of the items of the array at `loc`, per position (compile_item raises by name)."""
@@ -455,11 +464,14 @@ class UniqueItemsCheck:
             return None
         if self._open_objects(item):
             return OPEN_OBJECTS
+        rest = self._mixed(item)
         synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
         synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
             k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
-        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]} for c in self._locs[item]]
-        return self._compile_item(synthetic, where, min_items)
+        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
+                              for c in (rest if rest is not None else self._locs[item])]
+        automaton = self._compile_item(synthetic, where, min_items)
+        return automaton if rest is None else Mixed(automaton)
 
     def _moved(self, ptr: str) -> str:
         """`ptr` in the item schema `_check_array` builds, where the user's root sits under $defs."""
@@ -474,7 +486,8 @@ class UniqueItemsCheck:
         if loc in seen:
             return
         seen.add(loc)
-        for c in self._locs[loc]:
+        mixed = self._mixed(loc) if top else None
+        for c in self._locs[loc] if mixed is None else mixed:
             if not c:
                 self._refuse(where, "its items (or values inside them) may be any JSON value")
             types = set(_TYPES)
@@ -519,6 +532,45 @@ class UniqueItemsCheck:
                 self._refuse(where, "its items may be objects whose alternatives declare shared keys in different orders")
         for name in dict.fromkeys(n for o in orders for n in o):
             self._canonical(self.child_key(loc, name), where, False, seen)
+
+
+_EXTENSION = re.compile(r"\^[A-Za-z0-9_-]+")  # a pattern every name with this literal prefix matches
+
+
+def open_objects(objs: list) -> bool:
+    """Can an object that the schema objects `objs` (one alternative, together) accept, not closed
+    yet, always take one more member that no value seen has? True when each allows a name of one
+    infinite family with any value: any undeclared name, or, where additionalProperties is false,
+    names with a literal prefix a patternProperties of every such object allows (`^x-`); no
+    limit on the keys, no oneOf with two object branches, not/if/enum that a new key could change.
+    Then an item not closed yet can always end as a new value."""
+    if not objs or not all(isinstance(o, dict) for o in objs):
+        return False
+    types, prefixes = set(_TYPES), None  # prefixes: the names every closed object allows (None: all)
+    for o in objs:
+        types &= _types_of(o)
+        if any(k in o for k in _KEY_LIMITS if k not in ("patternProperties", "oneOf")):
+            return False
+        branches = o.get("oneOf", [])
+        if not isinstance(branches, list) or sum("object" in _types_of(b) for b in branches) > 1:
+            return False
+        pats = o.get("patternProperties", {})
+        if not isinstance(pats, dict) or not all(_accepts_all(v) for v in pats.values()):
+            return False
+        extra = o.get("additionalProperties", True)
+        if isinstance(extra, dict) and any(k in extra for k in ("not", "enum", "const", "oneOf")):
+            return False
+        if extra is False:
+            own = {p for p in pats if _EXTENSION.fullmatch(p)}
+            prefixes = own if prefixes is None else prefixes & own
+            if not prefixes:
+                return False
+    return types == {"object"}
+
+
+def _accepts_all(schema: Any) -> bool:
+    """Does `schema` accept every value (true, or no validation keyword)?"""
+    return schema is True or (isinstance(schema, dict) and not any(k in VALIDATION for k in schema))
 
 
 def _has_number(v: Any) -> bool:
