@@ -15,7 +15,7 @@ from typing import Any
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
 from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
 from .patterns import PatternError, pattern_to_string_body
-from .text import STRING_CHAR, alt, group, rep, value_intersection
+from .text import STRING_CHAR, alt, group, rep, string_intersection
 
 __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_BLOCKS", "STRING_BLOCK"]
 
@@ -185,7 +185,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         checks.append((kw, _quoted(rep(STRING_CHAR, lo, hi))))
     out: str | None = main
     for kw, check in checks:
-        out = value_intersection(out, check)
+        out = string_intersection(out, check)
     if em.sink is not None and checks:  # grammar mode: rules from the intersection's exact automaton
         d = lexeme_dfa(out)
         kw = checks[0][0]

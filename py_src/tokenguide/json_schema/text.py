@@ -141,6 +141,15 @@ def value_intersection(a: str | None, b: str | None) -> str | None:
     return f"(?:(?=(?:{b}){VALUE_END})(?:{a}))"
 
 
+def string_intersection(a: str | None, b: str | None) -> str | None:
+    """JSON strings of both `a` and `b` (regexes of quoted strings): a lookahead of `b` before `a`,
+    without VALUE_END (a string token ends at its closing quote, so `b` can only match the token
+    `a` matches); regex.fusion turns it into one automaton."""
+    if a is None or b is None:
+        return None
+    return f"(?:(?={b})(?:{a}))"
+
+
 def opt(p: str | None) -> str:
     """`p` made optional (the empty language becomes the empty string)."""
     if p is None or p == "":

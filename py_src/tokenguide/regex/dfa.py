@@ -21,6 +21,7 @@ from typing import Callable
 
 from ..errors import StateLimitError
 from . import parser as regex_ast
+from .fusion import fuse_string_lookaheads
 from .nfa import build_nfa, epsilon_closure
 from .partition import atoms, hopcroft
 from .threads import determinize_with_lookaheads
@@ -129,6 +130,8 @@ def char_automaton(
     """The tree's character automaton before its UTF-8 spelling: per state its sorted, disjoint
     (lo, hi, target) code-point edges, and whether it accepts. State 0 is initial; all states are
     reachable, merged where equivalent, but not trimmed of dead ones."""
+    tree = fuse_string_lookaheads(
+        tree, lambda sub: char_automaton(sub, max_states=max_states, checkpoint=checkpoint), max_states)
     nfa, start, end = build_nfa(tree, counted=not regex_ast.has_lookaround(tree), pattern=pattern)
     if nfa.looks or nfa.end_edges:
         moves, accept, atom_intervals = determinize_with_lookaheads(
@@ -335,6 +338,12 @@ def _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint=None):
 
 
 # -- trimming, minimization, canonical numbering ---------------------------------------
+
+
+def minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
+    """The minimal trimmed ByteDFA of a byte transition table (`table[state][byte]`, -1 for no
+    move, state 0 initial; `accept[state]`): for automata built by other means (products)."""
+    return _minimize(table, accept)
 
 
 def _byte_classes(table: list) -> tuple[bytes, list[int]]:

@@ -53,6 +53,9 @@ def _plan(node: tuple, counted: bool) -> tuple[int, set[int], bool]:
             empty = empty or (kind == "chars" and not n[1])
             sizes.append(2)
             continue
+        if kind == "dfa":  # a fused automaton (module fusion): its states and edges
+            sizes.append(2 + len(n[1]) + sum(len(row) for row in n[1]))
+            continue
         children = n[1] if kind in ("seq", "alt") else (n[2] if kind == "look" else n[1],)
         if not children_done:
             stack.append((n, True))
@@ -215,6 +218,8 @@ class NFA:
             s, e = self.new(), self.new()
             self.end_edges.setdefault(s, []).append(e)
             return s, e
+        if kind == "dfa":
+            return self._automaton(node)
         if kind == "alt":
             s, e = self.new(), self.new()
             if not node[1]:
@@ -248,6 +253,22 @@ class NFA:
             cur = ce
         self.eps[cur].append(e)
         return s, e
+
+    def _automaton(self, node: tuple) -> tuple[int, int]:
+        """A ("dfa", edges, accepting) node (regex.fusion): a state per automaton state, its
+        (lo, hi, target) edges grouped by target, an epsilon move from each accepting one."""
+        rows, accepting = node[1], node[2]
+        states = [self.new() for _ in rows]
+        e = self.new()
+        for q, row in enumerate(rows):
+            by_target: dict[int, list[tuple[int, int]]] = {}
+            for lo, hi, t in row:
+                by_target.setdefault(t, []).append((lo, hi))
+            for t, ranges in by_target.items():
+                self.edges[states[q]].append((tuple(ranges), states[t]))
+            if accepting[q]:
+                self.eps[states[q]].append(e)
+        return states[0], e
 
     # -- counted repetitions -----------------------------------------------------------------
     def _counted_rep(self, node: tuple):
