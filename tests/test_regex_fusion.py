@@ -16,7 +16,7 @@ import pytest
 
 from tokenguide import Guide
 from tokenguide.json_schema import compile_json_schema
-from tokenguide.json_schema.text import STRING, STRING_CHAR, VALUE_END, rep, string_intersection, value_intersection
+from tokenguide.json_schema.text import STRING, STRING_CHAR, rep, string_intersection, value_intersection
 from tokenguide.regex import compile_regex
 from tokenguide.regex import parser as regex_parser
 from tokenguide.regex.dfa import char_automaton
