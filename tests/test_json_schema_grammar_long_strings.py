@@ -86,3 +86,43 @@ def test_lengths_past_the_block_rules_are_refused_by_keyword(kw, lengths):
     with pytest.warns(UserWarning, match=kw):
         lenient = compile_json_schema(schema, path="grammar", lenient=True)
     assert grammar_oracle.acceptor(lenient)('{"s":"' + "x" * 10 + '"}')
+
+
+def test_a_key_pattern_counted_to_255_runs_in_a_guide(gpt2_vocabulary):
+    """patternProperties `^.{1,255}$` (JSONSchemaBench Github_trivial o9908): the key terminal
+    spells ECMA's `.` (escaped control characters included) 255 times, 60,969 instructions of the
+    CFG guides' regex VM (it was refused past 50,000). Documents fed token by token through the
+    guide agree with jsonschema: keys of 255 and 256 characters (the latter an additional
+    property), a key with a line terminator, values of any shape."""
+    from tokenguide import Guide  # noqa: PLC0415
+    from tokenguide.errors import InvalidTokenError  # noqa: PLC0415
+
+    schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+              "patternProperties": {"^.{1,255}$": {"type": "integer"}}}
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary)
+    assert guide.compiled.path == "grammar"
+    validator = jsonschema.Draft4Validator(schema)
+    tokens = gpt2_vocabulary.tokens
+    docs = [{"k" * 255: 1}, {"k" * 255: "x"}, {"k" * 256: "x"}, {"a\nb": [1, {"c": None}]}, {"": 2}, {"ab": 1.5},
+            {"é" * 3: 3, "x": 4}]
+    verdicts = set()
+    for doc in docs:
+        want = validator.is_valid(doc)
+        verdicts.add(want)
+        guide.reset()
+        ok = True
+        data, i = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode(), 0
+        while i < len(data) and ok:  # longest tokens first
+            n = next(n for n in range(min(8, len(data) - i), 0, -1) if data[i:i + n] in tokens)
+            try:
+                guide.advance(tokens[data[i:i + n]][0], return_tokens=False)
+            except InvalidTokenError:
+                ok = False
+            i += n
+        assert (ok and guide.is_finished()) == want, list(doc)[0][:10]
+    assert verdicts == {True, False}
+    guide.reset()
+    for byte in b'{"' + b"k" * 254:
+        guide.advance(tokens[bytes([byte])][0], return_tokens=False)
+    allowed = set(guide.get_tokens())  # one character left before the pattern's bound
+    assert tokens[b"k"][0] in allowed and tokens[b'":'][0] in allowed and tokens[b"kk"][0] in allowed
