@@ -189,3 +189,29 @@ def test_lazy_guide_meeting_the_state_limit_at_its_first_mask_falls_back():
     for ch in '{"s":"abc"}':
         guide.advance(chars.index(ch))
     assert guide.is_finished()
+
+
+def test_items_counted_past_the_regex_limit_take_the_grammar_path():
+    """contains with minContains over wide objects: counting them on the regex path passes its
+    200,000 characters, the grammar path counts with rules; "auto" takes it (it refused), and
+    when the grammar path cannot either, the refusal still names the counting keyword."""
+    item = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(40)},
+            "additionalProperties": False}
+    schema = {"type": "array", "items": item, "contains": {"required": ["p0"]}, "minContains": 2, "maxItems": 8}
+    with pytest.raises(UnsupportedSchemaError, match="needs a regex over"):
+        compile_json_schema(schema, path="regex")
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and "too large" in compiled.reason
+    validator = jsonschema.Draft202012Validator(schema)
+    docs = [[{"p0": "a"}, {"p0": "b"}], [{"p0": "a"}], [{"p0": "a"}, {}, {"p0": "y", "p1": "x"}], [{}] * 9,
+            [{"p0": "a"}] * 8, [{"p0": "a"}] * 9, [{"p0": "a"}, {"p0": 1}], []]
+    verdicts = set()
+    for doc in docs:
+        want = validator.is_valid(doc)
+        verdicts.add(want)
+        assert accepts(compiled.grammar, dumps(doc)) == want, doc
+    assert verdicts == {True, False}
+    wider = {**schema, "maxItems": 20}
+    with pytest.raises(UnsupportedSchemaError, match="needs a regex over") as info:
+        compile_json_schema(wider)
+    assert info.value.keyword == "contains"

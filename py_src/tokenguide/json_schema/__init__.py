@@ -429,11 +429,17 @@ def _compile(
             f"{max_recursion_depth} times (cut at {exc.cut}; raise max_recursion_depth), and "
             + (refused or "the grammar path does not take it"), "$ref", exc.cut) from None
     except UnsupportedSchemaError as exc:
-        if "characters long" not in str(exc) and "nests too deeply" not in str(exc):
+        counting = "needs a regex over" in str(exc)  # items counted (contains, prefixItems): rules count smaller
+        if "characters long" not in str(exc) and "nests too deeply" not in str(exc) and not counting:
             raise
         if refusal is not None:  # the grammar path refused already: not again (its retries take seconds)
             raise refusal from None
-        text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+        try:
+            text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+        except UnsupportedSchemaError:
+            if counting:
+                raise exc from None  # (names the counting keyword, where the grammar's refusal may not)
+            raise
         return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
     if free and recursion is None:
         try:
