@@ -98,7 +98,7 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
       "uniqueItems": True}, "#/uniqueItems", "bounded numbers with fractions"),
     ({"type": "array", "items": {"type": "string"}, "contains": {"const": "a"}, "uniqueItems": True},
      "#/uniqueItems", "contains beside it"),
-    ({"type": "array", "uniqueItems": True}, "#/uniqueItems", "any JSON value"),
+    ({"type": "array", "items": {"type": "array"}, "uniqueItems": True}, "#/uniqueItems", "any JSON value"),
     ({"type": "array", "items": {"enum": [1, 2, "a"] + [f"s{i}" for i in range(300)]}, "uniqueItems": True},
      "#/uniqueItems", "numbers in an enum"),
     ({"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}, "uniqueItems": True}}, "$ref": "#/$defs/t"},
@@ -551,3 +551,34 @@ def test_objects_open_to_extensions_only_where_every_closed_side_allows_one_fami
     assert not open_objects([{"oneOf": [{"type": "object"}, {"required": ["a"]}]}, {"type": "object"}])
     assert open_objects([{"oneOf": [{"type": "object"}, {"type": "string"}]}, {"type": "object"}])
     assert not open_objects([{"type": ["object", "string"]}])
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("items", [None, {}, {"description": "anything"}])
+def test_items_that_may_be_any_value(path, items):
+    """Items that may be any JSON value: equal by value (key order, 1 and 1.0), and only true,
+    false and null can be stranded (a string, number, array or object not ended can always
+    become new): after [true,false,null, no item may start with t, f or n."""
+    schema = {"type": "array", "uniqueItems": True, **({} if items is None else {"items": items})}
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    docs = [[1, "1", [1], {"1": 1}], [1, 1.0], [{"a": 1, "b": [2]}, {"b": [2], "a": 1}], [[1, 2], [2, 1]],
+            [True, 1], [None, None], ["a", "a"], [[], {}], [[[]], [[]]], [0, -0], [True, False, None, "x"]]
+    verdicts = set()
+    for v in docs:
+        want = valid(schema, v)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(v)) == want, v
+    assert verdicts == {True, False}
+    vocab, tokens = char_vocabulary([])
+    g = Guide.from_json_schema(schema, vocab, path=path, whitespace_pattern="")
+    for ch in "[true,false,null,":
+        g.advance(tokens.index(ch), return_tokens=False)
+    allowed = {tokens[i] for i in g.get_tokens() if i < len(tokens)}
+    assert not allowed & {"t", "f", "n"} and {'"', "[", "{", "0", "-", "7"} <= allowed
+    for ch in '"a",1,':
+        g.advance(tokens.index(ch), return_tokens=False)
+    for ch in '"a':  # the same string again cannot end here, but may go on
+        g.advance(tokens.index(ch), return_tokens=False)
+    allowed = {tokens[i] for i in g.get_tokens() if i < len(tokens)}
+    assert '"' not in allowed and "b" in allowed

@@ -181,8 +181,8 @@ class _Scan:
             f = self.frames[-1]  # ["a", loc, index, ItemAutomata, value keys, texts, inside an item, q, text,
             #                        the item's automaton]
             auto = f[3].at(f[2])
-            if isinstance(auto, Mixed):  # an open object, or a value of the other types
-                auto = OPEN_OBJECTS if c == 0x7B else auto.automaton
+            if isinstance(auto, Mixed):  # a value that can always become new, or one to search
+                auto = OPEN_OBJECTS if c in auto.open_first else auto.automaton
             f[6], f[7], f[8], f[9] = True, 0 if _unchecked(auto) else auto.initial, _START, auto
 
     def _end_value(self) -> None:

@@ -60,14 +60,19 @@ OPEN_OBJECTS = _OpenObjects()
 
 
 class Mixed:
-    """The items of a position that are open objects (unchecked until they close, like
-    OPEN_OBJECTS) or values of other types, searched in `automaton` (which has no objects)."""
+    """The items of a position that are unchecked until they end (like OPEN_OBJECTS) when their
+    first byte is in `open_first`, else searched in `automaton`: open objects beside values of
+    other types, or any JSON value (only true, false and null can be stranded: a string, number,
+    array or object not ended can always become new)."""
 
-    def __init__(self, automaton: Any):
-        self.automaton = automaton
+    def __init__(self, automaton: Any, open_first: bytes = b"{"):
+        self.automaton, self.open_first = automaton, open_first
 
     def __repr__(self) -> str:
-        return f"Mixed({self.automaton!r})"
+        return f"Mixed({self.automaton!r}, {self.open_first!r})"
+
+
+_ANY_FIRST = b'{["-0123456789'  # the first bytes of values that can always become new
 
 
 class ItemAutomata:
@@ -425,13 +430,18 @@ class UniqueItemsCheck:
             if any(isinstance(self.objs[p], dict) and "contains" in self.objs[p] for p in c):
                 self._refuse("", "contains beside it")
         for i in [*range(self.prefix_length(loc)), -1]:
-            if not self._open_objects(self.child_index(loc, i)):
-                self._canonical(self.child_index(loc, i), "", True, set())
+            item = self.child_index(loc, i)
+            if not self._open_objects(item) and not self._any_value(item):
+                self._canonical(item, "", True, set())
 
     def _open_objects(self, loc: int) -> bool:
         """Are the values at `loc` open objects (module function `open_objects`, every alternative)?"""
         conjs = list(self._locs[loc])
         return bool(conjs) and all(c and open_objects([self.objs[p] for p in c]) for c in conjs)
+
+    def _any_value(self, loc: int) -> bool:
+        """May a value at `loc` be anything (an alternative whose schemas validate nothing)?"""
+        return any(all(_accepts_all(self.objs[p]) for p in c) for c in self._locs[loc])
 
     def _mixed(self, loc: int) -> list | None:
         """The alternatives at `loc` that are not open objects, when some are and these others
@@ -464,6 +474,8 @@ class UniqueItemsCheck:
             return None
         if self._open_objects(item):
             return OPEN_OBJECTS
+        if self._any_value(item):
+            return Mixed(self._compile_item({"enum": [True, False, None]}, where, 0), _ANY_FIRST)
         rest = self._mixed(item)
         synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
         synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
