@@ -113,9 +113,12 @@ def compile_tree(
     max_states: int = DEFAULT_MAX_STATES,
     checkpoint: Callable[[], None] | None = None,
     pattern: str | None = None,
+    fused: bool = False,
 ) -> ByteDFA:
-    """Compile a parsed regex tree (`parser.parse`) to its minimal byte-level DFA."""
-    char_edges, char_accept = char_automaton(tree, max_states=max_states, checkpoint=checkpoint, pattern=pattern)
+    """Compile a parsed regex tree (`parser.parse`) to its minimal byte-level DFA (`fused`: its
+    string lookaheads went through `fusion` already)."""
+    char_edges, char_accept = char_automaton(tree, max_states=max_states, checkpoint=checkpoint, pattern=pattern,
+                                             fused=fused)
     table, accept = _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint)
     return _minimize(table, accept, checkpoint)
 
@@ -126,12 +129,16 @@ def char_automaton(
     max_states: int = DEFAULT_MAX_STATES,
     checkpoint: Callable[[], None] | None = None,
     pattern: str | None = None,
+    fused: bool = False,
 ) -> tuple[list[list[tuple[int, int, int]]], list[bool]]:
     """The tree's character automaton before its UTF-8 spelling: per state its sorted, disjoint
     (lo, hi, target) code-point edges, and whether it accepts. State 0 is initial; all states are
-    reachable, merged where equivalent, but not trimmed of dead ones."""
-    tree = fuse_string_lookaheads(
-        tree, lambda sub: char_automaton(sub, max_states=max_states, checkpoint=checkpoint), max_states)
+    reachable, merged where equivalent, but not trimmed of dead ones. Lookaheads over JSON
+    strings are fused first (module `fusion`) unless `fused` says that was done."""
+    if not fused:
+        tree = fuse_string_lookaheads(
+            tree, lambda sub: char_automaton(sub, max_states=max_states, checkpoint=checkpoint, fused=True),
+            max_states)
     nfa, start, end = build_nfa(tree, counted=not regex_ast.has_lookaround(tree), pattern=pattern)
     if nfa.looks or nfa.end_edges:
         moves, accept, atom_intervals = determinize_with_lookaheads(

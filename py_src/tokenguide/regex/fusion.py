@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import StateLimitError
+from .nfa import tree_key
 from .partition import hopcroft
 
 __all__ = ["fuse_string_lookaheads"]
@@ -40,6 +41,7 @@ _MAX_TRIES = 4  # closing quotes tried per lookahead
 #: pairs a product may reach before minimization, per state allowed after it (email with a
 #: 1,024-character maxLength: 158,896 pairs, 28,452 states)
 _PAIRS_PER_STATE = 2
+_TOO_LARGE: list = []  # (a sentinel: a product, or an automaton of its sides, over the limits)
 
 
 def fuse_string_lookaheads(tree: tuple, automaton: Automaton, max_states: int) -> tuple:
@@ -48,7 +50,21 @@ def fuse_string_lookaheads(tree: tuple, automaton: Automaton, max_states: int) -
     `max_states` pairs are left as lookaheads. Returns `tree` itself when nothing is fused."""
     if not _has_look(tree):
         return tree
-    return _fuse(tree, automaton, max_states)
+    memo: dict[tuple, tuple | None] = {}  # tree key -> its automaton (None: over the limit)
+
+    def cached(sub: tuple) -> tuple:
+        key = tree_key(sub)
+        if key not in memo:
+            try:
+                memo[key] = automaton(sub)
+            except StateLimitError:
+                memo[key] = None
+        found = memo[key]
+        if found is None:
+            raise StateLimitError("too large to fuse")
+        return found
+
+    return _fuse(tree, cached, max_states)
 
 
 def _has_look(node: tuple) -> bool:
@@ -109,6 +125,8 @@ def _fusable(items: list[tuple], i: int, automaton: Automaton, max_states: int, 
     for j in ends[:_MAX_TRIES]:
         follower = items[i + 1] if j == i + 1 else ("seq", items[i + 1:j + 1])
         fused = _fused(item[2], follower, automaton, max_states)
+        if fused is _TOO_LARGE:
+            return None
         if fused is not None:
             out.extend(fused)
             return j + 1
@@ -128,6 +146,8 @@ def _fused(body: tuple, follower: tuple, automaton: Automaton, max_states: int) 
     splits = [(("seq", parts[:-1]), [parts[-1]])] if len(parts) > 1 else []  # X, then T (a delimiter)
     for x, after in splits + [(body, [])]:
         fused = _fused_split(x, after, follower, automaton, max_states)
+        if fused is _TOO_LARGE:
+            return _TOO_LARGE  # (another reading or a longer follower gives no smaller product)
         if fused is not None:
             return fused
     return None
@@ -141,15 +161,15 @@ def _fused_split(x: tuple, after: list[tuple], follower: tuple, automaton: Autom
     try:
         ax, ay = automaton(x), automaton(follower)
     except StateLimitError:
-        return None
+        return _TOO_LARGE
     if not (_within_strings(ax) and _within_strings(ay)):
         return None
     product = _product(ax, ay, _PAIRS_PER_STATE * max_states)
     if product is None:
-        return None
+        return _TOO_LARGE
     rows, accepting = _minimal(*product)
     if len(rows) > max_states:
-        return None
+        return _TOO_LARGE
     return [("dfa", rows, accepting)] + [("look", True, t) for t in after]
 
 

@@ -46,9 +46,9 @@ def lazy_regex(
     the eager automaton behind the same interface (exact liveness needs all of it)."""
     tree = regex_ast.parse(pattern, ascii=ascii)
     # strings intersected by lookaheads become one automaton first: often no lookaround is left
-    tree = fuse_string_lookaheads(tree, lambda sub: char_automaton(sub, max_states=max_states), max_states)
+    tree = fuse_string_lookaheads(tree, lambda sub: char_automaton(sub, max_states=max_states, fused=True), max_states)
     if regex_ast.has_lookaround(tree):
-        return EagerRows(compile_tree(tree, max_states=max_states, pattern=pattern))
+        return EagerRows(compile_tree(tree, max_states=max_states, pattern=pattern, fused=True))
     return LazyByteDFA(tree, max_states=max_states, pattern=pattern)
 
 

@@ -22,7 +22,8 @@ from ..errors import StateLimitError
 from .ranges import ALL
 from .trampoline import run_nested
 
-__all__ = ["COPY_LIMIT", "COUNTED_MIN", "NFA", "NFA_LIMIT", "build_nfa", "epsilon_closure", "estimate_size", "without_empty"]
+__all__ = ["COPY_LIMIT", "COUNTED_MIN", "NFA", "NFA_LIMIT", "build_nfa", "epsilon_closure", "estimate_size", "tree_key",
+           "without_empty"]
 
 #: Pieces the tree's estimate may come to, checked before building (a clear error, never a huge allocation).
 NFA_LIMIT = 2_000_000
@@ -205,7 +206,7 @@ class NFA:
                 cur = ce
             return s, cur
         if kind == "look":  # equal lookaheads (JSON Schema repeats them) share one body
-            key = (bool(node[1]), _frozen(node[2]))
+            key = (bool(node[1]), tree_key(node[2]))
             k = self.look_ids.get(key)
             if k is None:
                 bs, be = yield ("seq", [node[2], ("rep", ("chars", ALL), 0, None)])
@@ -361,7 +362,7 @@ class NFA:
         return targets
 
 
-def _frozen(node: tuple) -> tuple:
+def tree_key(node: tuple) -> tuple:
     """A flat hashable key of a tree (its nodes in preorder, with their arity), so equal trees
     get equal keys without nested tuples (whose hashing and comparison recurse)."""
     out: list = []
