@@ -347,12 +347,6 @@ def _to_bytes(char_edges, char_accept, max_states, pattern, checkpoint=None):
 # -- trimming, minimization, canonical numbering ---------------------------------------
 
 
-def minimize(table: list[list[int]], accept: list[bool]) -> ByteDFA:
-    """The minimal trimmed ByteDFA of a byte transition table (`table[state][byte]`, -1 for no
-    move, state 0 initial; `accept[state]`): for automata built by other means (products)."""
-    return _minimize(table, accept)
-
-
 def _byte_classes(table: list) -> tuple[bytes, list[int]]:
     """Group bytes that every state treats alike; returns (byte -> class, representative bytes)."""
     columns = list(zip(*table)) if table else [()] * 256
