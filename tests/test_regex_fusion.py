@@ -149,3 +149,23 @@ def test_fusion_keeps_the_automaton_canonical():
     a = compile_regex(value_intersection(quoted("[ab]+"), LENGTH))
     b = compile_regex(quoted("[ab]{2,4}"))
     assert (a.table, a.finals, a.classes) == (b.table, b.finals, b.classes)
+
+
+def test_deeply_nested_regexes_keep_their_lookaheads():
+    """The rewrite recurses along group nesting: past its depth bound the tree is left as it is
+    (no RecursionError), and the language is the same either way."""
+    inner = string_intersection(quoted("[ab]+"), LENGTH)
+
+    def nest(depth: int) -> str:
+        pattern = inner
+        for k in range(depth):  # alternations keep their nesting in the tree
+            pattern = f"(?:{pattern}|z{k % 10})"
+        return pattern
+
+    assert "look" in kinds(fused(nest(600))) and "look" not in kinds(fused(nest(20)))
+    rx = re.compile(inner)
+    for depth in (20, 600):
+        dfa = compile_regex(nest(depth))
+        for s in ['"ab"', '"abab"', '"ababa"', '"a"', "z3", "z9", "z", '"ab"z1']:
+            want = rx.fullmatch(s) is not None or s in {f"z{k}" for k in range(min(depth, 10))}
+            assert dfa.accepts(s.encode()) == want, (depth, s)

@@ -38,6 +38,7 @@ _STRING = [[(_QUOTE, _QUOTE, 1)],
 _STRING_FINAL = 3
 _QUOTE_NODE = ("chars", ((_QUOTE, _QUOTE),))
 _MAX_TRIES = 4  # closing quotes tried per lookahead
+_MAX_DEPTH = 200  # tree nesting the rewrite follows (Python recursion, Pyodide's smaller stack)
 #: pairs a product may reach before minimization, per state allowed after it (email with a
 #: 1,024-character maxLength: 158,896 pairs, 28,452 states)
 _PAIRS_PER_STATE = 2
@@ -48,8 +49,8 @@ def fuse_string_lookaheads(tree: tuple, automaton: Automaton, max_states: int) -
     """`tree` with each `(?=X T)Y` over JSON strings fused (see the module docstring); `automaton`
     gives the character automaton (edges, accepting) of a tree without lookarounds; products over
     `max_states` pairs are left as lookaheads. Returns `tree` itself when nothing is fused."""
-    if not _has_look(tree):
-        return tree
+    if not _has_look(tree) or _deeper_than(tree, _MAX_DEPTH):
+        return tree  # (the rewrite recurses along group nesting: deep trees keep their lookaheads)
     memo: dict[tuple, tuple | None] = {}  # tree key -> its automaton (None: over the limit)
 
     def cached(sub: tuple) -> tuple:
@@ -65,6 +66,22 @@ def fuse_string_lookaheads(tree: tuple, automaton: Automaton, max_states: int) -
         return found
 
     return _fuse(tree, cached, max_states)
+
+
+def _deeper_than(node: tuple, limit: int) -> bool:
+    """Does the tree nest deeper than `limit` nodes?"""
+    stack = [(node, 0)]
+    while stack:
+        n, d = stack.pop()
+        if d > limit:
+            return True
+        if n[0] in ("seq", "alt"):
+            stack.extend((k, d + 1) for k in n[1])
+        elif n[0] == "rep":
+            stack.append((n[1], d + 1))
+        elif n[0] == "look":
+            stack.append((n[2], d + 1))
+    return False
 
 
 def _has_look(node: tuple) -> bool:
