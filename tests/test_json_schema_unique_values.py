@@ -582,3 +582,16 @@ def test_items_that_may_be_any_value(path, items):
         g.advance(tokens.index(ch), return_tokens=False)
     allowed = {tokens[i] for i in g.get_tokens() if i < len(tokens)}
     assert '"' not in allowed and "b" in allowed
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_position_no_item_can_take_ends_the_array(path):
+    """prefixItems whose second schema accepts no value (an ipv4 of at most 5 characters) beside
+    items that may be anything after it (fuzzer seed 5068): no item can stand there, so arrays
+    end before it; the schema is not empty and nothing is refused."""
+    schema = {"type": "array", "uniqueItems": True, "prefixItems": [
+        {"type": "null"}, {"type": "string", "maxLength": 5, "format": "ipv4"}, {"type": "string"}]}
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    for v in ([], [None], [None, "1.2.3.4"], [None, None], ["x"]):
+        assert compiled.accepts(dumps(v)) == valid(schema, v), v

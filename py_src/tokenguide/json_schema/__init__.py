@@ -331,6 +331,10 @@ def compile_json_schema(
         try:
             regex = build_regex_from_schema(synthetic, whitespace_pattern, max_recursion_depth,
                                             property_order=property_order)
+        except EmptySchemaError as exc:
+            if exc.cut is None:
+                return None  # no item can stand there (proved): nothing to search
+            raise refused(f"its items have no regex ({exc})") from None
         except UnsupportedSchemaError as exc:
             raise refused(f"its items have no regex ({exc})") from None
         automaton = lazy_regex(regex)
