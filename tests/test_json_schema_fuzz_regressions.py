@@ -98,3 +98,11 @@ def test_a_string_no_value_satisfies_is_an_impossible_member_on_the_grammar_path
     with pytest.raises(UnsupportedSchemaError, match="no string satisfies") as info:
         compile_json_schema({"type": "string", "maxLength": 0, "pattern": "^a"}, path="grammar")
     assert "accepts no value" in str(info.value) and "'maxLength' at #/maxLength" in str(info.value)
+
+
+def test_an_object_union_with_a_branch_declaring_no_properties():
+    """Seed 5599 (small schemas): anyOf of an object with a property and an object with none
+    raised KeyError 'properties' while the grammar path wrote the union as one object."""
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#",
+              "anyOf": [{"type": "object", "properties": {"0": {"const": 0}}}, {"type": "object"}]}
+    check(schema, [{}, {"0": 0}, {"0": 1}, {"a": 1}, {"0": 0, "b": [1]}, [], 1, "x"], paths=("auto", "grammar"))

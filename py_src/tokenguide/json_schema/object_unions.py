@@ -49,7 +49,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
     extras = {_canon(em, b.get("additionalProperties", True), b.kptr("additionalProperties")) for b in branches}
     if len(extras) != 1 or None in extras:
         return False
-    order = merged_order([list(b["properties"]) for b in branches])
+    order = merged_order([list(b.get("properties", {})) for b in branches])  # (a branch may declare none)
     if order is None:
         return False
     props: dict[str, Any] = {}
@@ -89,7 +89,7 @@ def _plain_object(m: Any) -> bool:
 
 def _member(b: Node, name: str) -> tuple[Any, str]:
     """The schema branch `b` gives member `name` (False: not allowed) and its pointer."""
-    props = b["properties"]
+    props = b.get("properties", {})
     if name in props:
         return props[name], b.member_ptr("properties", name)
     return b.get("additionalProperties", True), b.kptr("additionalProperties")
