@@ -136,9 +136,7 @@ def char_automaton(
     reachable, merged where equivalent, but not trimmed of dead ones. Lookaheads over JSON
     strings are fused first (module `fusion`) unless `fused` says that was done."""
     if not fused:
-        tree = fuse_string_lookaheads(
-            tree, lambda sub: char_automaton(sub, max_states=max_states, checkpoint=checkpoint, fused=True),
-            max_states)
+        tree = fused_tree(tree, max_states=max_states, checkpoint=checkpoint)
     nfa, start, end = build_nfa(tree, counted=not regex_ast.has_lookaround(tree), pattern=pattern)
     if nfa.looks or nfa.end_edges:
         moves, accept, atom_intervals = determinize_with_lookaheads(
@@ -148,6 +146,14 @@ def char_automaton(
     else:
         char_edges, char_accept = _determinize(nfa, start, end, max_states, checkpoint, pattern)
     return char_edges, char_accept
+
+
+def fused_tree(tree: tuple, *, max_states: int = DEFAULT_MAX_STATES,
+               checkpoint: Callable[[], None] | None = None) -> tuple:
+    """`tree` with its lookaheads over JSON strings fused into automata (module `fusion`, the
+    sides' character automata built here); compile it with `fused=True`."""
+    return fuse_string_lookaheads(
+        tree, lambda sub: char_automaton(sub, max_states=max_states, checkpoint=checkpoint, fused=True), max_states)
 
 
 def _tick(checkpoint: Callable[[], None] | None, i: int) -> None:

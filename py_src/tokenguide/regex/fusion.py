@@ -16,7 +16,7 @@ is not of this shape, or whose product is too large, stays as it was.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ..errors import StateLimitError
 from .nfa import tree_key
@@ -112,12 +112,16 @@ def _fuse(node: tuple, automaton: Automaton, max_states: int) -> tuple:
     if kind != "seq":
         return node
     out = [_fuse(k, automaton, max_states) for k in node[1]]
+    too_large: set[int] = set()  # ids of the lookaheads whose product passed the limits: not tried again
     while True:  # a pass per level of lookaheads written around one string (each check wraps the last)
         items, out, changed = out, [], False
         i = 0
         while i < len(items):
             item = items[i]
-            j = _fusable(items, i, automaton, max_states, out)
+            j = None if id(item) in too_large else _fusable(items, i, automaton, max_states, out)
+            if j is _TOO_LARGE:
+                too_large.add(id(item))
+                j = None
             if j is None:
                 out.append(item)
                 i += 1
@@ -130,10 +134,10 @@ def _fuse(node: tuple, automaton: Automaton, max_states: int) -> tuple:
     return ("seq", out)
 
 
-def _fusable(items: list[tuple], i: int, automaton: Automaton, max_states: int, out: list[tuple]) -> int | None:
+def _fusable(items: list[tuple], i: int, automaton: Automaton, max_states: int, out: list[tuple]) -> Any:
     """When items[i] is a lookahead that fuses with the items after it (up to a closing quote or
     a string fused before, the nearest first), append the fused items to `out` and return the
-    index after them; else None."""
+    index after them; _TOO_LARGE when the product passes the limits; else None."""
     item = items[i]
     if not (item[0] == "look" and item[1] and i + 1 < len(items) and _opens_string(item[2])
             and _opens_string(items[i + 1])):
@@ -143,7 +147,7 @@ def _fusable(items: list[tuple], i: int, automaton: Automaton, max_states: int, 
         follower = items[i + 1] if j == i + 1 else ("seq", items[i + 1:j + 1])
         fused = _fused(item[2], follower, automaton, max_states)
         if fused is _TOO_LARGE:
-            return None
+            return _TOO_LARGE
         if fused is not None:
             out.extend(fused)
             return j + 1

@@ -20,8 +20,7 @@ from bisect import bisect_right
 
 from ..errors import RegexError, StateLimitError
 from . import parser as regex_ast
-from .dfa import DEFAULT_MAX_STATES, MEMORY_BUDGET, ByteDFA, char_automaton, compile_tree
-from .fusion import fuse_string_lookaheads
+from .dfa import DEFAULT_MAX_STATES, MEMORY_BUDGET, ByteDFA, compile_tree, fused_tree
 from .partition import atoms
 from .nfa import NFA, build_nfa, epsilon_closure
 
@@ -46,7 +45,7 @@ def lazy_regex(
     the eager automaton behind the same interface (exact liveness needs all of it)."""
     tree = regex_ast.parse(pattern, ascii=ascii)
     # strings intersected by lookaheads become one automaton first: often no lookaround is left
-    tree = fuse_string_lookaheads(tree, lambda sub: char_automaton(sub, max_states=max_states, fused=True), max_states)
+    tree = fused_tree(tree, max_states=max_states)
     if regex_ast.has_lookaround(tree):
         return EagerRows(compile_tree(tree, max_states=max_states, pattern=pattern, fused=True))
     return LazyByteDFA(tree, max_states=max_states, pattern=pattern)
