@@ -324,7 +324,7 @@ class Normalizer:
                 raise UnsupportedSchemaError(f"allOf must be an array (at {ptr})", "allOf", ptr)
             seen: set[str] = set()
             for i, sub in enumerate(all_of):
-                text = self._text(sub)
+                text = self._text(sub) if len(all_of) > 1 else None
                 if text is not None and text in seen:
                     continue  # the same schema twice: one conjunct (a recursive $ref merged with itself)
                 if text is not None:
@@ -485,10 +485,11 @@ class Normalizer:
                 for name in av:
                     out.ptrs.setdefault(f"{k}/{ptr_escape(name)}", a.member_ptr(k, name))
                 for name, sub in v.items():
-                    if name in pa and (self._text(sub) is None or self._text(sub) != self._text(pa[name])):
-                        pa[name] = {"allOf": [pa[name], sub]}
-                    elif name in pa:
-                        continue  # declared alike on both sides
+                    if name in pa:
+                        text = self._text(sub)
+                        if text is None or text != self._text(pa[name]):
+                            pa[name] = {"allOf": [pa[name], sub]}
+                        # else declared alike on both sides: once
                     else:
                         pa[name] = sub
                         out.ptrs[f"{k}/{ptr_escape(name)}"] = b.member_ptr(k, name)
@@ -538,7 +539,7 @@ class Normalizer:
             na = len(a.get("properties", {}) or {})
             held = {(g.kind, self._text({"subs": g.subs})) for g in a.groups}
             for g in b.groups:
-                text = self._text({"subs": g.subs})
+                text = self._text({"subs": g.subs}) if held else None
                 if text is not None and (g.kind, text) in held:
                     continue  # the same anyOf/oneOf on both sides: once
                 before = [final.index(n) for n in bprops[:g.pos] if n in final]
