@@ -45,8 +45,9 @@ Dnf = frozenset
 
 
 #: keywords that limit which keys an object may take, or whose other branches a new key could change
-_KEY_LIMITS = ("maxProperties", "propertyNames", "patternProperties", "unevaluatedProperties", "not", "oneOf", "if",
-               "enum", "const", "$dynamicRef", "$recursiveRef")
+#: (patternProperties and oneOf are judged apart: `open_objects`)
+_KEY_LIMITS = ("maxProperties", "propertyNames", "unevaluatedProperties", "not", "if", "enum", "const", "$dynamicRef",
+               "$recursiveRef")
 
 
 class _OpenObjects:
@@ -131,6 +132,14 @@ def value_key(v: Any) -> Any:
     if isinstance(v, list):
         return ("a", tuple(value_key(x) for x in v))
     return ("o", frozenset((k, value_key(x)) for k, x in v.items()))
+
+
+def _types_together(objs: list) -> set[str]:
+    """The JSON types every schema object of `objs` lets through (`_types_of` of each)."""
+    types = set(_TYPES)
+    for o in objs:
+        types &= _types_of(o)
+    return types
 
 
 def _types_of(obj: Any) -> set[str]:
@@ -450,12 +459,8 @@ class UniqueItemsCheck:
         rest = [c for c in conjs if not (c and open_objects([self.objs[p] for p in c]))]
         if not rest or len(rest) == len(conjs):
             return None
-        for c in rest:
-            types = set(_TYPES)
-            for p in c:
-                types &= _types_of(self.objs[p])
-            if not c or "object" in types:
-                return None
+        if any(not c or "object" in _types_together([self.objs[p] for p in c]) for c in rest):
+            return None
         return rest
 
     def _item_automaton(self, loc: int, where: str) -> "ItemAutomata":
@@ -493,8 +498,9 @@ class UniqueItemsCheck:
         return f"#/$defs/{_ROOT}" + ptr[1:]
 
     def _canonical(self, loc: int, where: str, top: bool, seen: set) -> None:
-        """Refuse item values with several spellings of one value (objects, numbers below the top,
-        numeric enums) or free-form ones: there "a new item" is not a question about texts."""
+        """Refuse item values with several spellings of one value (open or mixed-order objects,
+        bounded numbers with fractions, numeric enums) or free-form ones: there "a new item" is
+        not a question about texts."""
         if loc in seen:
             return
         seen.add(loc)
@@ -502,11 +508,10 @@ class UniqueItemsCheck:
         for c in self._locs[loc] if mixed is None else mixed:
             if not c:
                 self._refuse(where, "its items (or values inside them) may be any JSON value")
-            types = set(_TYPES)
+            types = _types_together([self.objs[p] for p in c])
             ranged = False
             for p in c:
                 obj = self.objs[p]
-                types &= _types_of(obj)
                 if isinstance(obj, dict):
                     ranged = ranged or any(k in obj for k in _RANGE)
                     vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
@@ -558,10 +563,9 @@ def open_objects(objs: list) -> bool:
     Then an item not closed yet can always end as a new value."""
     if not objs or not all(isinstance(o, dict) for o in objs):
         return False
-    types, prefixes = set(_TYPES), None  # prefixes: the names every closed object allows (None: all)
+    prefixes = None  # the names every closed object allows (None: all)
     for o in objs:
-        types &= _types_of(o)
-        if any(k in o for k in _KEY_LIMITS if k not in ("patternProperties", "oneOf")):
+        if any(k in o for k in _KEY_LIMITS):
             return False
         branches = o.get("oneOf", [])
         if not isinstance(branches, list) or sum("object" in _types_of(b) for b in branches) > 1:
@@ -577,7 +581,7 @@ def open_objects(objs: list) -> bool:
             prefixes = own if prefixes is None else prefixes & own
             if not prefixes:
                 return False
-    return types == {"object"}
+    return _types_together(objs) == {"object"}
 
 
 def _accepts_all(schema: Any) -> bool:
