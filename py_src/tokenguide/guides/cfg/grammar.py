@@ -28,7 +28,7 @@ from typing import Any, Optional
 from lark import Lark, Token
 from lark.exceptions import ConfigurationError, LarkError, LexError, UnexpectedToken
 from lark.lexer import ContextualLexer, UnlessCallback
-from lark.parsers import grammar_analysis
+from lark.parsers import grammar_analysis, lalr_parser
 
 try:  # lark >= 1.3 lexes TextSlice objects; earlier versions take the str itself
     from lark.utils import TextSlice
@@ -48,6 +48,7 @@ from ...errors import ArgumentError, GrammarError, TokenguideError
 from ...grammars import GRAMMAR_PATH
 from ...regex.sre import constants as sre_constants
 from ...regex.sre import parse as sre_parse
+from .lalr import FastLalrAnalyzer
 from .lru import LRU
 from .scanner import PrefixScanner
 
@@ -150,11 +151,13 @@ def _lark(text: str, strict: bool = False) -> Lark:
     """Lark's LALR parser with the quiet contextual lexer (Lark's own if its version lacks the hook).
 
     While it is built, Lark's `grammar_analysis.calculate_sets` is replaced by one returning the
-    same FIRST and NULLABLE (`first_and_nullable`) and a `LazyFollow`: exactly Lark's tables, a
-    fraction of the time (0.5 s -> 3 ms on a 300-rule schema grammar)."""
+    same FIRST and NULLABLE (`first_and_nullable`) and a `LazyFollow`, and its LALR analyzer by
+    `FastLalrAnalyzer`: exactly Lark's tables, a fraction of the time (0.5 s -> 3 ms on a
+    300-rule schema grammar; compose-spec's 1,100 rules: 180 s -> see benchmarks/README)."""
     options: dict[str, Any] = dict(parser="lalr", lexer="contextual", propagate_positions=False,
                                    maybe_placeholders=False, import_paths=[GRAMMAR_PATH], strict=strict)
     original = getattr(grammar_analysis, "calculate_sets", None)
+    analyzer = getattr(lalr_parser, "LALR_Analyzer", None)
 
     def calculate_sets(rules: Any) -> tuple:
         first, nullable = first_and_nullable(rules)
@@ -164,6 +167,8 @@ def _lark(text: str, strict: bool = False) -> Lark:
         _quiet_meta_parser()
         if original is not None:
             grammar_analysis.calculate_sets = calculate_sets
+        if analyzer is not None:
+            lalr_parser.LALR_Analyzer = FastLalrAnalyzer
         try:
             return Lark(text, _plugins={"ContextualLexer": QuietContextualLexer}, **options)
         except ConfigurationError as exc:  # pragma: no cover - a Lark without the `_plugins` option
@@ -173,6 +178,8 @@ def _lark(text: str, strict: bool = False) -> Lark:
         finally:
             if original is not None:
                 grammar_analysis.calculate_sets = original
+            if analyzer is not None:
+                lalr_parser.LALR_Analyzer = analyzer
 
 
 _LARK_KEEP = 8  # parsers kept by grammar text
