@@ -1,66 +1,128 @@
-"""Lark's LALR(1) lookaheads computed on integers: the same tables in a fraction of the time.
+"""Lark's LALR(1) parse tables built on interned integers: the same tables in a fraction of the time.
 
-Lark's `LALR_Analyzer` derives LALR(1) lookaheads from its LR(0) automaton the DeRemer-Pennello
-way (directly-reads, reads, includes and lookback relations over nonterminal transitions, then
-two transitive closures). Its `compute_includes_lookback` scans a state's whole closure once per
-nonterminal transition out of it and finds each reduction's final item by comparing rules field
-by field, and every relation is a set of tuples hashed through Python-level `__hash__` methods:
-on grammars of a few thousand alternatives (large JSON Schemas) that takes minutes (compose-spec:
-360 of 400 s). `FastLalrAnalyzer` keeps Lark's LR(0) automaton and its conflict handling
-(`compute_lalr1_states`) and computes the relations between them on interned integers, with
-terminal sets as bitsets, walks along rules shared from their second symbol on, and an
-iterative closure (no recursion limit on long chains).
+Lark's `LALR_Analyzer` builds the LR(0) automaton over sets of `RulePtr` items and derives
+LALR(1) lookaheads the DeRemer-Pennello way (directly-reads, reads, includes and lookback
+relations over nonterminal transitions, then two transitive closures). Every item, set and
+relation there is hashed through Python-level `__hash__`/`__eq__` methods, and its
+`compute_includes_lookback` scans a state's whole closure once per nonterminal transition out of
+it: on grammars of a few thousand alternatives (large JSON Schemas) that takes minutes
+(compose-spec: 400 s). `FastLalrAnalyzer` builds the same automaton and relations on integers:
+symbols and items interned, a state's closure derived from the nonterminals its kernel reaches
+through rules' first symbols (Lark's `expand_rule`) rather than listed, terminal sets as bitsets,
+walks along rules shared from their second symbol on, an iterative closure (no recursion limit),
+and then resolves conflicts as Lark's `compute_lalr1_states` does (rule priorities, Shift/Reduce
+refused when strict else shifted, Reduce/Reduce refused) into Lark's `IntParseTable`.
 
 The relations are Lark's own, item for item (including its reading of `includes` from every
 closure item of the transition's nonterminal); the closures are the textbook least fixed points.
-`tests/test_cfg_lalr.py` compares the resulting parse tables with Lark's on the grammars the
-suite builds.
+States are numbered breadth-first from the start states, in symbol order: the table is the same
+on every run (Lark's numbering follows object addresses). `tests/test_cfg_lalr.py` compares the
+tables with Lark's on the package's grammars, schema grammars and random grammars.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from lark.exceptions import GrammarError
 from lark.grammar import Terminal
-from lark.parsers.lalr_analysis import LALR_Analyzer
+from lark.parsers.lalr_analysis import LALR_Analyzer, IntParseTable, Reduce, Shift
 
-__all__ = ["FastLalrAnalyzer", "closure_of"]
+__all__ = ["FastLalrAnalyzer", "Lr0Automaton", "closure_of"]
 
-_NEEDS = ("compute_lr0_states", "compute_lalr1_states", "lr0_start_states", "lr0_rules_by_origin", "NULLABLE")
+_NEEDS = ("lr0_start_states", "lr0_rules_by_origin", "NULLABLE", "strict", "debug")
 
 
 class FastLalrAnalyzer(LALR_Analyzer):
-    """Lark's LALR analyzer with the lookahead computation of this module (see its docstring)."""
+    """Lark's LALR analyzer with this module's construction (see its docstring)."""
 
     def compute_lalr(self) -> None:
-        if not all(hasattr(self, name) for name in _NEEDS):  # pragma: no cover - another Lark layout
+        if self.debug or not all(hasattr(self, name) for name in _NEEDS):  # pragma: no cover - Lark's own
             return super().compute_lalr()
-        self.compute_lr0_states()
-        if not hasattr(self, "lr0_itemsets"):  # pragma: no cover - another Lark layout
-            self.compute_reads_relations()
-            self.compute_includes_lookback()
-            self.compute_lookaheads()
-        else:
-            _Lookaheads(self).apply()
-        self.compute_lalr1_states()
+        starts = {start: next(iter(state.kernel)).rule for start, state in self.lr0_start_states.items()}
+        automaton = Lr0Automaton(self.lr0_rules_by_origin, starts, self.NULLABLE)
+        self.parse_table = automaton.table(_lookaheads(automaton), self.strict)
         return None
 
 
-class _Lookaheads:
-    """The LALR(1) lookaheads of one LR(0) automaton (see the module docstring)."""
+class Lr0Automaton:
+    """The LR(0) automaton of a Lark grammar on integers (see the module docstring).
 
-    def __init__(self, analyzer: Any) -> None:
+    `states[i]` is a kernel (sorted item ids), `trans[i]` maps symbol ids to states; an item is
+    a rule and a dot position, numbered `base[rule] + dot`."""
+
+    def __init__(self, rules_by_origin: Any, starts: dict[str, Any], nullable: Any) -> None:
         self.symbols: list = []  # symbol id -> a Symbol object of that kind and name
         self._ids: dict[tuple, int] = {}
         self._by_object: dict[int, int] = {}  # id(Symbol) -> symbol id (the objects outlive this)
-        self.states = list(analyzer.lr0_itemsets)
-        self._index = {id(s): i for i, s in enumerate(self.states)}
-        self.with_rules = {self.sid(o) for o in analyzer.lr0_rules_by_origin}
-        self.nullable = {self.sid(s) for s in analyzer.NULLABLE}
+        self.rules: list = []
+        self.shapes: list[tuple] = []  # rule index -> (expansion ids, nullable suffix start, rule, origin id)
+        self.rules_of: dict[int, list[int]] = {}  # nonterminal id -> its rule indices
+        rule_index: dict[int, int] = {}
+        self.nullable = {self.sid(s) for s in nullable}
+        for origin, rules in rules_by_origin.items():
+            for rule in rules:
+                rule_index[id(rule)] = len(self.rules)
+                self.rules_of.setdefault(self.sid(origin), []).append(len(self.rules))
+                self.rules.append(rule)
+        self.base, item_rule, item_next = [], [], []
+        for r, rule in enumerate(self.rules):
+            expansion = tuple(self.sid(x) for x in rule.expansion)
+            start = len(expansion)
+            while start and expansion[start - 1] in self.nullable:
+                start -= 1
+            self.shapes.append((expansion, start, rule, self.sid(rule.origin)))
+            self.base.append(len(item_rule))
+            for dot in range(len(expansion) + 1):
+                item_rule.append(r)
+                item_next.append(expansion[dot] if dot < len(expansion) else -1)
+        self.item_rule, self.item_next = item_rule, item_next
+        self.with_rules = set(self.rules_of)
         self.end = self.sid(Terminal("$END"))
-        self.roots = [self._index[id(s)] for s in analyzer.lr0_start_states.values()]
-        self._analyzer_rules = analyzer.lr0_rules_by_origin
-        self._scan_states()
+        self._reached: dict[int, frozenset] = {}
+        self._firsts: dict[int, dict[int, list[int]]] = {}  # nonterminal -> first symbol -> items at dot 1
+        for a, rules in self.rules_of.items():
+            groups: dict[int, list[int]] = {}
+            for r in rules:
+                if self.shapes[r][0]:
+                    groups.setdefault(self.shapes[r][0][0], []).append(self.base[r] + 1)
+            self._firsts[a] = groups
+        self.states: list[tuple[int, ...]] = []
+        self.trans: list[dict[int, int]] = []
+        self.nexts: list[set[int]] = []
+        index: dict[tuple, int] = {}
+        self.start_states = {}
+        for name, rule in starts.items():
+            kernel = (self.base[rule_index[id(rule)]],)
+            if kernel not in index:
+                index[kernel] = len(self.states)
+                self.states.append(kernel)
+            self.start_states[name] = index[kernel]
+        self.end_items = {name: self.base[rule_index[id(rule)]] + len(rule.expansion) for name, rule in starts.items()}
+        i = 0
+        while i < len(self.states):
+            groups: dict[int, list[int]] = {}
+            reached: set[int] = set()
+            for item in self.states[i]:
+                x = item_next[item]
+                if x >= 0:
+                    groups.setdefault(x, []).append(item + 1)
+                    if x in self.with_rules:
+                        reached |= self._reach(x)
+            for b in reached:
+                for x, items in self._firsts[b].items():
+                    groups.setdefault(x, []).extend(items)
+            row: dict[int, int] = {}
+            for x in sorted(groups):
+                kernel = tuple(sorted(groups[x]))
+                to = index.get(kernel)
+                if to is None:
+                    to = index[kernel] = len(self.states)
+                    self.states.append(kernel)
+                row[x] = to
+            self.trans.append(row)
+            self.nexts.append(set(groups))
+            i += 1
 
     def sid(self, symbol: Any) -> int:
         """The interned id of a Lark symbol (terminals and rules apart, by name)."""
@@ -74,143 +136,184 @@ class _Lookaheads:
             self._by_object[id(symbol)] = found
         return found
 
-    def _scan_states(self) -> None:
-        """Per state: transitions by symbol id, kernel items by rule origin, the symbols after the
-        dots of its closure; and the nonterminal transitions, numbered.
-
-        A closure is its kernel and every rule, dot first, of the nonterminals reached from the
-        kernel's next symbols through rules' first symbols (Lark's `expand_rule`), so it is
-        derived per nonterminal (`_reach`) instead of read item by item."""
-        self._shapes: dict[int, tuple] = {}  # id(rule) -> shape (see _shape)
-        self.rules_of: dict[int, list] = {}  # nonterminal id -> its rules' shapes
-        for origin, rules in self._analyzer_rules.items():
-            self.rules_of[self.sid(origin)] = [self._shape(r) for r in rules]
-        self._reached: dict[int, frozenset] = {}  # nonterminal id -> first symbols of its reach
-        self.trans: list[dict[int, int]] = []
-        self.kernels: list[dict[int, list]] = []
-        self.nexts: list[set[int]] = []
-        self.nts: dict[tuple[int, int], int] = {}
-        for i, state in enumerate(self.states):
-            self.trans.append({self.sid(sym): self._index[id(to)] for sym, to in state.transitions.items()})
-            kernel: dict[int, list] = {}
-            nexts: set[int] = set()
-            for rp in state.kernel:
-                shape = self._shapes.get(id(rp.rule)) or self._shape(rp.rule)
-                kernel.setdefault(shape[3], []).append((shape, rp.index))
-                if rp.index < len(shape[0]):
-                    nexts.add(shape[0][rp.index])
-            for n in list(nexts & self.with_rules):
-                nexts |= self._reach(n)
-            self.kernels.append(kernel)
-            self.nexts.append(nexts)
-            for n in sorted(nexts & self.with_rules):
-                self.nts[(i, n)] = len(self.nts)
-
     def _reach(self, nonterminal: int) -> frozenset:
-        """The first symbols of the rules of every nonterminal reached from `nonterminal` through
-        rules' first symbols (the symbols after the dots its expansion adds to a closure)."""
+        """The nonterminals reached from `nonterminal` through rules' first symbols (itself too):
+        the rules a closure holds, dot first, once `nonterminal` follows one of its dots."""
         found = self._reached.get(nonterminal)
         if found is None:
-            seen, todo, firsts = {nonterminal}, [nonterminal], set()
+            seen, todo = {nonterminal}, [nonterminal]
             while todo:
-                for shape in self.rules_of[todo.pop()]:
-                    if shape[0]:
-                        first = shape[0][0]
-                        firsts.add(first)
-                        if first in self.with_rules and first not in seen:
-                            seen.add(first)
-                            todo.append(first)
-            found = self._reached[nonterminal] = frozenset(firsts)
+                for first in self._firsts[todo.pop()]:
+                    if first in self.with_rules and first not in seen:
+                        seen.add(first)
+                        todo.append(first)
+            found = self._reached[nonterminal] = frozenset(seen)
         return found
 
-    def _shape(self, rule: Any) -> tuple:
-        """What the walks read of a rule: its symbol ids, where its all-nullable suffix starts, the
-        rule, its origin's id (kept here while rules are keyed by id)."""
-        expansion = tuple(self.sid(s) for s in rule.expansion)
-        start = len(expansion)
-        while start and expansion[start - 1] in self.nullable:
-            start -= 1
-        shape = self._shapes[id(rule)] = (expansion, start, rule, self.sid(rule.origin))
-        return shape
+    def table(self, reductions: list[dict[int, set]], strict: bool) -> IntParseTable:
+        """Lark's parse table from the lookaheads `reductions[state][terminal] = rule indices`, with Lark's
+        conflict rules (`LALR_Analyzer.compute_lalr1_states`)."""
+        states: dict[int, dict[str, tuple]] = {}
+        collisions = []
+        for i, row in enumerate(self.trans):
+            actions = {self.symbols[x].name: (Shift, to) for x, to in row.items()}
+            for la in sorted(reductions[i]):
+                rules = {self.rules[r] for r in reductions[i][la]}
+                if len(rules) > 1:
+                    ranked = sorted(((r.options.priority or 0, r) for r in rules), key=lambda p: p[0], reverse=True)
+                    if ranked[0][0] > ranked[1][0]:
+                        rules = {ranked[0][1]}
+                    else:
+                        collisions.append((self.symbols[la], rules))
+                        continue
+                (rule,) = rules
+                if la in row:
+                    if strict:
+                        raise GrammarError(f"Shift/Reduce conflict for terminal {self.symbols[la].name}. "
+                                           f"[strict-mode]\n * {rule}\n")
+                else:
+                    actions[self.symbols[la].name] = (Reduce, rule)
+            states[i] = actions
+        if collisions:
+            raise GrammarError("\n\n".join(
+                "Reduce/Reduce collision in %s between the following rules: %s"
+                % (la, "".join("\n\t- " + str(r) for r in rules)) for la, rules in collisions))
+        ends = {}
+        for i, kernel in enumerate(self.states):
+            for name, item in self.end_items.items():
+                if item in kernel:
+                    ends[name] = i
+        return IntParseTable(states, dict(self.start_states), ends)
 
-    def _reads(self) -> tuple[list[int], list[list[int]]]:
-        """Directly-reads bitsets and the reads relation of every nonterminal transition."""
-        direct, reads = [0] * len(self.nts), [[] for _ in self.nts]
-        per_state: dict[int, tuple[int, list[int]]] = {}
-        for (i, s), k in self.nts.items():
-            to = self.trans[i][s]
-            found = per_state.get(to)
-            if found is None:
-                bits = 0
-                for n in self.nexts[to]:
-                    if n not in self.with_rules:
-                        bits |= 1 << n
-                found = per_state[to] = (bits, [self.nts[(to, n)] for n in sorted(self.nexts[to] & self.nullable)])
-            direct[k], reads[k] = found
-        for root in self.roots:
-            for s in self._root_nexts(root):
-                if (root, s) in self.nts:
-                    direct[self.nts[(root, s)]] |= 1 << self.end
-        return direct, reads
 
-    def _root_nexts(self, root: int) -> list[int]:
-        """The symbols after the dot of a start state's kernel item (its start rule's body)."""
-        state = self.states[root]
-        return [self.sid(rp.next) for rp in state.kernel]
+def _lookaheads(automaton: Lr0Automaton) -> list[dict[int, set]]:
+    """Per state, per lookahead terminal id, the rules (indices) reduced there (see the module docstring)."""
+    a = automaton
+    nts: dict[tuple[int, int], int] = {}
+    for i, nexts in enumerate(a.nexts):
+        for n in sorted(nexts & a.with_rules):
+            nts[(i, n)] = len(nts)
+    # directly reads and reads
+    direct, reads = [0] * len(nts), [[] for _ in nts]
+    per_state: dict[int, tuple[int, list[int]]] = {}
+    for (i, s), k in nts.items():
+        to = a.trans[i][s]
+        found = per_state.get(to)
+        if found is None:
+            bits = 0
+            for n in a.nexts[to]:
+                if n not in a.with_rules:
+                    bits |= 1 << n
+            found = per_state[to] = (bits, [nts[(to, n)] for n in sorted(a.nexts[to] & a.nullable)])
+        direct[k], reads[k] = found
+    for root in a.start_states.values():
+        for item in a.states[root]:
+            key = (root, a.item_next[item])
+            if key in nts:
+                direct[nts[key]] |= 1 << a.end
+    read_sets = closure_of(direct, reads)
+    includes, lookback = _includes_lookback(a, nts)
+    follow = closure_of(read_sets, includes)
+    reduced: list[dict[int, int]] = [{} for _ in a.states]  # state -> rule index -> lookahead bitset
+    for k, reductions in enumerate(lookback):
+        bits = follow[k]
+        if bits:
+            for state, r in reductions:
+                row = reduced[state]
+                row[r] = row.get(r, 0) | bits
+    out: list[dict[int, set]] = [{} for _ in a.states]
+    spelled: dict[int, list[int]] = {}
+    for state, row in enumerate(reduced):
+        table = out[state]
+        for r, bits in row.items():
+            terminals = spelled.get(bits)
+            if terminals is None:
+                terminals = spelled[bits] = [b for b in range(bits.bit_length()) if bits >> b & 1]
+            for t in terminals:
+                if t in table:
+                    table[t].add(r)
+                else:
+                    table[t] = {r}
+    return out
 
-    def _includes_lookback(self) -> tuple[list[list[int]], list[list[tuple]]]:
-        """Lark's includes relation (who includes whom) and each transition's lookback reductions."""
-        includes: list[list[int]] = [[] for _ in self.nts]
-        lookback: list[list[tuple]] = [[] for _ in self.nts]
-        memo: dict[tuple, tuple] = {}  # (state, id(rule), index >= 1) -> (final state, targets)
-        nts, trans, with_rules = self.nts, self.trans, self.with_rules
-        for (state, nonterminal), k in nts.items():
-            items = [(shape, 0) for shape in self.rules_of[nonterminal]] + self.kernels[state].get(nonterminal, [])
-            for shape, index in items:
-                expansion, start, rule, _ = shape
-                key_rule = id(rule)
-                at, i, path = state, index, []
-                while True:
-                    if i:
-                        hit = memo.get((at, key_rule, i))
-                        if hit is not None:
-                            final, targets = hit
-                            break
-                    if i == len(expansion):
-                        final, targets = at, ()
-                        break
-                    path.append((at, i))
-                    at = trans[at][expansion[i]]
-                    i += 1
-                for step, j in reversed(path):
-                    if j + 1 >= start and expansion[j] in with_rules:
-                        targets = (nts[(step, expansion[j])], *targets)
-                    if j:
-                        memo[(step, key_rule, j)] = (final, targets)
-                for target in targets:
-                    includes[target].append(k)
-                if index == 0:
-                    lookback[k].append((final, rule))
-        return includes, lookback
 
-    def apply(self) -> None:
-        """Add every reduction's lookaheads to its state's `lookaheads`, as Lark's analysis does."""
-        direct, reads = self._reads()
-        read_sets = closure_of(direct, reads)
-        includes, lookback = self._includes_lookback()
-        follow = closure_of(read_sets, includes)
-        spelled: dict[int, list] = {}
-        for k, reductions in enumerate(lookback):
-            bits = follow[k]
-            if not bits or not reductions:
-                continue
-            symbols = spelled.get(bits)
-            if symbols is None:
-                symbols = spelled[bits] = [self.symbols[b] for b in range(bits.bit_length()) if bits >> b & 1]
-            for state, rule in reductions:
-                lookaheads = self.states[state].lookaheads
-                for symbol in symbols:
-                    lookaheads[symbol].add(rule)
+def _includes_lookback(a: Lr0Automaton, nts: dict[tuple[int, int], int]) -> tuple[list, list]:
+    """Lark's includes relation (who includes whom) and each nonterminal transition's lookback
+    reductions (final state, rule index).
+
+    Rules read from a transition (p, A) with the dot first start with one of a few symbols X; all
+    those starting with X continue from the same state goto(p, X), so the rest of their walks is
+    computed once per (goto(p, X), A, X) and shared by every p leading there."""
+    includes: list[list[int]] = [[] for _ in nts]
+    lookback: list[list[tuple]] = [[] for _ in nts]
+    trans, with_rules, shapes = a.trans, a.with_rules, a.shapes
+    memo: dict[tuple, tuple] = {}  # (state, rule, dot >= 1) -> (final state, includes targets)
+
+    def walk(at: int, r: int, i: int) -> tuple:
+        expansion, start = shapes[r][0], shapes[r][1]
+        path = []
+        while True:
+            if i:
+                hit = memo.get((at, r, i))
+                if hit is not None:
+                    final, targets = hit
+                    break
+            if i == len(expansion):
+                final, targets = at, ()
+                break
+            path.append((at, i))
+            at = trans[at][expansion[i]]
+            i += 1
+        for step, j in reversed(path):
+            if j + 1 >= start and expansion[j] in with_rules:
+                targets = (nts[(step, expansion[j])], *targets)
+            if j:
+                memo[(step, r, j)] = (final, targets)
+        return final, targets
+
+    by_first: dict[int, list] = {}  # nonterminal -> [(first symbol, its rules, may the rest be empty)]
+    empty: dict[int, list[int]] = {}  # nonterminal -> its empty rules
+    for nonterminal, rules in a.rules_of.items():
+        groups: dict[int, list[int]] = {}
+        for r in rules:
+            if shapes[r][0]:
+                groups.setdefault(shapes[r][0][0], []).append(r)
+            else:
+                empty.setdefault(nonterminal, []).append(r)
+        by_first[nonterminal] = [(x, rs, x in with_rules and any(shapes[r][1] <= 1 for r in rs))
+                                 for x, rs in groups.items()]
+    shared: dict[tuple, tuple] = {}  # (goto state, nonterminal, first symbol) -> (lookbacks, targets)
+    kernels: dict[int, dict[int, list]] = {}  # state -> origin -> kernel items (rule, dot)
+    for (p, nonterminal), k in nts.items():
+        found = lookback[k]
+        for x, rs, first_target in by_first[nonterminal]:
+            q = trans[p][x]
+            rest = shared.get((q, nonterminal, x))
+            if rest is None:
+                finals, targets = [], set()
+                for r in rs:
+                    final, more = walk(q, r, 1)
+                    finals.append((final, r))
+                    targets.update(more)
+                rest = shared[(q, nonterminal, x)] = (finals, sorted(targets))
+            found.extend(rest[0])
+            for target in rest[1]:
+                includes[target].append(k)
+            if first_target:
+                includes[nts[(p, x)]].append(k)
+        for r in empty.get(nonterminal, ()):
+            found.append((p, r))
+        own = kernels.get(p)
+        if own is None:
+            own = kernels[p] = {}
+            for item in a.states[p]:
+                r = a.item_rule[item]
+                own.setdefault(shapes[r][3], []).append((r, item - a.base[r]))
+        for r, dot in own.get(nonterminal, ()):
+            final, targets = walk(p, r, dot)
+            for target in targets:
+                includes[target].append(k)
+    return includes, lookback
 
 
 def closure_of(base: list[int], relation: list[list[int]]) -> list[int]:
