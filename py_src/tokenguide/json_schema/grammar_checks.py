@@ -101,12 +101,26 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
     for name in sorted(after_space):
         if needs_leading_space(dfas[name]):
             raise refuse(f"terminal {name} needs a leading space")
-    # the pairs of terminals some state accepts, checked in name order: Lark numbers its states
-    # in an order that depends on PYTHONHASHSEED, and the refusal must name the same pair in every run
+    # the pairs of terminals some state accepts, checked in name order: the refusal must name the
+    # same pair in every run, whatever order the states come in
+    # (each distinct set of terminals once, as bitsets: the states of an object's member chain
+    # accept nested sets, whose pairs written out set by set grow with the cube of its width)
+    names = sorted(dfas, key=_name_order)
+    bit = {name: 1 << i for i, name in enumerate(names)}
+    partners = dict.fromkeys(names, 0)
+    for acceptable in {frozenset(t for t in actions if t in dfas) for actions in table.states.values()}:
+        together = sum(bit[t] for t in acceptable)
+        for t in acceptable:
+            partners[t] |= together
     pairs: set[tuple[str, str]] = set()
-    for actions in table.states.values():
-        acceptable = sorted(t for t in actions if t in dfas)
-        pairs.update((a, b) for i, a in enumerate(acceptable) for b in acceptable[i + 1:])
+    for i, a in enumerate(names):
+        others = partners[a] >> (i + 1)
+        j = i + 1
+        while others:
+            if others & 1:
+                pairs.add((a, names[j]) if a < names[j] else (names[j], a))  # (in text order, as always)
+            others >>= 1
+            j += 1
     for a, b in sorted(pairs, key=lambda pair: (_name_order(pair[0]), _name_order(pair[1]))):
         if prefix_related(dfas[a], dfas[b]):
             raise refuse(f"terminals {a} and {b} can both match at one position")
