@@ -5,7 +5,7 @@ vendored in check-jsonschema, Kubernetes kinds from kubernetes-validate; the `be
 the package's JSON grammar. For each: Lark rules after expansion, LR(0) states, the time Lark's
 `LALR_Analyzer.compute_lalr` takes against `FastLalrAnalyzer.compute_lalr` on the same parser
 configuration (process time, one run each; the analyzers' construction, FIRST/NULLABLE, is
-not timed), and whether the two tables are the same (tests/test_cfg_lalr.py's canonical form).
+not timed), and whether the two tables are the same (`canonical_table`).
 
     python benchmarks/bench_lalr.py [--only NAME]
 """
@@ -26,7 +26,7 @@ from lark.parsers import lalr_analysis  # noqa: E402
 
 from tokenguide.grammars import GRAMMAR_PATH  # noqa: E402
 from tokenguide.guides.cfg.grammar import build_lark  # noqa: E402
-from tokenguide.guides.cfg.lalr import FastLalrAnalyzer  # noqa: E402
+from tokenguide.guides.cfg.lalr import FastLalrAnalyzer, canonical_table  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 
@@ -58,9 +58,7 @@ def analysers(text: str) -> tuple[float, float, bool, int, int]:
         analyzer.compute_lalr()
         times.append(time.process_time() - t0)
         tables.append(analyzer.parse_table)
-    from tests.test_cfg_lalr import canonical
-
-    return times[0], times[1], canonical(tables[0]) == canonical(tables[1]), len(conf.rules), len(tables[1].states)
+    return times[0], times[1], canonical_table(tables[0]) == canonical_table(tables[1]), len(conf.rules), len(tables[1].states)
 
 
 def main(argv: list[str] | None = None) -> int:

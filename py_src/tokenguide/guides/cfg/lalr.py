@@ -28,7 +28,7 @@ from lark.exceptions import GrammarError
 from lark.grammar import Terminal
 from lark.parsers.lalr_analysis import LALR_Analyzer, IntParseTable, Reduce, Shift
 
-__all__ = ["FastLalrAnalyzer", "Lr0Automaton", "closure_of"]
+__all__ = ["FastLalrAnalyzer", "Lr0Automaton", "canonical_table", "closure_of"]
 
 _NEEDS = ("lr0_start_states", "lr0_rules_by_origin", "NULLABLE", "strict", "debug")
 
@@ -53,6 +53,10 @@ class Lr0Automaton:
 
     def __init__(self, rules_by_origin: Any, starts: dict[str, Any], nullable: Any) -> None:
         self.symbols: list = []  # symbol id -> a Symbol object of that kind and name
+        # symbol id -> (is terminal, name): the order states and conflicts are visited in, the
+        # same in every run (ids follow the order symbols are met in, which set iteration
+        # under PYTHONHASHSEED may change)
+        self.keys: list[tuple] = []
         self._ids: dict[tuple, int] = {}
         self._by_object: dict[int, int] = {}  # id(Symbol) -> symbol id (the objects outlive this)
         self.rules: list = []
@@ -113,7 +117,7 @@ class Lr0Automaton:
                 for x, items in self._firsts[b].items():
                     groups.setdefault(x, []).extend(items)
             row: dict[int, int] = {}
-            for x in sorted(groups):
+            for x in sorted(groups, key=self.keys.__getitem__):
                 kernel = tuple(sorted(groups[x]))
                 to = index.get(kernel)
                 if to is None:
@@ -133,6 +137,7 @@ class Lr0Automaton:
             if found is None:
                 found = self._ids[key] = len(self.symbols)
                 self.symbols.append(symbol)
+                self.keys.append(key)
             self._by_object[id(symbol)] = found
         return found
 
@@ -157,7 +162,7 @@ class Lr0Automaton:
         collisions = []
         for i, row in enumerate(self.trans):
             actions = {self.symbols[x].name: (Shift, to) for x, to in row.items()}
-            for la in sorted(reductions[i]):
+            for la in sorted(reductions[i], key=self.keys.__getitem__):
                 rules = {self.rules[r] for r in reductions[i][la]}
                 if len(rules) > 1:
                     ranked = sorted(((r.options.priority or 0, r) for r in rules), key=lambda p: p[0], reverse=True)
@@ -177,7 +182,7 @@ class Lr0Automaton:
         if collisions:
             raise GrammarError("\n\n".join(
                 "Reduce/Reduce collision in %s between the following rules: %s"
-                % (la, "".join("\n\t- " + str(r) for r in rules)) for la, rules in collisions))
+                % (la, "".join("\n\t- " + str(r) for r in sorted(rules, key=str))) for la, rules in collisions))
         ends = {}
         for i, kernel in enumerate(self.states):
             for name, item in self.end_items.items():
@@ -361,3 +366,26 @@ def closure_of(base: list[int], relation: list[list[int]]) -> list[int]:
                     depth[parent] = depth[node]
                 result[parent] |= result[node]
     return result
+
+
+def canonical_table(table: Any, start: str = "start") -> list:
+    """A Lark parse table in a form two analyzers' tables can be compared in: states numbered
+    breadth-first from the start state, each a sorted list of (symbol, "shift", state) and
+    (symbol, "reduce", rule origin, rule body)."""
+    states = table.states
+    first = table.start_states[start]
+    order, queue, rows = {first: 0}, [first], []
+    while queue:
+        state = queue.pop(0)
+        row = []
+        for name in sorted(states[state]):
+            action, arg = states[state][name]
+            if action is Shift:
+                if arg not in order:
+                    order[arg] = len(order)
+                    queue.append(arg)
+                row.append((name, "shift", order[arg]))
+            else:
+                row.append((name, "reduce", arg.origin.name, tuple(s.name for s in arg.expansion)))
+        rows.append(row)
+    return rows
