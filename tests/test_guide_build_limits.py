@@ -310,13 +310,8 @@ def test_automaton_over_max_states_builds_on_the_grammar_path(gpt2_vocabulary):
             assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
 
 
-def test_both_paths_refused_names_the_place_and_the_fix(gpt2_vocabulary, monkeypatch):
-    # 400 optional members: over the grammar path's alternatives limit (1,100 here, as it was
-    # before guides.cfg.lalr; 16,000 now, which 400 members fit) even as member rules (4,000 here)
-    import tokenguide.json_schema.grammar as grammar_module
-
-    monkeypatch.setattr(grammar_module, "_MAX_ALTERNATIVES", 1_100)
-    monkeypatch.setattr(grammar_module, "_MAX_MEMBER_RULE_ALTERNATIVES", 4_000)
+def test_both_paths_refused_names_the_place_and_the_fix(gpt2_vocabulary):
+    # 400 optional members: over the grammar path's 1,100 alternatives even as member rules
     schema = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(400)}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -135,14 +135,10 @@ def test_lookahead_over_a_recursive_ref_is_refused_by_name():
 
 def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
     """A grammar refused for its size is emitted again with unions as lexemes only when the
-    schema has an anyOf/oneOf to make one of: 400 integer members (no anyOf/oneOf, over an
-    alternatives limit of 1,100) are emitted once (and once more as right-linear members), never
-    with `unions`; an anyOf of objects that expands too much inline is retried with them and compiles."""
+    schema has an anyOf/oneOf to make one of: 400 integer members (no anyOf/oneOf, over 1,100
+    alternatives) are emitted once (and once more as right-linear members), never with `unions`;
+    an anyOf of objects that expands too much inline is retried with them and compiles."""
     import tokenguide.json_schema as js
-    import tokenguide.json_schema.grammar as grammar_module
-
-    monkeypatch.setattr(grammar_module, "_MAX_ALTERNATIVES", 1_100)  # (16,000 by default: 400 members fit)
-    monkeypatch.setattr(grammar_module, "_MAX_MEMBER_RULE_ALTERNATIVES", 4_000)
 
     calls: list[dict] = []
     emission = js._grammar_emission

@@ -36,14 +36,15 @@ PLACEHOLDER_BASE = 0xF0000
 _PLACEHOLDER_LIMIT = 0xFFFF  # placeholders per schema
 PLACEHOLDER_END = PLACEHOLDER_BASE + _PLACEHOLDER_LIMIT - 1  # the last placeholder a schema may use
 _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|`, `~` are inline)
-# alternatives of all rules. The LALR analysis (guides.cfg.lalr) and the grammar checks grow
-# about linearly with them in grammars of many objects (compose-spec: ~13,000, 10,645 Lark rules,
-# compiled in 13 s) and faster in one very wide object (an object of 400 optional members: 9 s,
-# 700: 27 s). (1,100 before guides.cfg.lalr, when Lark's own analysis took 1-2 s there.)
-_MAX_ALTERNATIVES = 16_000
+# alternatives of all rules. Set when Lark's own LALR analysis took 1-2 s here (686 in sp_280,
+# 1,050 in sp_338); guides.cfg.lalr analyses 10,000 rules in seconds now, but a higher limit
+# sends the first, inline emission of PodSpec-shaped schemas (the Kubernetes kinds) through the
+# grammar checks instead of straight to their member-rule retry: 16,000 made them 3x slower
+# (benchmarks/README, session 12), while compose-spec (~13,000) needs it to compile.
+_MAX_ALTERNATIVES = 1_100
 # the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
 # 2-3 alternatives each (3,613 in Kubernetes pod-v1)
-_MAX_MEMBER_RULE_ALTERNATIVES = 16_000
+_MAX_MEMBER_RULE_ALTERNATIVES = 4_000
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
