@@ -22,8 +22,6 @@ from tokenguide.guides.cfg.lalr import canonical_table, closure_of
 from tokenguide.json_schema import compile_json_schema
 
 
-canonical = canonical_table
-
 
 def lark_table(text: str, strict: bool = False):
     """Lark's own table for `text` (its analyzer, not ours), or the GrammarError text."""
@@ -32,7 +30,7 @@ def lark_table(text: str, strict: bool = False):
                       import_paths=[GRAMMAR_PATH])
     except LarkGrammarError as exc:
         return ("error", type(exc).__name__)
-    return canonical(parse_table(parser))
+    return canonical_table(parse_table(parser))
 
 
 def our_table(text: str, strict: bool = False):
@@ -41,7 +39,7 @@ def our_table(text: str, strict: bool = False):
         parser = build_lark(text, strict=strict)
     except LarkGrammarError as exc:
         return ("error", type(exc).__name__)
-    return canonical(parse_table(parser))
+    return canonical_table(parse_table(parser))
 
 
 @pytest.mark.parametrize("name", ["json", "arithmetic", "csv"])

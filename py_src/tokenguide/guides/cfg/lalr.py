@@ -69,40 +69,56 @@ class Lr0Automaton:
                 rule_index[id(rule)] = len(self.rules)
                 self.rules_of.setdefault(self.sid(origin), []).append(len(self.rules))
                 self.rules.append(rule)
-        self.base, item_rule, item_next = [], [], []
+        self._items()
+        self.with_rules = set(self.rules_of)
+        self.end = self.sid(Terminal("$END"))
+        self._reached: dict[int, frozenset] = {}
+        # nonterminal -> first symbol -> its rules starting with it (empty rules: `empty_rules`)
+        self.by_first: dict[int, dict[int, list[int]]] = {}
+        self.empty_rules: dict[int, list[int]] = {}
+        for a, rules in self.rules_of.items():
+            groups: dict[int, list[int]] = {}
+            for r in rules:
+                if self.shapes[r][0]:
+                    groups.setdefault(self.shapes[r][0][0], []).append(r)
+                else:
+                    self.empty_rules.setdefault(a, []).append(r)
+            self.by_first[a] = groups
+        self.states: list[tuple[int, ...]] = []
+        self.trans: list[dict[int, int]] = []
+        self.nexts: list[set[int]] = []
+        self.start_states: dict[str, int] = {}
+        self.end_items = {name: self.base[rule_index[id(rule)]] + len(rule.expansion) for name, rule in starts.items()}
+        self._build({name: (self.base[rule_index[id(rule)]],) for name, rule in starts.items()})
+
+    def _items(self) -> None:
+        """Each rule's shape, and its items: `base[rule] + dot` for dot 0..len, with the rule and
+        the symbol after the dot (-1 at the end) of each."""
+        self.base: list[int] = []
+        self.item_rule: list[int] = []
+        self.item_next: list[int] = []
         for r, rule in enumerate(self.rules):
             expansion = tuple(self.sid(x) for x in rule.expansion)
             start = len(expansion)
             while start and expansion[start - 1] in self.nullable:
                 start -= 1
             self.shapes.append((expansion, start, rule, self.sid(rule.origin)))
-            self.base.append(len(item_rule))
+            self.base.append(len(self.item_rule))
             for dot in range(len(expansion) + 1):
-                item_rule.append(r)
-                item_next.append(expansion[dot] if dot < len(expansion) else -1)
-        self.item_rule, self.item_next = item_rule, item_next
-        self.with_rules = set(self.rules_of)
-        self.end = self.sid(Terminal("$END"))
-        self._reached: dict[int, frozenset] = {}
-        self._firsts: dict[int, dict[int, list[int]]] = {}  # nonterminal -> first symbol -> items at dot 1
-        for a, rules in self.rules_of.items():
-            groups: dict[int, list[int]] = {}
-            for r in rules:
-                if self.shapes[r][0]:
-                    groups.setdefault(self.shapes[r][0][0], []).append(self.base[r] + 1)
-            self._firsts[a] = groups
-        self.states: list[tuple[int, ...]] = []
-        self.trans: list[dict[int, int]] = []
-        self.nexts: list[set[int]] = []
+                self.item_rule.append(r)
+                self.item_next.append(expansion[dot] if dot < len(expansion) else -1)
+
+    def _build(self, start_kernels: dict[str, tuple[int, ...]]) -> None:
+        """The states reachable from the start kernels, breadth-first, transitions in symbol-name
+        order; a state's closure is its kernel and the rules, dot first, of the nonterminals its
+        kernel's next symbols reach (`_reach`)."""
         index: dict[tuple, int] = {}
-        self.start_states = {}
-        for name, rule in starts.items():
-            kernel = (self.base[rule_index[id(rule)]],)
+        for name, kernel in start_kernels.items():
             if kernel not in index:
                 index[kernel] = len(self.states)
                 self.states.append(kernel)
             self.start_states[name] = index[kernel]
-        self.end_items = {name: self.base[rule_index[id(rule)]] + len(rule.expansion) for name, rule in starts.items()}
+        item_next, base, with_rules = self.item_next, self.base, self.with_rules
         i = 0
         while i < len(self.states):
             groups: dict[int, list[int]] = {}
@@ -111,11 +127,11 @@ class Lr0Automaton:
                 x = item_next[item]
                 if x >= 0:
                     groups.setdefault(x, []).append(item + 1)
-                    if x in self.with_rules:
+                    if x in with_rules:
                         reached |= self._reach(x)
             for b in reached:
-                for x, items in self._firsts[b].items():
-                    groups.setdefault(x, []).extend(items)
+                for x, rules in self.by_first[b].items():
+                    groups.setdefault(x, []).extend(base[r] + 1 for r in rules)
             row: dict[int, int] = {}
             for x in sorted(groups, key=self.keys.__getitem__):
                 kernel = tuple(sorted(groups[x]))
@@ -148,7 +164,7 @@ class Lr0Automaton:
         if found is None:
             seen, todo = {nonterminal}, [nonterminal]
             while todo:
-                for first in self._firsts[todo.pop()]:
+                for first in self.by_first[todo.pop()]:
                     if first in self.with_rules and first not in seen:
                         seen.add(first)
                         todo.append(first)
@@ -163,7 +179,8 @@ class Lr0Automaton:
         for i, row in enumerate(self.trans):
             actions = {self.symbols[x].name: (Shift, to) for x, to in row.items()}
             for la in sorted(reductions[i], key=self.keys.__getitem__):
-                rules = {self.rules[r] for r in reductions[i][la]}
+                chosen = reductions[i][la]
+                rules = {self.rules[r] for r in chosen} if len(chosen) > 1 else {self.rules[next(iter(chosen))]}
                 if len(rules) > 1:
                     ranked = sorted(((r.options.priority or 0, r) for r in rules), key=lambda p: p[0], reverse=True)
                     if ranked[0][0] > ranked[1][0]:
@@ -276,17 +293,9 @@ def _includes_lookback(a: Lr0Automaton, nts: dict[tuple[int, int], int]) -> tupl
                 memo[(step, r, j)] = (final, targets)
         return final, targets
 
-    by_first: dict[int, list] = {}  # nonterminal -> [(first symbol, its rules, may the rest be empty)]
-    empty: dict[int, list[int]] = {}  # nonterminal -> its empty rules
-    for nonterminal, rules in a.rules_of.items():
-        groups: dict[int, list[int]] = {}
-        for r in rules:
-            if shapes[r][0]:
-                groups.setdefault(shapes[r][0][0], []).append(r)
-            else:
-                empty.setdefault(nonterminal, []).append(r)
-        by_first[nonterminal] = [(x, rs, x in with_rules and any(shapes[r][1] <= 1 for r in rs))
-                                 for x, rs in groups.items()]
+    # nonterminal -> [(first symbol, its rules, may the rest after it be empty)]
+    by_first = {n: [(x, rs, x in with_rules and any(shapes[r][1] <= 1 for r in rs)) for x, rs in groups.items()]
+                for n, groups in a.by_first.items()}
     shared: dict[tuple, tuple] = {}  # (goto state, nonterminal, first symbol) -> (lookbacks, targets)
     kernels: dict[int, dict[int, list]] = {}  # state -> origin -> kernel items (rule, dot)
     for (p, nonterminal), k in nts.items():
@@ -306,7 +315,7 @@ def _includes_lookback(a: Lr0Automaton, nts: dict[tuple[int, int], int]) -> tupl
                 includes[target].append(k)
             if first_target:
                 includes[nts[(p, x)]].append(k)
-        for r in empty.get(nonterminal, ()):
+        for r in a.empty_rules.get(nonterminal, ()):
             found.append((p, r))
         own = kernels.get(p)
         if own is None:
