@@ -18,6 +18,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from tokenguide.errors import StateLimitError, UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
+from grammar_oracle import grammar_acceptor  # noqa: E402
 
 FREE = {"type": "object", "properties": {"meta": {}, "tags": {"type": "array"}}, "required": ["meta"]}
 
@@ -206,12 +207,21 @@ def test_items_counted_past_the_regex_limit_take_the_grammar_path():
     docs = [[{"p0": "a"}, {"p0": "b"}], [{"p0": "a"}], [{"p0": "a"}, {}, {"p0": "y", "p1": "x"}], [{}] * 9,
             [{"p0": "a"}] * 8, [{"p0": "a"}] * 9, [{"p0": "a"}, {"p0": 1}], []]
     verdicts = set()
+    acceptor = grammar_acceptor(compiled.grammar)  # (Lark's own parser, built once)
     for doc in docs:
         want = validator.is_valid(doc)
         verdicts.add(want)
-        assert accepts(compiled.grammar, dumps(doc)) == want, doc
+        assert acceptor(dumps(doc)) == want, doc
     assert verdicts == {True, False}
-    wider = {**schema, "maxItems": 20}
+    # past the grammar's first total of alternatives, by an estimated factor the inline retry
+    # with the higher total takes (json_schema.grammar._estimate)
+    wider = {**schema, "maxItems": 9}
+    compiled = compile_json_schema(wider)
+    assert compiled.path == "grammar"
+    acceptor = grammar_acceptor(compiled.grammar)
+    for doc in docs + [[{"p0": "a"}] * 9, [{"p0": "a"}] * 10, [{}] * 7 + [{"p0": "a"}] * 2]:
+        assert acceptor(dumps(doc)) == jsonschema.Draft202012Validator(wider).is_valid(doc), doc
+    counted = {**schema, "minContains": 8, "maxItems": 20}
     with pytest.raises(UnsupportedSchemaError, match="needs a regex over") as info:
-        compile_json_schema(wider)
+        compile_json_schema(counted)
     assert info.value.keyword == "contains"

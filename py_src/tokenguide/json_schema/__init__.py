@@ -495,7 +495,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
-                      member_rules: bool = False, value_rules: bool = False):
+                      member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -508,7 +508,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules)
+    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -584,6 +584,10 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
         # when the schema has an anyOf/oneOf of two parts or more (else the retry is the same grammar)
         retries = [{"right_linear": True}] if sink.wide_objects else []
+        if sink.many_alternatives_may_fit():
+            # many small objects inline, past the total but not by far (compose-spec): first, as
+            # their member rules would let the objects' contexts meet (terminals collide)
+            retries[:0] = [{"many_alternatives": True}, {"many_alternatives": True, "right_linear": True}]
         unions = sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES)
         if unions:
             retries.append({"unions": True})

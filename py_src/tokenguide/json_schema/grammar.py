@@ -42,6 +42,11 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 # grammar checks instead of straight to their member-rule retry: 16,000 made them 3x slower
 # (benchmarks/README, session 12), while compose-spec (~13,000) needs it to compile.
 _MAX_ALTERNATIVES = 1_100
+# the retry of a schema refused at 1,100 whose estimated total (_estimate) is at most this
+# (GrammarSink.many_alternatives): many small objects written inline (compose-spec: ~13,000 once
+# written right-linear, compiled in ~6 s), which the rule-per-member forms cannot take (their
+# objects' contexts meet)
+_MAX_MANY_ALTERNATIVES = 16_000
 # the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
 # 2-3 alternatives each (3,613 in Kubernetes pod-v1)
 _MAX_MEMBER_RULE_ALTERNATIVES = 4_000
@@ -53,8 +58,10 @@ class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
     def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False,
-                 value_rules: bool = False) -> None:
+                 value_rules: bool = False, many_alternatives: bool = False) -> None:
         self.ws = ws
+        self.many_alternatives = many_alternatives  # inline, up to _MAX_MANY_ALTERNATIVES (see there)
+        self.alternatives_estimate: int | None = None  # of the grammar, when its total was refused (_estimate)
         self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)
         self.member_rules = member_rules  # every object with an optional member as rules (objects.members_chain)
         self.inline_optionals = False  # did members_chain write an object's optional members inline
@@ -80,6 +87,11 @@ class GrammarSink:
         self._compound: str | None = None
         self.cut = self._new("")  # a boundary between terminals, no rule
 
+
+    def many_alternatives_may_fit(self) -> bool:
+        """Was the grammar refused at its total of alternatives with an estimate (`_estimate`)
+        small enough that the inline retry with the higher total (`many_alternatives`) may take it?"""
+        return self.alternatives_estimate is not None and self.alternatives_estimate <= _MAX_MANY_ALTERNATIVES
     def _new(self, name: str) -> str:
         if len(self.names) >= _PLACEHOLDER_LIMIT:
             raise refuse("too many grammar rules")
@@ -720,10 +732,13 @@ def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
 def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: bool | None = None) -> str:
     merge_cuts = restructure if merge_cuts is None else merge_cuts
     conv = _Converter(sink, restructure)
-    limit = _MAX_MEMBER_RULE_ALTERNATIVES if sink.member_rules else _MAX_ALTERNATIVES
+    limit = _MAX_MEMBER_RULE_ALTERNATIVES if sink.member_rules else \
+        _MAX_MANY_ALTERNATIVES if sink.many_alternatives else _MAX_ALTERNATIVES
     lines = []
+    done = [0]  # characters of placeholder regex converted so far
 
     def ebnf(regex: str, merge: bool = merge_cuts) -> str:
+        done[0] += len(regex)
         try:
             parsed = sre_parse(regex.replace(sink.cut, "") if merge else regex)
         except (RecursionError, OverflowError):
@@ -733,6 +748,8 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
             raise refuse("an empty value")
         conv.alternatives += conv.expansions(out)
         if conv.alternatives > limit:
+            if sink.alternatives_estimate is None:
+                sink.alternatives_estimate = _estimate(conv.alternatives, done[0], root, sink)
             raise refuse(f"the grammar would have more than {limit:,} alternatives once Lark expands "
                           "its optional parts (too slow to analyse); the regex path caps nesting instead")
         return out
@@ -764,6 +781,15 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
     text = "\n".join(lines) + "\n"
     check_grammar(text, conv.terms, conv.trailing_space)
     return text
+
+
+def _estimate(alternatives: int, done: int, root: str, sink: GrammarSink) -> int:
+    """The alternatives of the whole grammar, extrapolated from those of its first `done`
+    characters of placeholder regex: cheap (no more conversion), and far apart for the shapes it
+    tells apart: many small objects (compose-spec: ~7,000) and objects whose optional members
+    multiply (PodSpec's shape: ~500,000)."""
+    total = len(root) + sum(len(sink.bodies[ch]) for ch in _reachable(root, sink) if ch in sink.bodies)
+    return alternatives * max(total, done) // max(done, 1)
 
 
 def _reachable(root: str, sink: GrammarSink) -> set[str]:
