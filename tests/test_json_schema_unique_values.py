@@ -595,3 +595,40 @@ def test_a_position_no_item_can_take_ends_the_array(path):
     assert compiled.unique is not None
     for v in ([], [None], [None, "1.2.3.4"], [None, None], ["x"]):
         assert compiled.accepts(dumps(v)) == valid(schema, v), v
+
+
+def form(required: bool = True, kinds: tuple = ("pick", "note"), if_required: bool = False) -> dict:
+    """GitHub issue forms' shape: the members an item may have chosen by `if` on its `kind`, the
+    kinds an enum. Only the `pick` kind's options must be distinct; when the `if`s cover every
+    kind of a required `kind`, no document takes none of the `then`s (where options are free)."""
+    return {"type": "object", "required": ["kind"] if required else [], "properties": {"kind": {"$ref": "#/$defs/kind"}},
+            "$defs": {"kind": {"enum": list(kinds)}},
+            "allOf": [{"if": {"properties": {"kind": {"const": "pick"}}, **({"required": ["kind"]} if if_required else {})},
+                       "then": {"properties": {"kind": True, "options": U}, "additionalProperties": False}},
+                      {"if": {"properties": {"kind": {"const": "note"}}, **({"required": ["kind"]} if if_required else {})},
+                       "then": {"properties": {"kind": True, "text": {"type": "string"}}, "additionalProperties": False}}]}
+
+
+@pytest.mark.parametrize("schema", [form(), form(required=False)], ids=["kind-required", "kind-optional"])
+def test_ifs_on_a_members_every_value_leave_no_other_alternative(schema):
+    """(`kind` optional: absent, it passes both `if`s, and the `note` kind's `then` forbids options.)"""
+    compiled = compile_json_schema(schema)
+    assert compiled.unique is not None
+    docs = [{"kind": "pick", "options": ["a", "b"]}, {"kind": "pick", "options": ["a", "a"]}, {"kind": "pick"},
+            {"kind": "note", "text": "x"}, {"kind": "note", "options": []}, {"kind": "other"}, {},
+            {"kind": "pick", "options": ["a", "b", "a"]}, {"kind": "pick", "options": []}]
+    verdicts = set()
+    for v in docs:
+        verdicts.add(valid(schema, v))
+        assert compiled.accepts(dumps(v)) == valid(schema, v), v
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("schema", [form(required=False, if_required=True), form(kinds=("pick", "note", "other"))],
+                         ids=["kind-absent-fails-both", "a-kind-no-if-takes"])
+def test_ifs_that_leave_an_alternative_open_are_refused(schema):
+    """`kind` absent fails `if`s that require it, or a third kind fails them all: then no `then`
+    applies and options may repeat items, so the check would not be exact."""
+    check = UniqueItemsCheck(schema, lambda *a: None)
+    why = check.refusal("#/allOf/0/then/properties/options/uniqueItems")
+    assert why is not None and "another schema that applies there" in why
