@@ -40,12 +40,12 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 # 1,050 in sp_338); guides.cfg.lalr analyses 10,000 rules in seconds now, but a higher limit
 # sends the first, inline emission of PodSpec-shaped schemas (the Kubernetes kinds) through the
 # grammar checks instead of straight to their member-rule retry: 16,000 made them 3x slower
-# (benchmarks/README, session 12), while compose-spec (~13,000) needs it to compile.
+# (benchmarks/README, session 12). So the higher total is a retry, taken only on an estimate:
 _MAX_ALTERNATIVES = 1_100
 # the retry of a schema refused at 1,100 whose estimated total (_estimate) is at most this
-# (GrammarSink.many_alternatives): many small objects written inline (compose-spec: ~13,000 once
-# written right-linear, compiled in ~6 s), which the rule-per-member forms cannot take (their
-# objects' contexts meet)
+# (GrammarSink.many_alternatives): many small objects written inline (compose-spec: estimated
+# ~7,000, compiled right-linear in ~7 s), which the rule-per-member forms cannot take (their
+# objects' contexts meet); PodSpec's shape is estimated at ~500,000 and goes to member rules
 _MAX_MANY_ALTERNATIVES = 16_000
 # the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
 # 2-3 alternatives each (3,613 in Kubernetes pod-v1)
@@ -87,11 +87,11 @@ class GrammarSink:
         self._compound: str | None = None
         self.cut = self._new("")  # a boundary between terminals, no rule
 
-
     def many_alternatives_may_fit(self) -> bool:
         """Was the grammar refused at its total of alternatives with an estimate (`_estimate`)
         small enough that the inline retry with the higher total (`many_alternatives`) may take it?"""
         return self.alternatives_estimate is not None and self.alternatives_estimate <= _MAX_MANY_ALTERNATIVES
+
     def _new(self, name: str) -> str:
         if len(self.names) >= _PLACEHOLDER_LIMIT:
             raise refuse("too many grammar rules")
