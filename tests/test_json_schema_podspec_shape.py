@@ -131,6 +131,35 @@ def test_inline_optionals_pass_the_alternatives_limit_here():
     root, sink, _ = _grammar_emission(podspec_like(0), None, False)
     with pytest.raises(UnsupportedSchemaError, match="alternatives"):
         grammar_from_placeholders(root, sink)
+    # its optional members multiply: estimated far past the inline retry's higher total, so
+    # `_grammar` goes straight to member rules (json_schema.grammar._estimate)
+    assert not sink.many_alternatives_may_fit()
+
+
+def many_small_objects(n: int = 200) -> dict:
+    """compose-spec's shape: many small objects (3 optional members each), side by side."""
+    return {"type": "object", "additionalProperties": False, "properties": {
+        f"o{i}": {"type": "object", "additionalProperties": False,
+                  "properties": {f"a{i}": {"type": "string"}, f"b{i}": {"type": "integer"}, f"c{i}": {"type": "boolean"}}}
+        for i in range(n)}}
+
+
+def test_many_small_objects_take_the_inline_retry_with_the_higher_total():
+    from tokenguide.json_schema import _grammar_emission
+    from tokenguide.json_schema.grammar import grammar_from_placeholders
+
+    schema = many_small_objects()
+    root, sink, _ = _grammar_emission(schema, None, False)
+    with pytest.raises(UnsupportedSchemaError, match="more than 1,100 alternatives"):
+        grammar_from_placeholders(root, sink)
+    assert sink.many_alternatives_may_fit()
+    root, sink, _ = _grammar_emission(schema, None, False, many_alternatives=True)
+    p = lark_parser(grammar_from_placeholders(root, sink))
+    check = jsonschema.Draft202012Validator(schema).is_valid
+    # (keys in schema order, as the grammar writes them)
+    for doc in ({}, {"o0": {}}, {"o3": {"a3": "x", "c3": True}, "o199": {"b199": 2}}, {"o1": {"a2": "x"}},
+                {"o0": {"b0": "x"}}, {"o200": {}}, {"o1": {}, "o2": {"a2": "x", "b2": 1, "c2": False}}, {"o1": {"a1": 1}}):
+        assert lark_accepts(p, json.dumps(doc, separators=(",", ":"))) == check(doc), doc
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -587,7 +587,8 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         if sink.many_alternatives_may_fit():
             # many small objects inline, past the total but not by far (compose-spec): first, as
             # their member rules would let the objects' contexts meet (terminals collide)
-            retries[:0] = [{"many_alternatives": True}, {"many_alternatives": True, "right_linear": True}]
+            retries[:0] = [{"many_alternatives": True}] + \
+                ([{"many_alternatives": True, "right_linear": True}] if sink.wide_objects else [])
         unions = sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES)
         if unions:
             retries.append({"unions": True})

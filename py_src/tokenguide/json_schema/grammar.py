@@ -42,11 +42,14 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 # grammar checks instead of straight to their member-rule retry: 16,000 made them 3x slower
 # (benchmarks/README, session 12). So the higher total is a retry, taken only on an estimate:
 _MAX_ALTERNATIVES = 1_100
-# the retry of a schema refused at 1,100 whose estimated total (_estimate) is at most this
-# (GrammarSink.many_alternatives): many small objects written inline (compose-spec: estimated
-# ~7,000, compiled right-linear in ~7 s), which the rule-per-member forms cannot take (their
-# objects' contexts meet); PodSpec's shape is estimated at ~500,000 and goes to member rules
+# the total of the retry of a schema refused at 1,100 whose estimated total (_estimate) is at
+# most _MANY_ESTIMATE (GrammarSink.many_alternatives): many small objects written inline
+# (compose-spec: estimated 7,278, compiled right-linear in ~7 s), which the rule-per-member forms
+# cannot take (their objects' contexts meet). The PodSpec-shaped tests are estimated at 18,573
+# and 38,714 (their wide objects' rules, not yet converted when the count passes 1,100, would
+# expand far more) and go straight to member rules.
 _MAX_MANY_ALTERNATIVES = 16_000
+_MANY_ESTIMATE = 10_000
 # the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
 # 2-3 alternatives each (3,613 in Kubernetes pod-v1)
 _MAX_MEMBER_RULE_ALTERNATIVES = 4_000
@@ -90,7 +93,7 @@ class GrammarSink:
     def many_alternatives_may_fit(self) -> bool:
         """Was the grammar refused at its total of alternatives with an estimate (`_estimate`)
         small enough that the inline retry with the higher total (`many_alternatives`) may take it?"""
-        return self.alternatives_estimate is not None and self.alternatives_estimate <= _MAX_MANY_ALTERNATIVES
+        return self.alternatives_estimate is not None and self.alternatives_estimate <= _MANY_ESTIMATE
 
     def _new(self, name: str) -> str:
         if len(self.names) >= _PLACEHOLDER_LIMIT:
@@ -785,9 +788,10 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
 
 def _estimate(alternatives: int, done: int, root: str, sink: GrammarSink) -> int:
     """The alternatives of the whole grammar, extrapolated from those of its first `done`
-    characters of placeholder regex: cheap (no more conversion), and far apart for the shapes it
-    tells apart: many small objects (compose-spec: ~7,000) and objects whose optional members
-    multiply (PodSpec's shape: ~500,000)."""
+    characters of placeholder regex: cheap (no more conversion) and rough (it underestimates
+    rules that expand more than those converted so far), but apart for the shapes it tells apart:
+    many small objects (compose-spec: 7,278) and wide objects whose optional members multiply
+    (the PodSpec-shaped tests: 18,573 and 38,714)."""
     total = len(root) + sum(len(sink.bodies[ch]) for ch in _reachable(root, sink) if ch in sink.bodies)
     return alternatives * max(total, done) // max(done, 1)
 
