@@ -136,8 +136,9 @@ def test_lookahead_over_a_recursive_ref_is_refused_by_name():
 def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
     """A grammar refused for its size is emitted again with unions as lexemes only when the
     schema has an anyOf/oneOf to make one of: 400 integer members (no anyOf/oneOf, over 1,100
-    alternatives) are emitted once (and once more as right-linear members), never with `unions`;
-    an anyOf of objects that expands too much inline is retried with them and compiles."""
+    alternatives) compile on the inline retry with a higher total, never with `unions`; 5,000
+    (estimated past that retry) are refused, never emitted with `unions` either; an anyOf of
+    objects that expands too much inline is retried with them and compiles."""
     import tokenguide.json_schema as js
 
     calls: list[dict] = []
@@ -154,8 +155,15 @@ def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
     compile_json_schema(anyof, path="grammar")
     assert any(c.get("unions") for c in calls)
     calls.clear()
-    wide = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(400)},
-            "additionalProperties": False}
-    with pytest.raises(UnsupportedSchemaError, match="alternatives"):
-        compile_json_schema(wide, path="grammar")
-    assert calls and not any(c.get("unions") for c in calls)
+    for n in (400, 5000):
+        calls.clear()
+        wide = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(n)},
+                "additionalProperties": False}
+        if n == 400:
+            compile_json_schema(wide, path="grammar")
+            assert any(c.get("many_alternatives") for c in calls)
+        else:
+            with pytest.raises(UnsupportedSchemaError, match="alternatives"):
+                compile_json_schema(wide, path="grammar")
+            assert not any(c.get("many_alternatives") for c in calls)
+        assert calls and not any(c.get("unions") for c in calls)

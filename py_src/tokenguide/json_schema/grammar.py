@@ -23,10 +23,11 @@ from ..errors import StateLimitError, UnsupportedSchemaError
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
-from . import grammar_checks, member_rules
+from . import automaton_rules, grammar_checks, member_rules
+from .automaton_rules import lark_char
 from . import holes as holes_mod
 from .grammar_checks import check_grammar, refuse
-from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, char_moves, lexeme_dfa, without
+from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, lexeme_dfa
 from .normalize import Node, types_of
 from .text import NULL, NUMBER, STRING
 
@@ -268,39 +269,24 @@ class GrammarSink:
 
 _CATEGORY_TEXT = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",
                   C.CATEGORY_NOT_SPACE: r"\S", C.CATEGORY_WORD: r"\w", C.CATEGORY_NOT_WORD: r"\W"}
-_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \"'#%&,:;<=>@_`~!/")  # "/" is escaped once, for the /.../ terminal
-
-
-def _char(cp: int, in_class: bool = False) -> str:
-    """One code point as Lark-safe regex text (Lark evaluates \\u escapes itself)."""
-    ch = chr(cp)
-    if ch in _PLAIN and not (in_class and ch in "^-"):
-        return ch
-    if cp < 0x80:
-        return f"\\x{cp:02x}" if cp < 0x20 or cp == 0x7F else "\\" + ch
-    if ch.isprintable() and cp not in (0x2028, 0x2029, 0x85):
-        return ch
-    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
-
-
 def _unparse(items) -> str:
     return "".join(_unparse_item(op, av) for op, av in items)
 
 
 def _unparse_item(op, av) -> str:
     if op == C.LITERAL:
-        return _char(av)
+        return lark_char(av)
     if op == C.NOT_LITERAL:
-        return "[^" + _char(av, True) + "]"
+        return "[^" + lark_char(av, True) + "]"
     if op == C.IN:
         out = []
         for iop, iav in av:
             if iop == C.NEGATE:
                 out.append("^")
             elif iop == C.LITERAL:
-                out.append(_char(iav, True))
+                out.append(lark_char(iav, True))
             elif iop == C.RANGE:
-                out.append(_char(iav[0], True) + "-" + _char(iav[1], True))
+                out.append(lark_char(iav[0], True) + "-" + lark_char(iav[1], True))
             elif iop == C.CATEGORY:
                 out.append(_CATEGORY_TEXT[iav])
             else:
@@ -665,53 +651,6 @@ def _counted_repeat(lo: int, hi: int, n: int) -> int:
     return sum(n ** min(k, 64) for k in range(lo, min(hi, lo + 64) + 1))
 
 
-def _number_rules(name: str, regex: str, conv: _Converter) -> list[str]:
-    """Right-linear rules for a number regex, one per DFA state, over single-character terminals."""
-    dfa = grammar_checks.terminal_dfa(regex)
-    rules = []
-    for q in range(dfa.num_states):
-        targets: dict[int, list[int]] = {}
-        for b in dfa.live_bytes(q):
-            if b >= 0x80:
-                raise refuse(f"number regex {regex!r} is not ASCII")
-            targets.setdefault(dfa.next_state(q, b), []).append(b)
-        if not targets:
-            continue  # a final state without moves: the rules leading here end instead
-        alts = []
-        for t, bs in sorted(targets.items()):
-            cls = "[" + "".join(_char(b, True) for b in bs) + "]" if len(bs) > 1 else _char(bs[0])
-            alts.append(f"{conv.term(cls)} {name}_{t}" if dfa.live_bytes(t) else conv.term(cls))
-        body = " | ".join(alts)
-        rules.append(f"{name}_{q}: ({body})?" if q in dfa.finals else f"{name}_{q}: {body}")
-    return rules
-
-
-def _lexeme_rules(name: str, regex: str, conv: _Converter, hole_rules: dict[int, str]) -> list[str]:
-    """Right-linear rules for a lexeme (GrammarSink.lexeme), one per state of its character
-    automaton, over terminals of one character class each (disjoint in every state) and the
-    rules its holes stand for (`hole_rules`: code point -> placeholder, GrammarSink.union)."""
-    d = lexeme_dfa(regex)
-    assert d is not None  # strings.constrained_string and GrammarSink.value_lexeme refused it otherwise
-    holes = {cp: conv.names[h] for cp, h in hole_rules.items()}
-    memo: dict = {}
-    rules = [f"{name}: {name}_0"]
-    for q in range(d.num_states):
-        moves = char_moves(d, q, memo)
-        if not moves:
-            continue  # a final state without moves: the rules leading here end instead
-        alts = []
-        for t, ranges in moves.items():
-            steps = [holes[cp] for lo, hi in ranges for cp in range(lo, min(hi, 0x1F) + 1) if cp in holes]
-            ranges = [r for lo, hi in ranges for r in without(lo, hi, holes)]
-            if ranges:
-                steps.append(conv.term("[" + "".join(_char(lo, True) if lo == hi else f"{_char(lo, True)}-{_char(hi, True)}"
-                                                      for lo, hi in ranges) + "]"))
-            alts.extend(f"{step} {name}_{t}" if d.live_bytes(t) else step for step in steps)
-        body = " | ".join(alts)
-        rules.append(f"{name}_{q}: ({body})?" if q in d.finals else f"{name}_{q}: {body}")
-    return rules
-
-
 def grammar_from_placeholders(root: str, sink: GrammarSink) -> str:
     """The Lark grammar text for root regex `root` and the sink's rules, checked (see module doc).
 
@@ -765,14 +704,15 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
             lines.append(f"{name}: {ebnf(sink.bodies[ch], merge_cuts and name not in ('any', 'compound'))}")
     for name, regex in conv.numbers.items():
         lines.append(f"{name}: {name}_0")
-        number_rules.extend(_number_rules(name, regex, conv))
+        number_rules.extend(automaton_rules.number_rules(name, regex, conv.term))
     lexemes, written = list(conv.lexemes.items()), set()
     while lexemes:  # and the lexemes their holes stand for (GrammarSink.union)
         name, lexeme = lexemes.pop(0)
         if name not in written:
             written.add(name)
             holes = sink.holes.get(conv.lexeme_placeholder[name], {})
-            number_rules.extend(_lexeme_rules(name, lexeme, conv, holes))
+            number_rules.extend(automaton_rules.lexeme_rules(name, lexeme, conv.term,
+                                                             {cp: conv.names[h] for cp, h in holes.items()}))
             for h in holes.values():
                 if h in sink.lexemes:
                     conv.lexeme_placeholder[sink.names[h]] = h

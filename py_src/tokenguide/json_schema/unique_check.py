@@ -26,6 +26,7 @@ import re
 from decimal import Decimal
 from typing import Any, Callable
 
+from .failed_ifs import FailedIfs
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
@@ -187,9 +188,7 @@ class UniqueItemsCheck:
         self._verdicts: dict[str, str] = {}  # schema object -> why its check could not be exact
         self._broken: str | None = None
         self._negated_objs: set[str] = set()
-        # marker of an `if` taken as failed -> (member name, its values the `if` tests, whether
-        # failing needs the member present): see `_discriminator`, `_satisfiable`
-        self._fails: dict[str, tuple[str, frozenset, bool]] = {}
+        self._fails = FailedIfs(lambda ref, ptr: self.resolver.resolve(ref, ptr, self._ref_refused), value_key)
         self.root = -1  # (the locations are explored when first asked: `_explore_once`)
 
     def _explore_once(self) -> None:
@@ -281,12 +280,7 @@ class UniqueItemsCheck:
             then = self._sub(f"{ptr}/then", obj["then"], stack) if "then" in obj else [frozenset()]
             yes = self._product(self._sub(f"{ptr}/if", obj["if"], stack), then, ptr)
             no = self._sub(f"{ptr}/else", obj["else"], stack) if "else" in obj else [frozenset()]
-            test = _discriminator(obj["if"])
-            if test is not None:  # the `else` side knows the `if` failed (a conjunct of no keyword)
-                marker = f"{ptr}/if#failed"
-                self.objs.setdefault(marker, {})
-                self._fails[marker] = test
-                no = [c | {marker} for c in no]
+            no = self._fails.mark(ptr, obj["if"], no, self.objs)  # (the `else` side knows the `if` failed)
             out = self._product(out, yes + no, ptr)
         for k in ("dependentSchemas", "dependencies"):
             for name, sub in (obj.get(k) or {}).items() if isinstance(obj.get(k), dict) else ():
@@ -307,60 +301,9 @@ class UniqueItemsCheck:
     def _product(self, a: list[frozenset], b: list[frozenset], ptr: str) -> list[frozenset]:
         out = list(dict.fromkeys(x | y for x in a for y in b))
         if self._fails:
-            out = [c for c in out if self._satisfiable(c)]
+            out = [c for c in out if self._fails.satisfiable(c, self.objs)]
         if len(out) > MAX_ALTERNATIVES:
             self._refuse(ptr, f"more than {MAX_ALTERNATIVES} combinations of anyOf/oneOf/if branches")
-        return out
-
-    def _satisfiable(self, conj: frozenset) -> bool:
-        """False only when proved: some member must be present (a `required`, or an `if` that
-        failed on it) and no value is left for it (the const/enum of the conjuncts' `properties`
-        minus the values failed `if`s exclude). A failed `if` on a member makes the value an
-        object, so every conjunct's `properties`/`required` applies."""
-        markers = [m for m in conj if m in self._fails]
-        for name in {self._fails[m][0] for m in markers}:
-            failed: set = set()
-            present = False
-            for m in markers:
-                n, vals, needs = self._fails[m]
-                if n == name:
-                    failed |= vals
-                    present |= needs
-            allowed: frozenset | None = None
-            for p in conj:
-                obj = self.objs[p]
-                if p in self._fails or not isinstance(obj, dict):
-                    continue
-                if isinstance(obj.get("required"), list) and name in obj["required"]:
-                    present = True
-                props = obj.get("properties")
-                if isinstance(props, dict) and name in props:
-                    vals = self._values(props[name], f"{p}/properties/{ptr_escape(name)}")
-                    if vals is not None:
-                        allowed = vals if allowed is None else allowed & vals
-            if present and allowed is not None and not allowed - failed:
-                return False
-        return True
-
-    def _values(self, sub: Any, ptr: str) -> frozenset | None:
-        """The values (value_key) schema `sub` allows by its const/enum and those of its $refs;
-        None when it names none."""
-        out: frozenset | None = None
-        for _ in range(32):
-            if sub is False:
-                return frozenset()
-            if not isinstance(sub, dict):
-                return out
-            vals = [sub["const"]] if "const" in sub else sub.get("enum") if isinstance(sub.get("enum"), list) else None
-            if vals is not None:
-                keys = frozenset(value_key(v) for v in vals)
-                out = keys if out is None else out & keys
-            if not isinstance(sub.get("$ref"), str):
-                return out
-            target = self.resolver.resolve(sub["$ref"], ptr, self._ref_refused)
-            if target is None:
-                return out
-            sub, ptr = target
         return out
 
     def _live(self, loc: int, kind: str) -> list[frozenset]:
@@ -614,26 +557,6 @@ class UniqueItemsCheck:
 
 
 _EXTENSION = re.compile(r"\^[A-Za-z0-9_-]+")  # a pattern every name with this literal prefix matches
-
-
-def _discriminator(test: Any) -> tuple[str, frozenset, bool] | None:
-    """An `if` that only tests one member's value: `{"properties": {X: {"const": c}}}` (or an
-    enum; `required: [X]` allowed), as (X, the values, whether failing needs X present: without
-    `required` an absent X passes). None for any other shape."""
-    if not isinstance(test, dict) or set(test) - {"properties", "required", "$comment"}:
-        return None
-    props = test.get("properties")
-    if not isinstance(props, dict) or len(props) != 1:
-        return None
-    (name, sub), = props.items()
-    required = test.get("required", [])
-    if not isinstance(sub, dict) or set(sub) - {"const", "enum", "$comment", "description", "title"} \
-            or not isinstance(required, list) or set(required) - {name}:
-        return None
-    vals = [sub["const"]] if "const" in sub else sub.get("enum") if isinstance(sub.get("enum"), list) else None
-    if vals is None:
-        return None
-    return name, frozenset(value_key(v) for v in vals), name not in required
 
 
 def open_objects(objs: list) -> bool:
