@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import UnsupportedSchemaError
 from .negation import negation_branches
-from .normalize import VALIDATION, Node, RuleRef, constrains_nothing, enum_values, types_of
+from .normalize import VALIDATION, Conjunction, Node, RuleRef, constrains_nothing, enum_values, types_of
 from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
@@ -218,7 +218,7 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
     scalar = _scalar_types(a)
     ordered = scalar is None and writes_objects(norm, a, a.ptr)
     if ordered:
-        skel = {"allOf": [skeleton(norm, schema, ptr) for schema, _, ptr in negs]}
+        skel = Conjunction([(skeleton(norm, schema, ptr), ptr) for schema, _, ptr in negs])
         declared = strict_merge(norm, a, norm.flatten(skel, a.ptr))
         a = a if declared is None else declared
     if a is False:
@@ -460,10 +460,10 @@ def skeleton(norm: Any, n: Any, ptr: str, level: int = 0) -> dict:
             items.append((p["items"], p.kptr("items")))
     out: dict = {}
     if props:
-        out["properties"] = {k: {"allOf": [skeleton(norm, sub, sp, level + 1) for sub, sp in subs]}
+        out["properties"] = {k: Conjunction([(skeleton(norm, sub, sp, level + 1), sp) for sub, sp in subs])
                              for k, subs in props.items()}
     if items:
-        out["items"] = {"allOf": [skeleton(norm, sub, sp, level + 1) for sub, sp in items]}
+        out["items"] = Conjunction([(skeleton(norm, sub, sp, level + 1), sp) for sub, sp in items])
     return out
 
 

@@ -20,7 +20,7 @@ from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 from .unevaluated import apply_unevaluated, take_unevaluated
 
-__all__ = ["Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
+__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
 
 # Keywords that constrain instances (the drafts' assertions and applicators); every other
 # keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
@@ -110,6 +110,18 @@ class Node:
     def constrains(self) -> bool:
         """Does the node restrict instances at all?"""
         return bool(self.groups or self.not_enum) or any(k in VALIDATION for k in self.kw)
+
+
+class Conjunction(dict):
+    """`{"allOf": parts}` that a merge writes, remembering where each part is written in the
+    user's schema: flattened, each part keeps its own pointer (refusals name real places, and
+    the unique check finds its arrays) instead of one under an `allOf` the user never wrote."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, parts: list[tuple[Any, str]]) -> None:
+        super().__init__(allOf=[p for p, _ in parts])
+        self.where = [w for _, w in parts]
 
 
 class RuleRef:
@@ -274,6 +286,7 @@ class Normalizer:
             return schema
         if not isinstance(schema, dict):
             raise UnsupportedSchemaError(f"a schema must be an object or a boolean (at {ptr})", None, ptr)
+        where = schema.where if isinstance(schema, Conjunction) else None
         kw = dict(schema)
         if self.declared_draft is not None:  # keywords of later drafts: that draft's validator ignores them
             for k in [k for k in kw if _INTRODUCED.get(k, 0) > self.declared_draft]:
@@ -329,7 +342,7 @@ class Normalizer:
                     continue  # the same schema twice: one conjunct (a recursive $ref merged with itself)
                 if text is not None:
                     seen.add(text)
-                parts.append(self.flatten(sub, f"{ptr}/allOf/{i}"))
+                parts.append(self.flatten(sub, where[i] if where is not None else f"{ptr}/allOf/{i}"))
         result: Node | bool = node
         for p in parts:
             result = self.merge(result, p)
@@ -488,7 +501,7 @@ class Normalizer:
                     if name in pa:
                         text = self._text(sub)
                         if text is None or text != self._text(pa[name]):
-                            pa[name] = {"allOf": [pa[name], sub]}
+                            pa[name] = Conjunction([(pa[name], a.member_ptr(k, name)), (sub, b.member_ptr(k, name))])
                         # else declared alike on both sides: once
                     else:
                         pa[name] = sub
@@ -503,7 +516,8 @@ class Normalizer:
                 for pat in av:
                     out.ptrs.setdefault(f"{k}/{ptr_escape(pat)}", a.member_ptr(k, pat))
                 for pat, sub in v.items():
-                    pp[pat] = {"allOf": [pp[pat], sub]} if pat in pp else sub
+                    pp[pat] = Conjunction([(pp[pat], a.member_ptr(k, pat)), (sub, b.member_ptr(k, pat))]) \
+                        if pat in pp else sub
                     out.ptrs.setdefault(f"{k}/{ptr_escape(pat)}", b.member_ptr(k, pat))
                 out.kw[k] = pp
             elif k in ("minimum", "minLength", "minItems", "minProperties"):

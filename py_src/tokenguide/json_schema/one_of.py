@@ -19,7 +19,7 @@ from ..errors import TokenguideError, UnsupportedSchemaError
 from ..regex import dfa as dfa_mod
 from ..regex import product
 from . import logic
-from .normalize import Node, RuleRef, enum_values, types_of
+from .normalize import Conjunction, Node, RuleRef, enum_values, types_of
 from .patterns import PatternError, ecma_search, pattern_to_string_body
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
@@ -53,7 +53,8 @@ def overlapping(em: Any, flats: list, gptr: str, base: Any = None) -> list:
         return flats
     # every branch declares the names of all (in branch order), so each branch's objects are
     # written in the order the others' lookaheads expect
-    skel = em.norm.flatten({"allOf": [logic.skeleton(em.norm, f, gptr) for f in flats]}, gptr)
+    skel = em.norm.flatten(Conjunction([(logic.skeleton(em.norm, f, gptr), _where(f, gptr, i))
+                                        for i, f in enumerate(flats)]), gptr)
     out = []
     for i, f in enumerate(flats):
         if not meets[i]:
@@ -62,6 +63,11 @@ def overlapping(em: Any, flats: list, gptr: str, base: Any = None) -> list:
         declared = f if isinstance(f, bool) else logic.strict_merge(em.norm, skel, f)
         out.append(Exclusive(f if declared is None else declared, [flats[j] for j in meets[i]], gptr))
     return out
+
+
+def _where(f: Any, gptr: str, i: int) -> str:
+    """The pointer of oneOf branch `f` (the i-th at `gptr`) in the user's schema."""
+    return f.ptr if isinstance(f, (Node, RuleRef)) else f"{gptr}/{i}"
 
 
 def exclusive_value(em: Any, m: Any, excl: list) -> str | None:
