@@ -279,6 +279,17 @@ class Normalizer:
         return self.resolver.resolve(ref, pointer, self.unsupported)
 
     # ---- flatten -------------------------------------------------------------------------------
+    def flatten_branch(self, sub: Any, ptr: str, same: tuple | list) -> Node | RuleRef | bool:
+        """`flatten` of an anyOf/oneOf branch written where the node already holds the $ref
+        targets `same`: a branch that is a $ref to one of them is true there (X and X is X), and
+        no recursion is recorded for it (no value was entered: it would misroute `auto`)."""
+        before = len(self.recursive)
+        f = self.flatten(sub, ptr)
+        if isinstance(f, RuleRef) and f.ptr in same:
+            del self.recursive[before:]
+            return True
+        return f
+
     def flatten(self, schema: Any, ptr: str) -> Node | RuleRef | bool:
         """A Node without $ref/allOf (merged) for `schema`, or a bool schema. Nodes pass through.
         On the grammar path a `$ref` to a schema being expanded gives a RuleRef."""

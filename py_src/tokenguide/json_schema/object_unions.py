@@ -35,7 +35,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         return False
     branches: list[Node] = []
     for i, sub in enumerate(subs):
-        f = em.norm.flatten(sub, f"{gptr}/{i}")
+        f = em.norm.flatten_branch(sub, f"{gptr}/{i}", s.refs)
         if isinstance(f, RuleRef):
             f = em.norm.expand(f)
         m = em.norm.merge(base, f) if f is not False else False

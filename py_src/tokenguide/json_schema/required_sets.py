@@ -52,7 +52,7 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
     for kind, subs, gptr, _ in s.groups:
         if not isinstance(subs, list) or not subs:
             return False
-        flats = [em.norm.flatten(sub, f"{gptr}/{i}") for i, sub in enumerate(subs)]
+        flats = [em.norm.flatten_branch(sub, f"{gptr}/{i}", s.refs) for i, sub in enumerate(subs)]
         branches = [_disjuncts(em, f, base, closed, only) for f in flats if f is not False]
         if not branches or any(b is None for b in branches):
             return False
