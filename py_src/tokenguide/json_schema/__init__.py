@@ -166,7 +166,8 @@ from .emit import Emitter
 from .normalize import VALUE_CHECKED_UNIQUE, Normalizer
 from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
-from .unique_check import UniqueItemsCheck, distinct_values_at_least, find_duplicate, parse_document
+from .text_counts import distinct_values_at_least
+from .unique_check import UniqueItemsCheck, find_duplicate, parse_document
 from ..regex.lazy import lazy_regex
 
 __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "int_range_regex",
@@ -321,13 +322,15 @@ def compile_json_schema(
     value_checks = check_bool("compile_json_schema", "value_checks", value_checks)
     schema = load_schema(schema)
 
-    def item(synthetic: Any, where: str, min_items: int) -> Any:
-        """The byte automaton of one item (the regex path of `synthetic`), or a refusal by name."""
+    def item(synthetic: Any, where: str, min_items: int, drops: Any = None) -> Any:
+        """The byte automaton of one item (the regex path of `synthetic`), or a refusal by name;
+        `drops` (a unique_check.NestedDrops) takes the uniqueItems of arrays inside the items."""
         def refused(why: str) -> UnsupportedSchemaError:
             return UnsupportedSchemaError(f"uniqueItems checked on the values: {why} (keyword 'uniqueItems' at "
                                           f"{where})", "uniqueItems", where)
         if _recursion(synthetic, False) is not None:
             raise refused("its items are recursive")
+        inner = VALUE_CHECKED_UNIQUE.set(drops)
         try:
             regex = build_regex_from_schema(synthetic, whitespace_pattern, max_recursion_depth,
                                             property_order=property_order)
@@ -337,6 +340,8 @@ def compile_json_schema(
             raise refused(f"its items have no regex ({exc})") from None
         except UnsupportedSchemaError as exc:
             raise refused(f"its items have no regex ({exc})") from None
+        finally:
+            VALUE_CHECKED_UNIQUE.reset(inner)
         automaton = lazy_regex(regex)
         if min_items > 1 and not distinct_values_at_least(automaton, min_items):
             raise refused(f"minItems {min_items} distinct items may not exist")

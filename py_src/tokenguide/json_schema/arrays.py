@@ -123,6 +123,10 @@ def array_regex(em: Any, parts: ArrayParts) -> str | None:
         done = _unique(em, parts, bounds, m, M)
         if done is not NotImplemented:
             return done
+        drops = em.norm.unique_drops  # (NotImplemented: left to it, or ignored when lenient)
+        mark = None if drops is None else drops.placeholder(s.kptr("uniqueItems"))
+        if mark is not None:
+            return mark
     slots = [Slot(None, None, r) for _, _, r in parts.prefix]
     tail = Slot(None, None, parts.rest_regex)
     lo, hi = 0, None

@@ -26,13 +26,15 @@ import re
 from decimal import Decimal
 from typing import Any, Callable
 
+from ..errors import UnsupportedSchemaError
 from .failed_ifs import FailedIfs
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import json_type_of, ptr_escape
+from .text_counts import infinitely_many, suffixes_around_marks_infinite
 
-__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "open_objects", "UniqueItemsCheck", "canonical_number", "distinct_values_at_least", "find_duplicate", "parse_document",
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "UniqueItemsCheck", "canonical_number", "find_duplicate", "parse_document",
            "value_key"]
 
 MAX_LOCATIONS = 4_000
@@ -171,7 +173,7 @@ class UniqueItemsCheck:
     when that array must be checked, else None.
     """
 
-    def __init__(self, schema: Any, compile_item: Callable[[Any, str, int], Any], any_order: bool = False):
+    def __init__(self, schema: Any, compile_item: Callable[[Any, str, int, Any], Any], any_order: bool = False):
         self.schema = schema
         self.any_order = any_order
         self.draft = schema_draft(schema)
@@ -184,6 +186,8 @@ class UniqueItemsCheck:
         self._loc_id: dict[Dnf, int] = {}
         self._children: dict[tuple, int] = {}
         self._items: dict[int, Any] = {}
+        self._built: dict[int, ItemAutomata] = {}  # location -> its item automata, once built
+        self._building: set[int] = set()
         self._arrays: dict[int, list[str]] = {}  # location -> the schema objects with uniqueItems there
         self._verdicts: dict[str, str] = {}  # schema object -> why its check could not be exact
         self._broken: str | None = None
@@ -214,6 +218,11 @@ class UniqueItemsCheck:
                 "(it sits under propertyNames or an unknown applicator)"
         return self._verdicts.get(owner)
 
+    @staticmethod
+    def placeholder(uptr: str) -> None:
+        """Arrays left to this check are written without the keyword (NestedDrops may mark them)."""
+        return None
+
     def take(self, uptr: str) -> str | None:
         """Leave the uniqueItems at `uptr` to this check; else why not (see `refusal`)."""
         why = self.refusal(uptr)
@@ -227,7 +236,7 @@ class UniqueItemsCheck:
         for loc, owners in self._arrays.items():
             taken = [o for o in owners if o in self.dropped]
             if taken:
-                self._items[loc] = self._item_automaton(loc, self.dropped[taken[0]])
+                self._items[loc] = self._automata_of(loc, self.dropped[taken[0]])
 
     # ---- locations ------------------------------------------------------------------------------
     def _location(self, dnf: Dnf) -> int:
@@ -492,8 +501,60 @@ class UniqueItemsCheck:
             k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
         synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
                               for c in (rest if rest is not None else self._locs[item])]
-        automaton = self._compile_item(synthetic, where, min_items)
+        automaton = self._compile_item(synthetic, where, min_items, self._nested_drops(item, where, synthetic))
         return automaton if rest is None else Mixed(automaton)
+
+    def _nested_drops(self, item: int, where: str, synthetic: Any) -> "NestedDrops | None":
+        """What lets the item automaton at `item` leave out the uniqueItems of arrays inside the
+        items (checked at their own locations), when that superset automaton answers "can a new
+        item still be written" as the exact one would; else None (the item build refuses them).
+
+        It does when every such array is unbounded (no maxItems, no prefixItems) with infinitely
+        many possible items: inside one, infinitely many distinct continuations are left (more
+        new items), so a finite set of items seen never blocks them all; where none can come any
+        more, the superset and the exact texts left are the same. Or when, with each inner array
+        one marked byte, the texts left wherever one is ahead or just ended are infinitely many
+        (a later member can still grow without bound)."""
+        seen, todo, inner = {item}, [item], []
+        while todo:
+            loc = todo.pop()
+            if loc in self._arrays:
+                inner.append(loc)
+            for k in [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + \
+                    [self.child_index(loc, -1)] + self._member_children(loc):
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+        if not inner:
+            return None
+        if all(self._unbounded(loc, where) for loc in inner):
+            return NestedDrops(self)
+        # else: the places around the inner arrays must leave infinitely many texts, seen in the
+        # item automaton where each such array is one marked byte
+        try:
+            marked = self._compile_item(synthetic, where, 0, NestedDrops(self, marking=True))
+        except UnsupportedSchemaError:
+            return None  # (the build without marks says why)
+        return NestedDrops(self) if marked is not None and suffixes_around_marks_infinite(marked, MARK) else None
+
+    def _unbounded(self, loc: int, where: str) -> bool:
+        """Does the array at `loc` always take one more new item (no maxItems, infinitely many items)?"""
+        if loc in self._building or self.prefix_length(loc) or any(
+                isinstance(self.objs[p], dict) and "maxItems" in self.objs[p] for c in self._live(loc, "array") for p in c):
+            return False  # (being built: recursive items, which the item build refuses)
+        rest = self._automata_of(loc, where).rest
+        automaton = rest.automaton if isinstance(rest, Mixed) else rest
+        return automaton is None or automaton is OPEN_OBJECTS or infinitely_many(automaton)
+
+    def _automata_of(self, loc: int, where: str) -> "ItemAutomata":
+        """`_item_automaton(loc)`, built once per location."""
+        if loc not in self._built:
+            self._building.add(loc)
+            try:
+                self._built[loc] = self._item_automaton(loc, where)
+            finally:
+                self._building.discard(loc)
+        return self._built[loc]
 
     def _moved(self, ptr: str) -> str:
         """`ptr` in the item schema `_check_array` builds, where the user's root sits under $defs."""
@@ -602,34 +663,33 @@ def _has_number(v: Any) -> bool:
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
 
 
-def distinct_values_at_least(dfa: Any, n: int, limit: int = 200_000) -> bool:
-    """Does byte automaton `dfa` (row/is_final, -1 dead, every other state live) accept at least
-    `n` texts? True at once when it has a cycle; False when it cannot tell within `limit` steps."""
-    counts: dict[int, int] = {}
-    on_path: set[int] = set()
-    steps = 0
+MARK = 0x01  # the byte an inner array stands as, in a marked item automaton (raw, never in JSON text)
 
-    def count(q: int) -> int:
-        nonlocal steps
-        if q in counts:
-            return counts[q]
-        if q in on_path:
-            return n  # a cycle of live states: infinitely many texts
-        steps += 1
-        if steps > limit:
-            return 0
-        on_path.add(q)
-        total = 1 if dfa.is_final(q) else 0
-        row = dfa.row(q)
-        for t in set(row) - {-1}:
-            total = min(n, total + row.count(t) * count(t))
-            if total >= n:
-                break
-        on_path.discard(q)
-        counts[q] = total
-        return total
 
-    return count(dfa.initial) >= n
+class NestedDrops:
+    """Stands for the check while an item automaton is built (`compile_item`'s last argument):
+    the uniqueItems of arrays inside the items are left to `check` at their own locations, in
+    the item schema's pointers (the user's root moved under $defs, `UniqueItemsCheck._moved`).
+    With `marking`, each such array is written as the one byte MARK instead (`placeholder`)."""
+
+    def __init__(self, check: UniqueItemsCheck, marking: bool = False):
+        self.check = check
+        self.marking = marking
+        self.taken: set[str] = set()
+
+    def placeholder(self, uptr: str) -> str | None:
+        """The regex to write for the whole array whose uniqueItems at `uptr` was taken, when
+        marking (else None: the array without the keyword)."""
+        return f"\\x{MARK:02x}" if self.marking and uptr in self.taken else None
+
+    def take(self, uptr: str) -> str | None:
+        """Leave the uniqueItems at `uptr` (a pointer of the item schema) to the check; else why not."""
+        moved = f"#/$defs/{_ROOT}"
+        where = "#" + uptr[len(moved):] if uptr == moved or uptr.startswith(moved + "/") else uptr
+        why = self.check.refusal(where)
+        if why is None:
+            self.taken.add(uptr)
+        return why
 
 
 def _negated(schema: Any, resolver: Any, refused: Callable) -> set[str]:

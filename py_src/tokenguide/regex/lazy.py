@@ -239,6 +239,24 @@ class LazyByteDFA:
             i += 1
         return -1
 
+    def char_successors(self, state: int) -> set[int]:
+        """The states one whole code point after `state` (a state between code points): the
+        graph of characters, where a class of every code point is one edge instead of the
+        thousands of states its bytes take; cycles and reachability are the same."""
+        subset, _, _, rem = self._keys[state]
+        if rem:
+            raise ValueError(f"state {state} is inside a code point")
+        return {self._state(t, -1, -1, 0) for t in self._subset_moves(subset).values()}
+
+    def ascii_step(self, state: int, byte: int) -> int:
+        """The state after ASCII `byte` from `state` (between code points), -1 if none, without
+        building the whole row (whose lead bytes make states inside code points)."""
+        subset, _, _, rem = self._keys[state]
+        if rem or byte >= 0x80:
+            raise ValueError(f"ascii_step: state {state} / byte {byte}")
+        target = self._subset_moves(subset).get(self._ascii_atom[byte])
+        return -1 if target is None else self._state(target, -1, -1, 0)
+
     def row(self, state: int) -> list[int]:
         """The 256 next states of `state` (computed on first use)."""
         row = self._rows[state]

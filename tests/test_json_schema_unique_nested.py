@@ -1,0 +1,186 @@
+"""Unique arrays whose items hold unique arrays (json_schema.unique_check.NestedDrops).
+
+The item automaton of the outer array leaves the inner arrays' uniqueItems out (a superset,
+the inner arrays are checked at their own places). That answers "can a new item still be
+written" as the exact language would when every inner array is unbounded with infinitely many
+possible items; otherwise the outer array is refused by name, as before.
+Oracles: jsonschema on whole documents, the masks on prefixes whose continuations are known,
+random GPT-2 generations that must never strand and must end valid.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+from test_json_schema_arrays import dumps, valid
+from test_json_schema_unique_values import char_vocabulary, greedy, guide_accepts
+
+from tokenguide import Guide
+from tokenguide.errors import UnsupportedSchemaError
+from tokenguide.json_schema import compile_json_schema
+from tokenguide.json_schema.text_counts import infinitely_many, suffixes_around_marks_infinite
+from tokenguide.regex.lazy import lazy_regex
+
+PATHS = ("regex", "grammar")
+TAGS = {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "uniqueItems": True}
+ENTRIES = {"type": "array", "uniqueItems": True, "items": {
+    "type": "object", "additionalProperties": False, "required": ["t"],
+    "properties": {"n": {"type": "string", "maxLength": 2}, "t": TAGS}}}
+
+
+def entries_documents() -> list:
+    tags = [[], ["a"], ["b"], ["a", "b"], ["b", "a"], ["a", "a"], ["ab", "a", "ab"], ["A"], [""]]
+    items = [{"t": t} for t in tags] + [{"n": "x", "t": ["a"]}, {"n": "x", "t": ["a", "a"]}]
+    out: list = [[]]
+    for n in (1, 2, 3):
+        out += [list(c) for c in itertools.product(items, repeat=n)][:: 3 if n == 3 else 1]
+    return out
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_documents_agree_with_jsonschema(path):
+    compiled = compile_json_schema(ENTRIES, path=path)
+    assert compiled.unique is not None
+    judged = [0, 0]
+    for v in entries_documents():
+        want = valid(ENTRIES, v)
+        assert compiled.accepts(dumps(v)) == want, v
+        judged[want] += 1
+    assert min(judged) >= 20, judged
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_masks_at_the_places_where_the_two_checks_meet(path):
+    """An outer item that could only end equal to an earlier one is refused where it would
+    commit to that; an inner duplicate cannot end; the item may still grow into a new one
+    (another tag), so nothing strands."""
+    vocab, tokens = char_vocabulary(['"]', '"a"', "]}", "}]"])
+    guide = Guide.from_json_schema(ENTRIES, vocab, whitespace_pattern="", path=path)
+
+    def allowed(prefix: str) -> set[str]:
+        guide.reset()
+        for ch in prefix:
+            guide.advance(tokens.index(ch), return_tokens=False)
+        return {tokens[i] if i < len(tokens) else "EOS" for i in guide.get_tokens()}
+
+    # closing the tags here leaves only `}`, which would end an item equal to the first one
+    assert allowed('[{"t":["a"]},{"t":["a"') == {","}
+    assert {"]", "]}", ","} <= allowed('[{"t":["a"]},{"t":["b"')
+    assert allowed('[{"n":"x","t":["a"]},{"n":"x","t":["a"') == {","}
+    assert "]" in allowed('[{"n":"x","t":["a"]},{"t":["a"')
+    inner_again = allowed('[{"t":["a"]},{"t":["a","a')
+    assert '"' not in inner_again and '"]' not in inner_again and "b" in inner_again
+    assert "EOS" in allowed('[{"t":["a"]},{"t":["a","b"]}]')
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, path):
+    vocab = gpt2_vocabulary
+    guide = Guide.from_json_schema(ENTRIES, vocab, path=path, whitespace_pattern="")
+    rng = random.Random(5)
+    ended = 0
+    for _ in range(10):
+        guide.reset()
+        text = b""
+        for _ in range(150):
+            allowed = guide.get_tokens()
+            assert allowed, f"stranded after {text!r}"
+            if vocab.eos_token_id in allowed and rng.random() < 0.4:
+                break
+            closing = [t for t in allowed if t != vocab.eos_token_id and vocab.id_to_bytes(t)[-1:] in (b'"', b"]", b"}")]
+            pick = rng.choice(closing if closing and rng.random() < 0.6 else allowed)
+            if pick == vocab.eos_token_id:
+                break
+            guide.advance(pick, return_tokens=False)
+            text += vocab.id_to_bytes(pick)
+        if guide.is_finished():
+            assert valid(ENTRIES, json.loads(text)), text
+            ended += 1
+    assert ended >= 3
+    doc = [{"t": ["a", "b"]}, {"n": "x", "t": ["a", "b"]}, {"t": ["b", "a"]}]
+    assert guide_accepts(guide, greedy(vocab, dumps(doc)))
+    assert not guide_accepts(guide, greedy(vocab, dumps(doc + [{"t": ["a", "b"]}])))
+    assert not guide_accepts(guide, greedy(vocab, dumps([{"t": ["a", "b", "a"]}])))
+
+
+@pytest.mark.parametrize("inner, why", [
+    ({**TAGS, "maxItems": 3}, "not a small finite set"),
+    ({"type": "array", "uniqueItems": True, "items": {"type": "string", "maxLength": 3}}, "not a small finite set"),
+    ({"type": "array", "uniqueItems": True, "items": {"enum": [f"w{i}" for i in range(300)]}}, "not a small finite set"),
+])
+def test_bounded_or_finite_inner_arrays_keep_the_outer_refused(inner, why):
+    """A full inner array (maxItems reached, or every one of finitely many items used) leaves
+    few continuations, where the superset automaton would offer duplicates: refused by name."""
+    schema = {"type": "array", "uniqueItems": True, "items": {
+        "type": "object", "additionalProperties": False, "required": ["t"], "properties": {"t": inner}}}
+    with pytest.raises(UnsupportedSchemaError) as exc:
+        compile_json_schema(schema)
+    assert exc.value.keyword == "uniqueItems" and exc.value.pointer == "#/uniqueItems"
+    assert why in str(exc.value)
+
+
+def test_infinitely_many_reads_cycles():
+    assert infinitely_many(lazy_regex('"[a-z]*"'))
+    assert not infinitely_many(lazy_regex('"[a-z]{0,3}"|null'))
+    assert not infinitely_many(lazy_regex("(?:w[0-9]{1,2}){1,3}"))
+
+
+def test_a_branch_that_repeats_a_ref_already_applied_is_no_recursion():
+    """`allOf [X, anyOf [X, Y]]`: the branch X is already true there (X and X), not a $ref back
+    into X; "auto" keeps the regex path for it (the unique check's item schemas are built so)."""
+    schema = {"$defs": {"p": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
+                              "additionalProperties": False},
+                        "e": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"],
+                              "additionalProperties": False}},
+              "allOf": [{"$ref": "#/$defs/p"}, {"anyOf": [{"$ref": "#/$defs/p"}, {"$ref": "#/$defs/e"}]}]}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "regex" and not compiled.depth_capped
+    for v in ({"name": "a"}, {"id": 1}, {"name": 1}, {}, {"name": "a", "id": 2}):
+        assert compiled.accepts(dumps(v)) == valid(schema, v), v
+
+
+WORDS = [f"w{i}" for i in range(300)]
+LICENSES = {"type": "array", "uniqueItems": True, "items": {"enum": WORDS}}
+
+
+def records(order: tuple) -> dict:
+    props = {"licenses": LICENSES, "notes": {"type": "string"}}
+    return {"type": "array", "uniqueItems": True, "items": {
+        "type": "object", "additionalProperties": False, "required": ["licenses"],
+        "properties": {k: props[k] for k in order}}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_finite_inner_array_followed_by_a_member_that_grows_without_bound(path):
+    """Inner items from 300 words (all of them can be used up): the outer check is still exact
+    because after the inner array a string member may always follow (the marked automaton)."""
+    schema = records(("licenses", "notes"))
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    docs = [[{"licenses": ["w1"]}, {"licenses": ["w1"]}], [{"licenses": ["w1"]}, {"licenses": ["w1"], "notes": ""}],
+            [{"licenses": ["w1", "w1"]}], [{"licenses": ["w1", "w2"]}, {"licenses": ["w2", "w1"]}],
+            [{"licenses": [], "notes": "a"}, {"licenses": [], "notes": "a"}], [{"licenses": ["x"]}], []]
+    judged = [0, 0]
+    for v in docs:
+        want = valid(schema, v)
+        assert compiled.accepts(dumps(v)) == want, v
+        judged[want] += 1
+    assert min(judged) >= 2
+
+
+def test_a_finite_inner_array_that_ends_the_item_is_refused():
+    """With the inner array last, an item that has used up its words can only close: the
+    superset automaton would still offer a repeated word there. Refused by name."""
+    with pytest.raises(UnsupportedSchemaError) as exc:
+        compile_json_schema(records(("notes", "licenses")))
+    assert exc.value.pointer == "#/uniqueItems" and "not a small finite set" in str(exc.value)
+
+
+def test_suffixes_around_marks():
+    mark = 1
+    assert suffixes_around_marks_infinite(lazy_regex(r'\{"a":\x01(?:,"n":"[a-z]*")?\}'), mark)
+    assert not suffixes_around_marks_infinite(lazy_regex(r'\{(?:"n":"[a-z]*",)?"a":\x01\}'), mark)
+    assert suffixes_around_marks_infinite(lazy_regex(r'"[a-z]*"'), mark)  # no mark at all
