@@ -20,7 +20,7 @@ from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 from .unevaluated import apply_unevaluated, take_unevaluated
 
-__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
+__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "flatten_branch", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
 
 # Keywords that constrain instances (the drafts' assertions and applicators); every other
 # keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
@@ -279,17 +279,6 @@ class Normalizer:
         return self.resolver.resolve(ref, pointer, self.unsupported)
 
     # ---- flatten -------------------------------------------------------------------------------
-    def flatten_branch(self, sub: Any, ptr: str, same: tuple | list) -> Node | RuleRef | bool:
-        """`flatten` of an anyOf/oneOf branch written where the node already holds the $ref
-        targets `same`: a branch that is a $ref to one of them is true there (X and X is X), and
-        no recursion is recorded for it (no value was entered: it would misroute `auto`)."""
-        before = len(self.recursive)
-        f = self.flatten(sub, ptr)
-        if isinstance(f, RuleRef) and f.ptr in same:
-            del self.recursive[before:]
-            return True
-        return f
-
     def flatten(self, schema: Any, ptr: str) -> Node | RuleRef | bool:
         """A Node without $ref/allOf (merged) for `schema`, or a bool schema. Nodes pass through.
         On the grammar path a `$ref` to a schema being expanded gives a RuleRef."""
@@ -642,6 +631,19 @@ class Normalizer:
                 self.unsupported("patternProperties", side.ptr,
                                  "allOf of patternProperties with another schema's additionalProperties is not "
                                  "supported (unless the patterns' schemas are false)")
+
+
+def flatten_branch(norm: "Normalizer", sub: Any, ptr: str, same: tuple | list) -> Node | RuleRef | bool:
+    """`norm.flatten` of an anyOf/oneOf branch written where the node already holds the $ref
+    targets `same`: a branch that is a $ref to one of them is true there (X and X is X), and
+    no recursion is recorded for it (no value was entered: it would misroute `auto`)."""
+    before = len(norm.recursive)
+    f = norm.flatten(sub, ptr)
+    if isinstance(f, RuleRef) and f.ptr in same:
+        del norm.recursive[before:]
+        return True
+    return f
+
 
 
 def _patterns_take(pats: dict, other: Node, addl: Any, out: Node) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .normalize import VALIDATION, Node, RuleRef, types_of
+from .normalize import VALIDATION, Node, flatten_branch, RuleRef, types_of
 from .text import ptr_escape
 
 __all__ = ["union_as_one_object", "merged_order"]
@@ -35,7 +35,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         return False
     branches: list[Node] = []
     for i, sub in enumerate(subs):
-        f = em.norm.flatten_branch(sub, f"{gptr}/{i}", s.refs)
+        f = flatten_branch(em.norm, sub, f"{gptr}/{i}", s.refs)
         if isinstance(f, RuleRef):
             f = em.norm.expand(f)
         m = em.norm.merge(base, f) if f is not False else False

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .normalize import VALIDATION, Node, constrains_nothing, types_of
+from .normalize import VALIDATION, Node, flatten_branch, constrains_nothing, types_of
 from .text import alt, cat, opt, rep
 
 __all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
@@ -52,7 +52,7 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
     for kind, subs, gptr, _ in s.groups:
         if not isinstance(subs, list) or not subs:
             return False
-        flats = [em.norm.flatten_branch(sub, f"{gptr}/{i}", s.refs) for i, sub in enumerate(subs)]
+        flats = [flatten_branch(em.norm, sub, f"{gptr}/{i}", s.refs) for i, sub in enumerate(subs)]
         branches = [_disjuncts(em, f, base, closed, only) for f in flats if f is not False]
         if not branches or any(b is None for b in branches):
             return False

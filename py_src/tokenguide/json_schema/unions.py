@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .normalize import VALIDATION, Node, types_of
+from .normalize import VALIDATION, Node, flatten_branch, types_of
 from .text import ALL_TYPES
 
 __all__ = ["accepts_everything", "union_branches", "whole_types"]
@@ -82,7 +82,7 @@ def union_branches(norm: Any, kind: str, subs: list, gptr: str, absorb: bool = T
     not a recursion: no value was entered."""
     flats: list = []
     for i, sub in enumerate(subs):
-        f = norm.flatten_branch(sub, f"{gptr}/{i}", same)
+        f = flatten_branch(norm, sub, f"{gptr}/{i}", same)
         if f is False:
             continue
         if kind == "anyOf":

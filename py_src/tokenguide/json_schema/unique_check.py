@@ -236,7 +236,7 @@ class UniqueItemsCheck:
         for loc, owners in self._arrays.items():
             taken = [o for o in owners if o in self.dropped]
             if taken:
-                self._items[loc] = self._automata_of(loc, self.dropped[taken[0]])
+                self._items[loc] = _automata_of(self, loc, self.dropped[taken[0]])
 
     # ---- locations ------------------------------------------------------------------------------
     def _location(self, dnf: Dnf) -> int:
@@ -501,60 +501,8 @@ class UniqueItemsCheck:
             k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
         synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
                               for c in (rest if rest is not None else self._locs[item])]
-        automaton = self._compile_item(synthetic, where, min_items, self._nested_drops(item, where, synthetic))
+        automaton = self._compile_item(synthetic, where, min_items, _nested_drops(self, item, where, synthetic))
         return automaton if rest is None else Mixed(automaton)
-
-    def _nested_drops(self, item: int, where: str, synthetic: Any) -> "NestedDrops | None":
-        """What lets the item automaton at `item` leave out the uniqueItems of arrays inside the
-        items (checked at their own locations), when that superset automaton answers "can a new
-        item still be written" as the exact one would; else None (the item build refuses them).
-
-        It does when every such array is unbounded (no maxItems, no prefixItems) with infinitely
-        many possible items: inside one, infinitely many distinct continuations are left (more
-        new items), so a finite set of items seen never blocks them all; where none can come any
-        more, the superset and the exact texts left are the same. Or when, with each inner array
-        one marked byte, the texts left wherever one is ahead or just ended are infinitely many
-        (a later member can still grow without bound)."""
-        seen, todo, inner = {item}, [item], []
-        while todo:
-            loc = todo.pop()
-            if loc in self._arrays:
-                inner.append(loc)
-            for k in [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + \
-                    [self.child_index(loc, -1)] + self._member_children(loc):
-                if k not in seen:
-                    seen.add(k)
-                    todo.append(k)
-        if not inner:
-            return None
-        if all(self._unbounded(loc, where) for loc in inner):
-            return NestedDrops(self)
-        # else: the places around the inner arrays must leave infinitely many texts, seen in the
-        # item automaton where each such array is one marked byte
-        try:
-            marked = self._compile_item(synthetic, where, 0, NestedDrops(self, marking=True))
-        except UnsupportedSchemaError:
-            return None  # (the build without marks says why)
-        return NestedDrops(self) if marked is not None and suffixes_around_marks_infinite(marked, MARK) else None
-
-    def _unbounded(self, loc: int, where: str) -> bool:
-        """Does the array at `loc` always take one more new item (no maxItems, infinitely many items)?"""
-        if loc in self._building or self.prefix_length(loc) or any(
-                isinstance(self.objs[p], dict) and "maxItems" in self.objs[p] for c in self._live(loc, "array") for p in c):
-            return False  # (being built: recursive items, which the item build refuses)
-        rest = self._automata_of(loc, where).rest
-        automaton = rest.automaton if isinstance(rest, Mixed) else rest
-        return automaton is None or automaton is OPEN_OBJECTS or infinitely_many(automaton)
-
-    def _automata_of(self, loc: int, where: str) -> "ItemAutomata":
-        """`_item_automaton(loc)`, built once per location."""
-        if loc not in self._built:
-            self._building.add(loc)
-            try:
-                self._built[loc] = self._item_automaton(loc, where)
-            finally:
-                self._building.discard(loc)
-        return self._built[loc]
 
     def _moved(self, ptr: str) -> str:
         """`ptr` in the item schema `_check_array` builds, where the user's root sits under $defs."""
@@ -661,6 +609,60 @@ def _has_number(v: Any) -> bool:
     if isinstance(v, (int, float)):
         return True
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
+
+
+def _nested_drops(check: "UniqueItemsCheck", item: int, where: str, synthetic: Any) -> "NestedDrops | None":
+    """What lets `check`'s item automaton at `item` leave out the uniqueItems of arrays inside the
+    items (checked at their own locations), when that superset automaton answers "can a new
+    item still be written" as the exact one would; else None (the item build refuses them).
+
+    It does when every such array is unbounded (no maxItems, no prefixItems) with infinitely
+    many possible items: inside one, infinitely many distinct continuations are left (more
+    new items), so a finite set of items seen never blocks them all; where none can come any
+    more, the superset and the exact texts left are the same. Or when, with each inner array
+    one marked byte, the texts left wherever one is ahead or just ended are infinitely many
+    (a later member can still grow without bound)."""
+    seen, todo, inner = {item}, [item], []
+    while todo:
+        loc = todo.pop()
+        if loc in check._arrays:
+            inner.append(loc)
+        for k in [check.child_index(loc, i) for i in range(check.prefix_length(loc))] + \
+                [check.child_index(loc, -1)] + check._member_children(loc):
+            if k not in seen:
+                seen.add(k)
+                todo.append(k)
+    if not inner:
+        return None
+    if all(_unbounded(check, loc, where) for loc in inner):
+        return NestedDrops(check)
+    # else: the places around the inner arrays must leave infinitely many texts, seen in the
+    # item automaton where each such array is one marked byte
+    try:
+        marked = check._compile_item(synthetic, where, 0, NestedDrops(check, marking=True))
+    except UnsupportedSchemaError:
+        return None  # (the build without marks says why)
+    return NestedDrops(check) if marked is not None and suffixes_around_marks_infinite(marked, MARK) else None
+
+def _unbounded(check: "UniqueItemsCheck", loc: int, where: str) -> bool:
+    """Does the array at `loc` always take one more new item (no maxItems, infinitely many items)?"""
+    if loc in check._building or check.prefix_length(loc) or any(
+            isinstance(check.objs[p], dict) and "maxItems" in check.objs[p] for c in check._live(loc, "array") for p in c):
+        return False  # (being built: recursive items, which the item build refuses)
+    rest = _automata_of(check, loc, where).rest
+    automaton = rest.automaton if isinstance(rest, Mixed) else rest
+    return automaton is None or automaton is OPEN_OBJECTS or infinitely_many(automaton)
+
+def _automata_of(check: "UniqueItemsCheck", loc: int, where: str) -> "ItemAutomata":
+    """`_item_automaton(loc)`, built once per location."""
+    if loc not in check._built:
+        check._building.add(loc)
+        try:
+            check._built[loc] = check._item_automaton(loc, where)
+        finally:
+            check._building.discard(loc)
+    return check._built[loc]
+
 
 
 MARK = 0x01  # the byte an inner array stands as, in a marked item automaton (raw, never in JSON text)
