@@ -272,7 +272,8 @@ def acceptor_of(compiled):
     base = _language_acceptor(compiled)
     if compiled.unique is None:
         return base
-    from tokenguide.json_schema.unique_check import find_duplicate, parse_document
+    from tokenguide.json_schema.json_values import parse_document
+    from tokenguide.json_schema.unique_check import find_duplicate
 
     return lambda x: base(x) and find_duplicate(compiled.unique, parse_document(x)) is None
 

@@ -49,6 +49,7 @@ def acceptor(compiled: Any) -> Callable[[str], bool]:
         base = grammar_acceptor(compiled.grammar)
     if compiled.unique is None:
         return base
-    from tokenguide.json_schema.unique_check import find_duplicate, parse_document
+    from tokenguide.json_schema.json_values import parse_document
+    from tokenguide.json_schema.unique_check import find_duplicate
 
     return lambda text: base(text) and find_duplicate(compiled.unique, parse_document(text)) is None

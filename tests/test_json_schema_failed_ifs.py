@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tokenguide.json_schema.failed_ifs import FailedIfs, discriminator
-from tokenguide.json_schema.unique_check import value_key
+from tokenguide.json_schema.json_values import value_key
 
 KIND = {"properties": {"kind": {"const": "a"}}}
 

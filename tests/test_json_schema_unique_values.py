@@ -453,7 +453,7 @@ def test_the_check_survives_the_fall_back_to_the_grammar_path():
 def test_canonical_number_is_one_spelling_per_value():
     from decimal import Decimal
 
-    from tokenguide.json_schema.unique_check import canonical_number
+    from tokenguide.json_schema.json_values import canonical_number
 
     same = [["1", "1.0", "10e-1", "1E0", "0.1e1", "100e-2"], ["0", "-0", "0.0", "-0.0e5"], ["1500", "1.5e3", "15E+2"],
             ["-0.00012", "-1.2e-4", "-12E-5"], ["1e4000000000000000000", "10E3999999999999999999"]]
@@ -624,11 +624,28 @@ def test_ifs_on_a_members_every_value_leave_no_other_alternative(schema):
     assert verdicts == {True, False}
 
 
-@pytest.mark.parametrize("schema", [form(required=False, if_required=True), form(kinds=("pick", "note", "other"))],
-                         ids=["kind-absent-fails-both", "a-kind-no-if-takes"])
-def test_ifs_that_leave_an_alternative_open_are_refused(schema):
-    """`kind` absent fails `if`s that require it, or a third kind fails them all: then no `then`
-    applies and options may repeat items, so the check would not be exact."""
+def test_ifs_that_leave_an_alternative_open_are_refused():
+    """`kind` absent fails `if`s that require it: then no `then` applies and options may repeat
+    items; `kind` is not required, so which applies is not known before options is written."""
+    schema = form(required=False, if_required=True)
     check = UniqueItemsCheck(schema, lambda *a: None)
     why = check.refusal("#/allOf/0/then/properties/options/uniqueItems")
     assert why is not None and "another schema that applies there" in why
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_kind_no_if_takes_is_told_apart_by_its_value(path):
+    """A third kind fails both `if`s, and its options may repeat items; `kind` is required and
+    written first, so its value (read before options) says whether options must be distinct
+    (UniqueItemsCheck.discriminator)."""
+    schema = form(kinds=("pick", "note", "other"))
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    docs = [{"kind": "pick", "options": ["a", "a"]}, {"kind": "pick", "options": ["a", "b"]},
+            {"kind": "other", "options": ["a", "a"]}, {"kind": "other", "options": ["a", "b"]},
+            {"kind": "note", "options": ["a"]}, {"kind": "note", "text": "t"}, {"kind": "other"}]
+    verdicts = set()
+    for v in docs:
+        verdicts.add(valid(schema, v))
+        assert compiled.accepts(dumps(v)) == valid(schema, v), v
+    assert verdicts == {True, False}

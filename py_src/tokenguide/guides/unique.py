@@ -18,7 +18,8 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from ..errors import InvalidTokenError
-from ..json_schema.unique_check import OPEN_OBJECTS, Mixed, canonical_number, parse_document, value_key
+from ..json_schema.json_values import canonical_number, parse_document, value_key
+from ..json_schema.unique_check import OPEN_OBJECTS, Mixed
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import Generate, Instruction, mask_has
@@ -220,7 +221,7 @@ class _Scan:
             if c == 0x22:
                 self.mode = "S"
             elif c == 0x7B:
-                self.frames.append(["o", self._value_loc(), None])
+                self.frames.append(["o", self._value_loc(), None, None, None])  # + seen, capture
                 self.mode = "K"
             elif c == 0x5B:
                 loc = self._value_loc()
@@ -233,18 +234,25 @@ class _Scan:
                 self._end_value()
             else:
                 self.mode = "N"
+            if c != 0x22 and self.frames and self.frames[-1][0] == "o":
+                self.frames[-1][4] = None  # (a discriminator that is no string: never written)
         elif mode == "S":
             if c == 0x5C:
                 self.mode = "E"
             elif c == 0x22:
                 self.mode = "A"
                 self._end_value()
+                top = self.frames[-1] if self.frames else None
+                if top is not None and top[0] == "o" and top[4] is not None:
+                    name = self.check.discriminator(top[1])
+                    top[3], top[4] = (name, value_key(json.loads(b'"' + top[4] + b'"'))), None
+            self._capture(c)
         elif mode == "E":
             self.mode = "S"
+            self._capture(c)
         elif mode == "k":
             if c == 0x22:
-                name = json.loads(b'"' + self.key + b'"')
-                self.frames[-1][2] = self.check.child_key(self.frames[-1][1], name)
+                self._member_key(json.loads(b'"' + self.key + b'"'))
                 self.mode = "C"
             else:
                 self.key += bytes((c,))
@@ -273,6 +281,27 @@ class _Scan:
                 self._end_value()
         elif mode == "C":
             self.mode = "V"
+
+    def _capture(self, c: int) -> None:
+        """A byte of a string value: kept while it is the value of its object's discriminator."""
+        top = self.frames[-1] if self.frames else None
+        if top is not None and top[0] == "o" and top[4] is not None and not (c == 0x22 and self.mode == "A"):
+            top[4] += bytes((c,))
+
+    def _member_key(self, name: str) -> None:
+        """The object at the top reads member `name`: its location, narrowed by the value of the
+        object's discriminator (UniqueItemsCheck.discriminator), which the schema's key order
+        writes first (a member before it is refused: never expected)."""
+        top = self.frames[-1]
+        d = self.check.discriminator(top[1])
+        if d is None or name == d:
+            top[2] = self.check.child_key(top[1], name)
+            if d is not None:
+                top[4] = b""
+        elif top[3] is None:
+            raise _Dup
+        else:
+            top[2] = self.check.child_key(top[1], name, top[3])
 
     def alive(self) -> bool:
         """Can every item begun, and the one a comma calls for, still end as a new value? (An

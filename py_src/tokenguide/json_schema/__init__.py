@@ -167,7 +167,8 @@ from .normalize import VALUE_CHECKED_UNIQUE, Normalizer
 from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
 from .text_counts import distinct_values_at_least
-from .unique_check import UniqueItemsCheck, find_duplicate, parse_document
+from .json_values import parse_document
+from .unique_check import UniqueItemsCheck, find_duplicate
 from ..regex.lazy import lazy_regex
 
 __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "int_range_regex",

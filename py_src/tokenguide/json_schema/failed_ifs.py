@@ -28,16 +28,19 @@ class FailedIfs:
     def __init__(self, resolve: Callable[[str, str], Any], key: Callable[[Any], Any]) -> None:
         self.resolve, self.key = resolve, key
         self.tests: dict[str, tuple[str, frozenset, bool]] = {}  # marker -> discriminator()
+        self.taken: dict[str, tuple[str, frozenset, bool]] = {}  # the `if` schema's pointer -> the same
 
     def __bool__(self) -> bool:
         return bool(self.tests)
 
     def mark(self, ptr: str, test: Any, alternatives: list[frozenset], objs: dict[str, Any]) -> list[frozenset]:
         """`alternatives` (the `else` side of the `if` at `ptr`) with the marker of its failure
-        added, when the `if` is a discriminator; unchanged otherwise."""
+        added, when the `if` is a discriminator; unchanged otherwise. (Its `then` side holds the
+        `if` schema at `ptr`/if, noted in `taken`.)"""
         found = discriminator(test, self.key)
         if found is None:
             return alternatives
+        self.taken[f"{ptr}/if"] = found
         marker = f"{ptr}/if#failed"
         objs.setdefault(marker, {})  # (a conjunct that constrains nothing)
         self.tests[marker] = found
@@ -71,6 +74,23 @@ class FailedIfs:
             if present and allowed is not None and not allowed - failed:
                 return False
         return True
+
+    def tests_in(self, conj: frozenset, objs: dict[str, Any]) -> list[tuple[str, frozenset, bool]]:
+        """The discriminator `if`s of conjunction `conj`, as (member, its values' keys, taken): a
+        taken one is the `if` schema itself among the conjuncts (its `then` side), a failed one
+        its marker."""
+        out = []
+        for p in conj:
+            if p in self.tests:
+                out.append((self.tests[p][0], self.tests[p][1], False))
+            elif p in self.taken:
+                out.append((self.taken[p][0], self.taken[p][1], True))
+        return out
+
+    def consistent(self, conj: frozenset, objs: dict[str, Any], name: str, key: Any) -> bool:
+        """Can `conj` hold for an object whose member `name` has the value of key `key`? Not
+        when one of its `if`s on that member was taken for other values or failed on this one."""
+        return all((key in vals) == taken for n, vals, taken in self.tests_in(conj, objs) if n == name)
 
     def _values(self, sub: Any, ptr: str) -> frozenset | None:
         """The values (keys) schema `sub` allows by its const/enum and those of its $refs; None

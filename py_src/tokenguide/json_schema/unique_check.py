@@ -21,21 +21,19 @@ until they close.
 from __future__ import annotations
 
 import itertools
-import json
 import re
-from decimal import Decimal
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
 from .failed_ifs import FailedIfs
+from .json_values import value_key
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import json_type_of, ptr_escape
 from .text_counts import infinitely_many, suffixes_around_marks_infinite
 
-__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "UniqueItemsCheck", "canonical_number", "find_duplicate", "parse_document",
-           "value_key"]
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "UniqueItemsCheck", "find_duplicate"]
 
 MAX_LOCATIONS = 4_000
 MAX_ALTERNATIVES = 64
@@ -95,48 +93,6 @@ class _Refusal(Exception):
     """Why a check of the values could not be exact (the pointer is added by the caller)."""  # frozenset of conjunctions, each a frozenset of schema-object pointers
 
 
-_NUMBER_TEXT = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
-
-
-def canonical_number(raw: str | bytes) -> str:
-    """One spelling per number value (`1`, `1.0`, `10e-1` alike): digits without leading or
-    trailing zeros and an exponent, exactly (any size, no rounding); `0` for zeros (`-0` too).
-    ValueError for a text that is no JSON number."""
-    text = raw.decode() if isinstance(raw, bytes) else raw
-    m = _NUMBER_TEXT.fullmatch(text)
-    if m is None:
-        raise ValueError(f"not a JSON number: {text!r:.40}")
-    sign, whole, frac, exp = m.groups()
-    digits = (whole + (frac or "")).lstrip("0")
-    shift = int(exp or 0) - len(frac or "")
-    kept = digits.rstrip("0")
-    if not kept:
-        return "0"
-    return f"{sign}{kept}e{shift + len(digits) - len(kept)}"
-
-
-class _Number(str):
-    """A number of a parsed document, as its canonical spelling (`parse_document`)."""
-
-
-def value_key(v: Any) -> Any:
-    """A hashable key equal for JSON values JSON Schema calls equal (1 == 1.0, true != 1, key order
-    ignored); numbers compared exactly, by `canonical_number`."""
-    if isinstance(v, bool):
-        return ("b", v)
-    if v is None:
-        return ("z",)
-    if isinstance(v, _Number):
-        return ("n", str(v))
-    if isinstance(v, (int, float, Decimal)):
-        return ("n", canonical_number(repr(v) if isinstance(v, float) else str(v)))
-    if isinstance(v, str):
-        return ("s", v)
-    if isinstance(v, list):
-        return ("a", tuple(value_key(x) for x in v))
-    return ("o", frozenset((k, value_key(x)) for k, x in v.items()))
-
-
 def _types_together(objs: list) -> set[str]:
     """The JSON types every schema object of `objs` lets through (`_types_of` of each)."""
     types = set(_TYPES)
@@ -188,6 +144,7 @@ class UniqueItemsCheck:
         self._items: dict[int, Any] = {}
         self._built: dict[int, ItemAutomata] = {}  # location -> its item automata, once built
         self._building: set[int] = set()
+        self._discriminators: dict[int, str | None] = {}
         self._arrays: dict[int, list[str]] = {}  # location -> the schema objects with uniqueItems there
         self._verdicts: dict[str, str] = {}  # schema object -> why its check could not be exact
         self._broken: str | None = None
@@ -320,8 +277,11 @@ class UniqueItemsCheck:
         return [c for c in self._locs[loc] if all(kind in _types_of(self.objs[p]) for p in c)]
 
     # ---- stepping in ----------------------------------------------------------------------------
-    def child_key(self, loc: int, key: str) -> int:
-        """The location of member `key` of an object at `loc`."""
+    def child_key(self, loc: int, key: str, seen: tuple | None = None) -> int:
+        """The location of member `key` of an object at `loc`; `seen`: (member, value key) of
+        the object's discriminator (`discriminator`), when written before."""
+        if seen is not None:
+            loc = self.narrowed(loc, *seen)
         matched = []
         for c in self._live(loc, "object"):
             for p in c:
@@ -332,6 +292,18 @@ class UniqueItemsCheck:
                     except PatternError:
                         matched.append(f"{p}/patternProperties/{ptr_escape(pat)}")
         return self._member(loc, key, frozenset(matched))
+
+    def narrowed(self, loc: int, name: str, key: Any) -> int:
+        """`loc` without the alternatives whose `if`s on member `name` rule out its value `key`."""
+        return self._child((loc, "d", name, key), lambda: [c for c in self._locs[loc]
+                                                           if self._fails.consistent(c, self.objs, name, key)])
+
+    def discriminator(self, loc: int) -> str | None:
+        """The member of every object at `loc` whose string value, always written first, picks
+        its alternatives (`if`s on it: module function `_discriminator`); None if none."""
+        if loc not in self._discriminators:
+            self._discriminators[loc] = _discriminator(self, loc)
+        return self._discriminators[loc]
 
     def _member(self, loc: int, key: str | None, pats: frozenset) -> int:
         """Member `key` (None: a name no conjunct declares) matching the patterns `pats`."""
@@ -429,6 +401,17 @@ class UniqueItemsCheck:
                     todo.append(k)
 
     def _member_children(self, loc: int) -> list[int]:
+        """The locations of the members of an object at `loc` (narrowed by its discriminator:
+        then the members after it are reached only through one of its value classes)."""
+        k = self.discriminator(loc)
+        if k is None:
+            return self._plain_member_children(loc)
+        keys = {key for c in self._live(loc, "object") for n, vals, _ in self._fails.tests_in(c, self.objs)
+                if n == k for key in vals}
+        return [self.child_key(loc, k)] + [kid for key in sorted(keys, key=repr) + [_OTHER]
+                                           for kid in self._plain_member_children(self.narrowed(loc, k, key))]
+
+    def _plain_member_children(self, loc: int) -> list[int]:
         names, pats = set(), set()
         for c in self._live(loc, "object"):
             for p in c:
@@ -455,7 +438,7 @@ class UniqueItemsCheck:
         for i in [*range(self.prefix_length(loc)), -1]:
             item = self.child_index(loc, i)
             if not self._open_objects(item) and not self._any_value(item):
-                self._canonical(item, "", True, set())
+                _canonical(self, item, "", True, set())
 
     def _open_objects(self, loc: int) -> bool:
         """Are the values at `loc` open objects (module function `open_objects`, every alternative)?"""
@@ -511,60 +494,6 @@ class UniqueItemsCheck:
             return ptr
         return f"#/$defs/{_ROOT}" + ptr[1:]
 
-    def _canonical(self, loc: int, where: str, top: bool, seen: set) -> None:
-        """Refuse item values with several spellings of one value (open or mixed-order objects,
-        bounded numbers with fractions, numeric enums) or free-form ones: there "a new item" is
-        not a question about texts."""
-        if loc in seen:
-            return
-        seen.add(loc)
-        mixed = self._mixed(loc) if top else None
-        for c in self._locs[loc] if mixed is None else mixed:
-            if not c:
-                self._refuse(where, "its items (or values inside them) may be any JSON value")
-            types = _types_together([self.objs[p] for p in c])
-            ranged = False
-            for p in c:
-                obj = self.objs[p]
-                if isinstance(obj, dict):
-                    ranged = ranged or any(k in obj for k in _RANGE)
-                    vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
-                    if any(_has_number(v) for v in vals):
-                        self._refuse(where, "numbers in an enum/const of its items (1 and 1.0 are one value)")
-            if "number" in types and ranged:
-                self._refuse(where, "its items may be bounded numbers with fractions (1 and 1.0 are one value)")
-            if "object" in types and not any(isinstance(self.objs[p], dict) and ("enum" in self.objs[p] or
-                                                                                 "const" in self.objs[p]) for p in c):
-                self._objects_canonical(loc, where, seen)
-            if "array" in types:
-                for i in range(self.prefix_length(loc)):
-                    self._canonical(self.child_index(loc, i), where, False, seen)
-                self._canonical(self.child_index(loc, -1), where, False, seen)
-
-
-    def _objects_canonical(self, loc: int, where: str, seen: set) -> None:
-        """Objects among the items: one spelling per value only when closed (additionalProperties
-        false, no patternProperties) with their names in one order wherever several alternatives
-        declare them; their member values canonical in turn."""
-        if self.any_order:
-            self._refuse(where, 'its items may be objects, whose keys come in any order with property_order="any"')
-        orders: list[list[str]] = []
-        for c in self._live(loc, "object"):
-            objs = [self.objs[p] for p in c if isinstance(self.objs[p], dict)]
-            declared = [o["properties"] for o in objs if isinstance(o.get("properties"), dict) and o["properties"]]
-            if not any(o.get("additionalProperties") is False for o in objs) or any(
-                    o.get("patternProperties") or "unevaluatedProperties" in o for o in objs) or len(declared) > 1:
-                self._refuse(where, "its items may be objects that are open (other keys in any order) or merged "
-                             "from several declarations")
-            orders.append(list(declared[0]) if declared else [])
-        for a, b in itertools.combinations(orders, 2):
-            shared = [n for n in a if n in b]
-            if shared != [n for n in b if n in a]:
-                self._refuse(where, "its items may be objects whose alternatives declare shared keys in different orders")
-        for name in dict.fromkeys(n for o in orders for n in o):
-            self._canonical(self.child_key(loc, name), where, False, seen)
-
-
 _EXTENSION = re.compile(r"\^[A-Za-z0-9_-]+")  # a pattern every name with this literal prefix matches
 
 
@@ -609,6 +538,86 @@ def _has_number(v: Any) -> bool:
     if isinstance(v, (int, float)):
         return True
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
+
+
+def _canonical(check: "UniqueItemsCheck", loc: int, where: str, top: bool, seen: set) -> None:
+    """Refuse (in `check`) item values with several spellings of one value (open or mixed-order objects,
+    bounded numbers with fractions, numeric enums) or free-form ones: there "a new item" is
+    not a question about texts."""
+    if loc in seen:
+        return
+    seen.add(loc)
+    mixed = check._mixed(loc) if top else None
+    for c in check._locs[loc] if mixed is None else mixed:
+        if not c:
+            check._refuse(where, "its items (or values inside them) may be any JSON value")
+        types = _types_together([check.objs[p] for p in c])
+        ranged = False
+        for p in c:
+            obj = check.objs[p]
+            if isinstance(obj, dict):
+                ranged = ranged or any(k in obj for k in _RANGE)
+                vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
+                if any(_has_number(v) for v in vals):
+                    check._refuse(where, "numbers in an enum/const of its items (1 and 1.0 are one value)")
+        if "number" in types and ranged:
+            check._refuse(where, "its items may be bounded numbers with fractions (1 and 1.0 are one value)")
+        if "object" in types and not any(isinstance(check.objs[p], dict) and ("enum" in check.objs[p] or
+                                                                             "const" in check.objs[p]) for p in c):
+            _objects_canonical(check, loc, where, seen)
+        if "array" in types:
+            for i in range(check.prefix_length(loc)):
+                _canonical(check, check.child_index(loc, i), where, False, seen)
+            _canonical(check, check.child_index(loc, -1), where, False, seen)
+
+
+def _objects_canonical(check: "UniqueItemsCheck", loc: int, where: str, seen: set) -> None:
+    """Objects among the items: one spelling per value only when closed (additionalProperties
+    false, no patternProperties) with their names in one order wherever several alternatives
+    declare them; their member values canonical in turn."""
+    if check.any_order:
+        check._refuse(where, 'its items may be objects, whose keys come in any order with property_order="any"')
+    orders: list[list[str]] = []
+    for c in check._live(loc, "object"):
+        objs = [check.objs[p] for p in c if isinstance(check.objs[p], dict)]
+        declared = [o["properties"] for o in objs if isinstance(o.get("properties"), dict) and o["properties"]]
+        if not any(o.get("additionalProperties") is False for o in objs) or any(
+                o.get("patternProperties") or "unevaluatedProperties" in o for o in objs) or len(declared) > 1:
+            check._refuse(where, "its items may be objects that are open (other keys in any order) or merged "
+                         "from several declarations")
+        orders.append(list(declared[0]) if declared else [])
+    for a, b in itertools.combinations(orders, 2):
+        shared = [n for n in a if n in b]
+        if shared != [n for n in b if n in a]:
+            check._refuse(where, "its items may be objects whose alternatives declare shared keys in different orders")
+    for name in dict.fromkeys(n for o in orders for n in o):
+        _canonical(check, check.child_key(loc, name), where, False, seen)
+
+
+_OTHER = ("other value",)  # the key of a value no discriminator `if` lists (no value_key is this)
+
+
+def _discriminator(check: "UniqueItemsCheck", loc: int) -> str | None:
+    """A member that every object at `loc` requires, every schema object there declares first
+    (written first: the key order is the schema's), whose value is a string and which `if`s of
+    the alternatives test by const/enum (failed_ifs): its value, read before any other member,
+    tells which alternatives hold for the rest. None with property_order "any" or no such member."""
+    conjs = check._live(loc, "object")
+    if check.any_order or not conjs:
+        return None
+    objs = check.objs
+    names = sorted({n for c in conjs for n, _, _ in check._fails.tests_in(c, objs)})
+    for k in names:
+        if not all(any(isinstance(objs[p], dict) and isinstance(objs[p].get("required"), list)
+                       and k in objs[p]["required"] for p in c) for c in conjs):
+            continue
+        if any(isinstance(objs[p], dict) and isinstance(objs[p].get("properties"), dict) and objs[p]["properties"]
+               and next(iter(objs[p]["properties"])) != k for c in conjs for p in c):
+            continue
+        value = check.child_key(loc, k)
+        if check._locs[value] and not any(check._live(value, t) for t in _TYPES if t != "string"):
+            return k
+    return None
 
 
 def _nested_drops(check: "UniqueItemsCheck", item: int, where: str, synthetic: Any) -> "NestedDrops | None":
@@ -731,19 +740,11 @@ def find_duplicate(check: UniqueItemsCheck, value: Any) -> str | None:
                 if bad:
                     return bad
         elif isinstance(v, dict):
+            d = check.discriminator(loc)
+            seen = (d, value_key(v[d])) if d is not None and isinstance(v.get(d), str) else None
             for k, x in v.items():
-                bad = walk(x, check.child_key(loc, k), f"{ptr}/{ptr_escape(k)}")
+                bad = walk(x, check.child_key(loc, k, None if k == d else seen), f"{ptr}/{ptr_escape(k)}")
                 if bad:
                     return bad
         return None
     return walk(value, check.root, "")
-
-
-def parse_document(text: str | bytes) -> Any:
-    """A JSON text parsed with exact numbers (each a `_Number`: its canonical spelling), for
-    `find_duplicate` and `value_key`."""
-    return json.loads(text, parse_float=_number, parse_int=_number)
-
-
-def _number(text: str) -> _Number:
-    return _Number(canonical_number(text))
