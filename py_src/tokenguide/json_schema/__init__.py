@@ -608,6 +608,10 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # last, unions whose branches' objects and arrays are rules, holes of the unions'
             # automata (GrammarSink.member_value): a union of nested objects stays small
             retries.append({"unions": True, "value_rules": True, "member_rules": many})
+        if "can both match" in str(first) and not many:
+            # two terminals colliding in one context: what the unions' automata cure, not the
+            # right-linear rules (whose emission costs the most): those go last
+            retries.sort(key=lambda r: bool(r.get("right_linear")))
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)
