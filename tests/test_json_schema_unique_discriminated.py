@@ -135,3 +135,46 @@ def test_any_key_order_keeps_the_refusal():
     with pytest.raises(UnsupportedSchemaError) as exc:
         compile_json_schema(FORM, property_order="any")
     assert exc.value.keyword == "uniqueItems"
+
+
+# ---- a member one of whose alternatives accepts anything, under every alternative of its object
+
+JOB = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}
+
+
+def hidden_keys(kind: str) -> dict:
+    """GitLab CI's shape: keys starting with a dot are any YAML anchor (`anyOf [job, {}]`), other
+    keys jobs whose tags are distinct."""
+    return {"type": "object", "additionalProperties": {"$ref": "#/$defs/job"}, "$defs": {"job": JOB},
+            "patternProperties": {"^[.]": {kind: [{"$ref": "#/$defs/job"}, {"description": "an anchor"}]}}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_member_that_may_be_anything_needs_no_check_inside(path):
+    schema = hidden_keys("anyOf")
+    compiled = compile_json_schema(schema, path=path)
+    assert compiled.unique is not None
+    docs = [{".a": {"tags": ["x", "x"]}}, {".a": [1, 1]}, {"b": {"tags": ["x", "x"]}}, {"b": {"tags": ["x", "y"]}},
+            {".a": {"tags": ["x", "x"]}, "b": {"tags": ["y", "y"]}}, {".a": 1, "b": {"tags": []}}]
+    verdicts = set()
+    for v in docs:
+        verdicts.add(valid(schema, v))
+        assert compiled.accepts(dumps(v)) == valid(schema, v), v
+    assert verdicts == {True, False}
+
+
+def test_oneof_with_an_alternative_that_accepts_anything_is_no_free_member():
+    """`oneOf [job, {}]` holds for values that are no job: the member is not free there."""
+    schema = hidden_keys("oneOf")
+    check = UniqueItemsCheck(schema, lambda *a: None)
+    assert check.refusal("#/$defs/job/properties/tags/uniqueItems") is not None
+
+
+def test_a_free_alternative_under_one_object_alternative_only_is_no_free_member():
+    """The member x is free under A only; whether A or B holds depends on y, so x is not free."""
+    unique = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
+    schema = {"anyOf": [
+        {"type": "object", "properties": {"x": {}, "y": unique}, "required": ["y"]},
+        {"type": "object", "properties": {"x": unique, "y": {"type": "integer"}}, "required": ["y"]}]}
+    check = UniqueItemsCheck(schema, lambda *a: None)
+    assert "another schema that applies there" in check.refusal("#/anyOf/1/properties/x/uniqueItems")

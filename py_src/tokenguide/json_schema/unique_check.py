@@ -317,7 +317,12 @@ class UniqueItemsCheck:
         return found
 
     def _member_alternatives(self, loc: int, key: str | None, pats: frozenset) -> list[frozenset]:
+        """The alternatives of the member: none at all (any value) when under every alternative
+        of the object one of the member's accepts anything (`anyOf [job_template, {}]`): then no
+        choice made elsewhere in the object constrains it (a free alternative under only some
+        would: the member's value picks between the object's alternatives)."""
         out: list[frozenset] = []
+        free = True
         for c in self._live(loc, "object"):
             alts = [frozenset()]
             for p in c:
@@ -330,8 +335,9 @@ class UniqueItemsCheck:
                     subs = [(f"{p}/additionalProperties", obj["additionalProperties"])]
                 for sptr, sub in subs:
                     alts = self._product(alts, self._sub(sptr, sub, ()), sptr)
+            free = free and any(all(_only_distributed(self.objs[p]) for p in a) for a in alts)
             out.extend(alts)
-        return out
+        return [frozenset()] if free and out else out
 
     def _pattern_schema(self, owner: str, ptr: str) -> Any:
         for pat, sub in self.objs[owner]["patternProperties"].items():
@@ -525,6 +531,14 @@ def open_objects(objs: list) -> bool:
             if not prefixes:
                 return False
     return _types_together(objs) == {"object"}
+
+
+def _only_distributed(schema: Any) -> bool:
+    """Does `schema` say nothing but what a conjunction holds already (its anyOf branch, allOf
+    parts, $ref target)? oneOf (exclusive), if (a failed one), not and dependent schemas (which
+    may apply or not) say more than their conjuncts."""
+    return schema is True or (isinstance(schema, dict) and not any(
+        k in VALIDATION and k not in ("anyOf", "allOf", "$ref") for k in schema))
 
 
 def _accepts_all(schema: Any) -> bool:
