@@ -36,6 +36,26 @@ SCHEMAS = {
                                           "exclude": {"anyOf": [{"$ref": "#/$defs/paths"}, {"type": "string"}]}}},
                                          {"include": ["src/a.py", "src/b.py", "tests/"], "exclude": ["build/", "dist/"]},
                                          {"include": ["a", "a"]}),
+    "entries (unique arrays in unique items)": (
+        {"type": "array", "uniqueItems": True, "items": {
+            "type": "object", "additionalProperties": False, "required": ["tags"],
+            "properties": {"name": {"type": "string"},
+                           "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}},
+        [{"name": "a", "tags": ["x", "y"]}, {"name": "a", "tags": ["y", "x"]}, {"tags": ["x"]}],
+        [{"tags": ["x"]}, {"tags": ["x"]}]),
+    "form items (options distinct by type)": (
+        {"type": "array", "items": {
+            "type": "object", "required": ["type"], "properties": {"type": {"enum": ["dropdown", "checkboxes"]}},
+            "allOf": [
+                {"if": {"properties": {"type": {"const": "dropdown"}}},
+                 "then": {"properties": {"type": True, "options": {"type": "array", "items": {"type": "string"},
+                                                                   "uniqueItems": True}},
+                          "additionalProperties": False}},
+                {"if": {"properties": {"type": {"const": "checkboxes"}}},
+                 "then": {"properties": {"type": True, "options": {"type": "array", "items": {"type": "string"}}},
+                          "additionalProperties": False}}]}},
+        [{"type": "dropdown", "options": ["red", "green", "blue"]}, {"type": "checkboxes", "options": ["a", "a"]}],
+        [{"type": "dropdown", "options": ["red", "red"]}]),
 }
 
 
