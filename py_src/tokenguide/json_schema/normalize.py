@@ -537,8 +537,9 @@ class Normalizer:
                 out.kw[k] = {"allOf": [av, v]}
             elif k == "multipleOf" and multiple_lcm(av, v) is not None:
                 out.kw[k] = multiple_lcm(av, v)  # a multiple of both is a multiple of their lcm
-            elif k in ("pattern", "format", "multipleOf") and not self.grammar:
+            elif k in ("pattern", "format", "multipleOf") and (not self.grammar or k == "pattern"):
                 # both: also "not (not {k: v})", which the regex path writes with lookaheads
+                # (the grammar path, for two patterns: a string lexeme from their intersection)
                 both = {"not": {k: v}}
                 out.kw["not"] = {"anyOf": [out.kw["not"], both]} if "not" in out.kw else both
                 out.ptrs.setdefault("not", bk)
