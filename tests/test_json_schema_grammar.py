@@ -181,8 +181,10 @@ def test_terminal_checks_refuse_ambiguous_lexing():
         G.check_grammar(text, {"(?:1|12)": "T0", "x": "T1"}, set())
     text = "start: T0 T0\nT0: /a|b/\n"
     G.check_grammar(text, {"a|b": "T0"}, set())
-    with pytest.raises(UnsupportedSchemaError, match="not LALR"):
+    with pytest.raises(UnsupportedSchemaError, match="not LALR") as exc:
         G.check_grammar("start: a | b\na: T0\nb: T0\nT0: /x/\n", {"x": "T0"}, set())
+    # the two colliding rules are named (Lark lists them on the lines after the first)
+    assert "<a : T0>; <b : T0>" in str(exc.value)
 
 
 def test_guide_from_json_schema_runs_the_grammar_path():

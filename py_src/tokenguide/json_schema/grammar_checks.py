@@ -67,7 +67,10 @@ def check_grammar(text: str, terms: dict[str, str], trailing_space: set[str]) ->
     try:
         parser = build_lark(text, strict=True)
     except LarkGrammarError as exc:
-        raise refuse(f"the grammar is not LALR(1) ({str(exc).splitlines()[0]})") from None
+        # (a Reduce/Reduce message lists its rules on the lines after the first: two of them)
+        lines = [line.strip(" \t-") for line in str(exc).splitlines() if line.strip()]
+        raise refuse(f"the grammar is not LALR(1) ({' '.join(lines[:1] + ['; '.join(lines[1:3])]).strip()})") \
+            from None
     except LarkError as exc:
         raise refuse(f"Lark cannot lex the grammar ({str(exc).splitlines()[0]})") from None
     except RecursionError:  # Lark's analysis recurses along chains of rules (long lexemes)
