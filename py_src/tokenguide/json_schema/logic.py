@@ -24,8 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import UnsupportedSchemaError
+from . import required_sets
 from .negation import negation_branches
-from .normalize import VALIDATION, Conjunction, Node, RuleRef, constrains_nothing, enum_values, types_of
+from .normalize import VALIDATION, Conjunction, Group, Node, RuleRef, constrains_nothing, enum_values, types_of
 from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
@@ -316,6 +317,12 @@ def logic_value(em: Any, s: Node) -> str | None:
     base.refs = []
     if all(constrains_nothing(s.get(k, True)) for k in ("then", "else")) or (norm.declared_draft or 7) < 7:
         return em.flat_value(base)  # `if` alone decides nothing; drafts before 7 do not know it
+    if em.sink is not None and not s.groups:
+        # an `if` on members' values with then/else that say which keys are there: one chain of
+        # members (required_sets), not two copies of the object told apart by lookahead
+        chain = _conditional_chain(em, s, base)
+        if chain is not False:
+            return chain
     ip = s.kptr("if")
     cond = norm.flatten(s["if"], ip)
     then = norm.flatten(s.get("then", True), s.kptr("then"))
@@ -336,6 +343,28 @@ def logic_value(em: Any, s: Node) -> str | None:
         else:
             parts.append(em.any_value(em.free_depth) if m is True else em.flat_value(m))
     return union(em, parts, "if", ip)
+
+
+def _conditional_chain(em: Any, s: Node, base: Node) -> str | None | bool:
+    """`s`'s if/then/else as an anyOf of (if and then) and (not if, and else), the `not` read by
+    the normaliser (a failed `properties` condition: the member present with another value),
+    written as one chain of members by required_sets; False when that shape does not apply."""
+    norm = em.norm
+    ip = s.kptr("if")
+    cond = norm.flatten(s["if"], ip)
+    if not isinstance(cond, Node) or cond.groups or cond.not_enum:
+        return False
+    branches = negation_branches(cond.kw, types_of(cond), VALIDATION)
+    if not branches:
+        return False  # (None: not a plain condition; []: nothing fails it)
+    negated = Node({}, s.ptr)
+    negated.groups = [Group("anyOf", branches, ip, 0)]
+    then = norm.merge(cond, norm.flatten(s.get("then", True), s.kptr("then")))
+    other = norm.merge(negated, norm.flatten(s.get("else", True), s.kptr("else")))
+    grouped = base.copy()
+    props = base.get("properties")
+    grouped.groups = [Group("anyOf", [then, other], ip, len(props) if isinstance(props, dict) else 0)]
+    return required_sets.required_sets_value(em, grouped, base)
 
 
 def _minus(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None:

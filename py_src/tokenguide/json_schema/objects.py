@@ -19,7 +19,7 @@ from .logic import json_whitespace_only
 from .normalize import Node
 from .patterns import PatternError, ecma_search
 from .required_sets import sets_body
-from .text import MAX_REGEX_CHARS, alt, cat, compact, group, lit, opt, rep
+from .text import MAX_REGEX_CHARS, alt, canon, cat, compact, group, lit, opt, rep
 
 __all__ = ["object_regex"]
 
@@ -81,11 +81,15 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None) -> str | N
                     schemas[i] = False
     members: list[str | None] = []
     req = []
-    for n, sch, p in zip(names, schemas, ptrs):
+    literals = _literals(required_sets)
+    classes: dict[int, list[tuple[str, str | None]]] = {}
+    for i, (n, sch, p) in enumerate(zip(names, schemas, ptrs)):
+        key = lit(json.dumps(n, ensure_ascii=False))
+        if n in literals:  # its values apart by the conditions branches put on them
+            classes[i] = [(f"{key}{ws}:{ws}{v}", ck) for v, ck in _value_classes(em, sch, p, literals[n]) if v is not None]
         v = em.value(sch, p) if em.sink is None else em.sink.member_value(em, sch, p)
         if em.sink is not None and v is not None and _long_count(em.sink, v):
             v = em.sink.rule(v)  # its own terminal, its automaton checked once, not once per key
-        key = lit(json.dumps(n, ensure_ascii=False))
         members.append(None if v is None else f"{key}{ws}:{ws}{v}")
         req.append(n in required)
     extra = extra_member(em, s, names, addl, pprops)
@@ -100,9 +104,10 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None) -> str | N
         # grammar mode: each member's key stays whole in its terminal (else the quote all keys
         # start with may become a terminal that other keys' terminals extend)
         members = [None if m is None else em.sink.mark(i) + m for i, m in enumerate(members)]
+        classes = {i: [(em.sink.mark(i) + m, ck) for m, ck in cs] for i, cs in classes.items()}
         extra = None if extra is None else em.sink.mark(len(members)) + extra
     if required_sets is not None:
-        body = sets_body(em, names, members, req, extra, required_sets)
+        body = sets_body(em, names, members, req, extra, required_sets, classes)
         if body is False:
             return False
     elif counted:
@@ -111,6 +116,28 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None) -> str | N
     else:
         body = members_chain(em.sep, members, req, extra, em.sink)
     return _wrap(em, body)
+
+
+def _literals(required_sets: list | None) -> dict[str, dict[str, Any]]:
+    """Per member name, the values (canonical text -> value) that branches' value conditions
+    name (required_sets.Literal, the third part of a condition)."""
+    out: dict[str, dict[str, Any]] = {}
+    for branches, _ in required_sets or []:
+        for branch in branches:
+            for cond in branch:
+                for literal in (cond[2] if len(cond) > 2 else ()):
+                    out.setdefault(literal.name, {}).update((canon(v), v) for v in literal.values)
+    return out
+
+
+def _value_classes(em: Any, sch: Any, ptr: str, named: dict[str, Any]) -> list[tuple[str | None, str | None]]:
+    """The member's values split apart: one class per value the conditions name (its canonical
+    text) and the rest (None), each as a value regex (None when no value is left)."""
+    def value(s: Any) -> str | None:
+        return em.value(s, ptr) if em.sink is None else em.sink.member_value(em, s, ptr)
+    out = [(value({"allOf": [sch, {"const": v}]}), k) for k, v in sorted(named.items())]
+    out.append((value({"allOf": [sch, {"not": {"enum": [named[k] for k in sorted(named)]}}]}), None))
+    return out
 
 
 _LONG_COUNT = 32  # a value regex repeating something up to this many times or more

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .normalize import VALIDATION, Node, flatten_branch, constrains_nothing, types_of
-from .text import alt, cat, opt, rep
+from .text import alt, canon, cat, opt, rep
 
 __all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
 
@@ -29,10 +29,21 @@ _OBJECT_KEYWORDS = ("minProperties", "maxProperties", "not", "if", "enum", "cons
 
 
 class Presence(NamedTuple):
-    """One branch as a key-presence condition: names it requires and names it forbids."""
+    """One branch as a key-presence condition: names it requires and names it forbids, and
+    conditions on members' values where present (`if: {properties: {detach: {const: true}}}`)."""
     present: frozenset
     absent: frozenset
     objects_only: bool  # the branch has `type: object`: no non-object satisfies it
+    values: frozenset = frozenset()  # (name, the canonical texts of values, in them or not: bool)
+
+
+class Literal(NamedTuple):
+    """A member's value condition (Presence.values): its value is (`inside`) or is not one of
+    `values` (JSON values; `keys` their canonical texts)."""
+    name: str
+    keys: frozenset
+    inside: bool
+    values: tuple
 
 
 def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
@@ -64,7 +75,7 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
     obj = em.norm.merge(base, Node({"type": "object"}, s.ptr))
     if obj is not False:
         em.check_generic(obj)
-        body = em.t_object(obj, required_sets=[([[(d.present, d.absent) for d in b] for b in br], one)
+        body = em.t_object(obj, required_sets=[([[(d.present, d.absent, d.values) for d in b] for b in br], one)
                                                for br, one in groups])
         if body is False:
             return False
@@ -106,8 +117,8 @@ def _disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
             if got is None:
                 return None
             options.extend(got)
-        out = [Presence(a.present | b.present, a.absent | b.absent, a.objects_only or b.objects_only)
-               for a in out for b in options]
+        out = [Presence(a.present | b.present, a.absent | b.absent, a.objects_only or b.objects_only,
+                        a.values | b.values) for a in out for b in options]
         if len(out) > MAX_DISJUNCTS:
             return None
     return out
@@ -150,6 +161,7 @@ def _presence(f: Any, base: Node, closed: bool, restates: Any = None) -> Presenc
     if not all(isinstance(n, str) and n in props for n in required):
         return None  # undeclared names: their place among the other members differs per branch
     absent = set()
+    values = set()
     for name, sub in fprops.items():
         if sub is False:
             if name in props:
@@ -158,12 +170,36 @@ def _presence(f: Any, base: Node, closed: bool, restates: Any = None) -> Presenc
                 return None  # an undeclared key the object may hold as an extra member
         elif not (sub.constrains() is False if isinstance(sub, Node) else constrains_nothing(sub)) and not (
                 restates is not None and name in props and restates(name, sub)):
-            return None
-    return Presence(frozenset(required), frozenset(absent), objects_only)
+            literal = _literal(name, sub) if name in props else None
+            if literal is None:
+                return None
+            values.add(literal)
+    return Presence(frozenset(required), frozenset(absent), objects_only, frozenset(values))
+
+
+_ANNOTATIONS_ONLY = frozenset(VALIDATION) - {"const", "enum"}
+
+
+def _literal(name: str, sub: Any) -> Literal | None:
+    """`sub` (a member's schema in a branch) as a condition on its value: a const/enum, or
+    `not` one (as negation writes the failed side of an `if`); None for anything else."""
+    if not isinstance(sub, dict):
+        return None
+    inside = True
+    if set(sub) & VALIDATION == {"not"} and isinstance(sub["not"], dict):
+        sub, inside = sub["not"], False
+    if set(sub) & _ANNOTATIONS_ONLY or not set(sub) & {"const", "enum"}:
+        return None
+    vals = [sub["const"]] if "const" in sub else sub["enum"] if isinstance(sub.get("enum"), list) else None
+    if vals is None or ("const" in sub and "enum" in sub):
+        return None
+    unique = {canon(v): v for v in vals}
+    return Literal(name, frozenset(unique), inside, tuple(unique.values()))
 
 
 def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bool], extra: str | None,
-              groups: list[tuple[list[list[tuple[frozenset, frozenset]]], bool]]) -> str | None | bool:
+              groups: list[tuple[list[list[tuple]], bool]],
+              classes: dict[int, list[tuple[str, str | None]]] | None = None) -> str | None | bool:
     """Object body for `members` (regex or None, in order; `req`: required by the node itself)
     and then any number of `extra` members, holding every group of key-presence branches
     (`groups`: per branch, its conditions as (present, absent) name sets, one of which must
@@ -174,6 +210,12 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
                   for n in names]
     take_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][1]) for ps, (br, _) in zip(pairs, groups))
                   for n in names]
+    classes = classes or {}
+    # member i written as one of its classes (value regex, the canonical text of its value or
+    # None for the rest): the branches whose value condition on it the class fails go too
+    class_kills = {i: [(m, tuple(kill | frozenset((j, k) for j, k in ps if _fails(br[j][k], names[i], ck))
+                                 for kill, ps, (br, _) in zip(take_kills[i], pairs, groups)))
+                       for m, ck in cs] for i, cs in classes.items()}
     sep, n = em.sep, len(members)
     memo: dict[tuple[int, tuple, bool], tuple[str | None, bool]] = {}
 
@@ -198,9 +240,13 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
             else:
                 res = (extra + rep(sep + extra, 0, None) if first else sep + extra + rep(sep + extra, 0, None), True)
         else:
-            m = members[i]
-            taken = None if m is None else after(alive, take_kills[i])
-            take = None if taken is None else cat("" if first else sep, m, written(body(i + 1, taken, False)))
+            takes = class_kills.get(i) or ([] if members[i] is None else [(members[i], take_kills[i])])
+            options = []
+            for m, kills in takes:
+                taken = after(alive, kills)
+                if taken is not None:
+                    options.append(cat("" if first else sep, m, written(body(i + 1, taken, False))))
+            take = alt(options) if options else None
             skipped = None if req[i] else after(alive, skip_kills[i])
             rest, empty = (None, False) if skipped is None else body(i + 1, skipped, first)
             res = (alt([take, rest]), empty)
@@ -219,6 +265,12 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         return written(body(0, tuple(frozenset(ps) for ps in pairs), True))
     except _TooMany:
         return False
+
+
+def _fails(cond: tuple, name: str, key: str | None) -> bool:
+    """Does the value of canonical text `key` (None: a value no condition names) of member
+    `name` fail one of the value conditions (Literal) in `cond` (present, absent[, values])?"""
+    return any(lit.name == name and (key in lit.keys) != lit.inside for lit in (cond[2] if len(cond) > 2 else ()))
 
 
 class _TooMany(Exception):

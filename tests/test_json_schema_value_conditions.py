@@ -1,0 +1,58 @@
+"""Branches that test a member's value (json_schema.required_sets.Literal): `if: {properties:
+{detach: {const: true}}}` with key-presence `then`/`else` stays one chain of members, the
+member's value split into the values the conditions name and the rest (woodpecker-ci's
+commands step: not detached, it needs `commands` or `entrypoint`). Distributed instead, the two
+copies of a wide object collided in LALR (Reduce/Reduce). Oracle: jsonschema, both paths."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import jsonschema
+import pytest
+
+from tokenguide.json_schema import compile_json_schema
+
+WIDE = {f"opt{i}": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": False}
+        for i in range(6)}
+STEP = {"type": "object", "additionalProperties": False, "required": ["image"],
+        "properties": {"image": {"type": "string"}, "commands": {"type": "array", "items": {"type": "string"}},
+                       **WIDE, "detach": {"type": "boolean"}, "entrypoint": {"type": "string"},
+                       "failure": {"enum": ["fail", "ignore", "cancel"]}},
+        "allOf": [{"if": {"properties": {"detach": {"const": True}}}, "then": {},
+                   "else": {"anyOf": [{"required": ["commands"]}, {"required": ["entrypoint"]}]}}]}
+KIND = {"type": "object", "required": ["kind"], "additionalProperties": False,
+        "properties": {"kind": {"enum": ["a", "b", "c"]}, "x": {"type": "string"}, "y": {"type": "integer"}, **WIDE},
+        "if": {"properties": {"kind": {"enum": ["a", "b"]}}}, "then": {"required": ["x"]}, "else": {"required": ["y"]}}
+VALUES = {"image": ["i"], "commands": [["c"]], "detach": [True, False, "t"], "entrypoint": ["e"], "opt0": [{"k": "v"}],
+          "opt5": [{}], "failure": ["cancel", "x"], "kind": ["a", "c", "z"], "x": ["s"], "y": [1]}
+
+
+def documents(schema: dict) -> list:
+    names = [n for n in schema["properties"] if n in VALUES]
+    out = []
+    for r in range(5):
+        for combo in itertools.combinations(names, r):
+            out += [dict(zip(combo, vs)) for vs in itertools.product(*[VALUES[n] for n in combo])]
+    return out
+
+
+@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("name", ["step", "kind"])
+def test_value_conditions_agree_with_jsonschema(name, path):
+    schema = {"step": STEP, "kind": KIND}[name]
+    compiled = compile_json_schema(schema, path=path)
+    oracle = jsonschema.Draft202012Validator(schema)
+    verdicts = set()
+    for v in documents(schema):
+        want = oracle.is_valid(v)
+        verdicts.add(want)
+        assert compiled.accepts(json.dumps(v, separators=(",", ":"))) == want, v
+    assert verdicts == {True, False}
+
+
+def test_the_wide_step_is_one_chain_on_the_grammar_path():
+    """Distributed, the two copies of the wide object met in LALR and were refused."""
+    compiled = compile_json_schema(STEP, path="grammar")
+    assert compiled.path == "grammar"
