@@ -56,3 +56,31 @@ def test_the_wide_step_is_one_chain_on_the_grammar_path():
     """Distributed, the two copies of the wide object met in LALR and were refused."""
     compiled = compile_json_schema(STEP, path="grammar")
     assert compiled.path == "grammar"
+
+
+PLUGIN = {"type": "object", "additionalProperties": False, "required": ["image"],
+          "properties": {"image": {"type": "string"}, **WIDE, "settings": {"type": "object"}, "detach": {"type": "boolean"},
+                         "failure": {"type": "string", "enum": ["fail", "ignore"]}}}
+UNION = {"anyOf": [STEP, PLUGIN]}
+VALUES["settings"] = [{}]
+
+
+@pytest.mark.parametrize("kind", ["anyOf", "oneOf"])
+def test_object_union_with_an_if_and_values_told_apart(kind):
+    """woodpecker-ci's step: anyOf a commands step (with the `if` above, failure may be
+    `cancel`) and a plugin step (settings; failure fail or ignore), as one object whose members
+    drop the branches they fail (object_unions, the grammar path); the oneOf too. (The regex
+    path writes an overlapping oneOf's objects in another key order: its lookaheads' skeleton.)"""
+    schema = {kind: [STEP, PLUGIN]}
+    compiled = compile_json_schema(schema, path="grammar")
+    oracle = jsonschema.Draft202012Validator(schema)
+    names = ["image", "commands", "opt0", "settings", "detach", "entrypoint", "failure"]  # (both branches' order)
+    verdicts = set()
+    for r in range(5):
+        for combo in itertools.combinations(names, r):
+            for vs in itertools.product(*[VALUES[n] for n in combo]):
+                v = dict(zip(combo, vs))
+                want = oracle.is_valid(v)
+                verdicts.add(want)
+                assert compiled.accepts(json.dumps(v, separators=(",", ":"))) == want, v
+    assert verdicts == {True, False}

@@ -30,7 +30,7 @@ from .normalize import VALIDATION, Conjunction, Group, Node, RuleRef, constrains
 from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
-__all__ = ["CANONICAL_NUMBER", "logic_value", "plain_negation", "subtract", "canonical", "order_compatible", "skeleton",
+__all__ = ["conditional_branches", "CANONICAL_NUMBER", "logic_value", "plain_negation", "subtract", "canonical", "order_compatible", "skeleton",
            "json_whitespace_only", "lookahead_allowed", "strict_merge", "union"]
 
 #: The number spellings written where a value is tested against a lookahead: plain decimals
@@ -345,25 +345,34 @@ def logic_value(em: Any, s: Node) -> str | None:
     return union(em, parts, "if", ip)
 
 
-def _conditional_chain(em: Any, s: Node, base: Node) -> str | None | bool:
-    """`s`'s if/then/else as an anyOf of (if and then) and (not if, and else), the `not` read by
-    the normaliser (a failed `properties` condition: the member present with another value),
-    written as one chain of members by required_sets; False when that shape does not apply."""
+def conditional_branches(em: Any, s: Node) -> list | None:
+    """`s`'s if/then/else as the two sides of an anyOf: (if and then), and (not if, and else)
+    with the `not` of a plain condition written out (negation: the member present with another
+    value, a required name missing); None when the `if` is no plain condition."""
     norm = em.norm
     ip = s.kptr("if")
     cond = norm.flatten(s["if"], ip)
     if not isinstance(cond, Node) or cond.groups or cond.not_enum:
-        return False
+        return None
     branches = negation_branches(cond.kw, types_of(cond), VALIDATION)
     if not branches:
-        return False  # (None: not a plain condition; []: nothing fails it)
+        return None  # (None: not a plain condition; []: nothing fails it)
     negated = Node({}, s.ptr)
     negated.groups = [Group("anyOf", branches, ip, 0)]
     then = norm.merge(cond, norm.flatten(s.get("then", True), s.kptr("then")))
     other = norm.merge(negated, norm.flatten(s.get("else", True), s.kptr("else")))
+    return [then, other]
+
+
+def _conditional_chain(em: Any, s: Node, base: Node) -> str | None | bool:
+    """`s`'s if/then/else (`conditional_branches`) written as one chain of members by
+    required_sets; False when that shape does not apply."""
+    sides = conditional_branches(em, s)
+    if sides is None:
+        return False
     grouped = base.copy()
     props = base.get("properties")
-    grouped.groups = [Group("anyOf", [then, other], ip, len(props) if isinstance(props, dict) else 0)]
+    grouped.groups = [Group("anyOf", sides, s.kptr("if"), len(props) if isinstance(props, dict) else 0)]
     return required_sets.required_sets_value(em, grouped, base)
 
 

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .normalize import VALIDATION, Node, flatten_branch, RuleRef, types_of
-from .text import ptr_escape
+from .logic import conditional_branches
+from .normalize import VALIDATION, Node, RuleRef, flatten_branch, types_of
+from .required_sets import disjuncts, literal
+from .text import canon, ptr_escape
 
 __all__ = ["union_as_one_object", "merged_order"]
 
 _OWN_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
+_CONDITIONAL = frozenset({"if", "then", "else"})
 
 
 def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
@@ -41,7 +44,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         m = em.norm.merge(base, f) if f is not False else False
         if m is False:
             continue
-        if not _plain_object(m):
+        if not _plain_object(m, conditional=True):
             return False
         branches.append(m)
     if len(branches) < 2:
@@ -54,6 +57,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         return False
     props: dict[str, Any] = {}
     ptrs: dict[str, str] = {}
+    literals: list[set] = [set() for _ in branches]  # per branch, its own values of members told apart
     for name in order:
         seen = set()
         for b in branches:
@@ -62,24 +66,49 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
                 seen.add(_canon(em, sub, ptr))
                 props.setdefault(name, sub)
                 ptrs.setdefault(f"properties/{ptr_escape(name)}", ptr)
-        if len(seen) > 1 or None in seen:
-            return False  # the name means different values in different branches
+        if None in seen:
+            return False
+        if len(seen) > 1:
+            # the name means different values in different branches: only lists of values
+            # (enum/const) are told apart, each branch keeping the values it lists
+            listed = [literal(name, _member(b, name)[0]) for b in branches]
+            if any(c is None or not c.inside for c in listed):
+                return False
+            everything = {k: v for c in listed for k, v in zip(_keys(c), c.values)}
+            props[name] = {"enum": [everything[k] for k in sorted(everything)]}
+            for cs, c in zip(literals, listed):
+                cs.add(c)
     one = Node({"type": "object", "properties": props,
                 "additionalProperties": branches[0].get("additionalProperties", True)}, base.ptr)
     one.ptrs = ptrs
+    closed = one["additionalProperties"] is False
     presence = []
-    for b in branches:
+    for b, cs in zip(branches, literals):
         required = [r for r in b.get("required", []) if isinstance(r, str)]
         absent = frozenset(n for n in props if _member(b, n)[0] is False)
-        presence.append([(frozenset(required), absent)])
+        own = [(frozenset(required), absent, frozenset(cs))]
+        if "if" in b:
+            sides = conditional_branches(em, b)
+            found = None if sides is None else [disjuncts(em, f, one, closed, True) for f in sides if f is not False]
+            if found is None or any(d is None for d in found):
+                return False
+            own = [(p | d.present, a | d.absent, v | d.values) for p, a, v in own for ds in found for d in ds]
+        presence.append(own)
     return em.t_object(one, required_sets=[(presence, kind == "oneOf")])
 
 
-def _plain_object(m: Any) -> bool:
-    """Is merged branch `m` an object-only node saying only which members it has, and what they hold?"""
+def _keys(c: Any) -> list[str]:
+    """The canonical texts of a Literal's values, in the order of its values."""
+    return [canon(v) for v in c.values]
+
+
+def _plain_object(m: Any, conditional: bool = False) -> bool:
+    """Is merged branch `m` an object-only node saying only which members it has, and what they
+    hold (and, with `conditional`, an if/then/else on them)?"""
     if not isinstance(m, Node) or m.groups or m.not_enum or types_of(m) != ["object"]:
         return False
-    if any(k in VALIDATION and k not in _OWN_KEYWORDS for k in m.kw):
+    own = _OWN_KEYWORDS | (_CONDITIONAL if conditional else frozenset())
+    if any(k in VALIDATION and k not in own for k in m.kw):
         return False
     props, required = m.get("properties", {}), m.get("required", [])
     if not isinstance(props, dict) or not isinstance(required, list):

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from .normalize import VALIDATION, Node, flatten_branch, constrains_nothing, types_of
 from .text import alt, canon, cat, opt, rep
 
-__all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Presence", "required_sets_value", "sets_body"]
+__all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Literal", "Presence", "disjuncts", "literal", "required_sets_value", "sets_body"]
 
 MAX_SET_STATES = 4_000  # (member, branches left) continuations, beyond: the union of branches instead
 MAX_DISJUNCTS = 64  # key-presence conditions one branch multiplies out to
@@ -64,7 +64,7 @@ def required_sets_value(em: Any, s: Node, base: Node) -> str | None | bool:
         if not isinstance(subs, list) or not subs:
             return False
         flats = [flatten_branch(em.norm, sub, f"{gptr}/{i}", s.refs) for i, sub in enumerate(subs)]
-        branches = [_disjuncts(em, f, base, closed, only) for f in flats if f is not False]
+        branches = [disjuncts(em, f, base, closed, only) for f in flats if f is not False]
         if not branches or any(b is None for b in branches):
             return False
         groups.append((branches, kind == "oneOf"))
@@ -89,7 +89,7 @@ def _accepts_non_objects(branches: list[list[Presence]], exactly_one: bool) -> b
     return n == 1 if exactly_one else n >= 1
 
 
-def _disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
+def disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
                depth: int = 0) -> list[Presence] | None:
     """Branch `f` as key-presence conditions one of which must hold (its own keywords and
     anyOf groups of such branches inside it, multiplied out: `oneOf: [{anyOf: [{not: {required:
@@ -113,7 +113,7 @@ def _disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
             inner = em.norm.flatten(sub, f"{gptr}/{i}")
             if inner is False:
                 continue
-            got = _disjuncts(em, inner, base, closed, only, depth + 1) if depth < 4 else None
+            got = disjuncts(em, inner, base, closed, only, depth + 1) if depth < 4 else None
             if got is None:
                 return None
             options.extend(got)
@@ -170,17 +170,17 @@ def _presence(f: Any, base: Node, closed: bool, restates: Any = None) -> Presenc
                 return None  # an undeclared key the object may hold as an extra member
         elif not (sub.constrains() is False if isinstance(sub, Node) else constrains_nothing(sub)) and not (
                 restates is not None and name in props and restates(name, sub)):
-            literal = _literal(name, sub) if name in props else None
-            if literal is None:
+            condition = literal(name, sub) if name in props else None
+            if condition is None:
                 return None
-            values.add(literal)
+            values.add(condition)
     return Presence(frozenset(required), frozenset(absent), objects_only, frozenset(values))
 
 
 _ANNOTATIONS_ONLY = frozenset(VALIDATION) - {"const", "enum"}
 
 
-def _literal(name: str, sub: Any) -> Literal | None:
+def literal(name: str, sub: Any) -> Literal | None:
     """`sub` (a member's schema in a branch) as a condition on its value: a const/enum, or
     `not` one (as negation writes the failed side of an `if`); None for anything else."""
     if not isinstance(sub, dict):
@@ -188,11 +188,16 @@ def _literal(name: str, sub: Any) -> Literal | None:
     inside = True
     if set(sub) & VALIDATION == {"not"} and isinstance(sub["not"], dict):
         sub, inside = sub["not"], False
-    if set(sub) & _ANNOTATIONS_ONLY or not set(sub) & {"const", "enum"}:
+    if set(sub) & _ANNOTATIONS_ONLY - {"type"} or not set(sub) & {"const", "enum"}:
         return None
     vals = [sub["const"]] if "const" in sub else sub["enum"] if isinstance(sub.get("enum"), list) else None
     if vals is None or ("const" in sub and "enum" in sub):
         return None
+    if "type" in sub:  # (a `type` every value listed has says nothing more)
+        types = [sub["type"]] if isinstance(sub["type"], str) else sub["type"]
+        if not isinstance(types, list) or not all(_json_type(v) in types or (
+                _json_type(v) == "integer" and "number" in types) for v in vals):
+            return None
     unique = {canon(v): v for v in vals}
     return Literal(name, frozenset(unique), inside, tuple(unique.values()))
 
@@ -265,6 +270,17 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         return written(body(0, tuple(frozenset(ps) for ps in pairs), True))
     except _TooMany:
         return False
+
+
+def _json_type(v: Any) -> str:
+    """The JSON Schema type name of a parsed JSON value (integers as "integer")."""
+    if isinstance(v, bool):
+        return "boolean"
+    if v is None:
+        return "null"
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer()):
+        return "integer"
+    return {float: "number", str: "string", list: "array", dict: "object"}.get(type(v), "unknown")
 
 
 def _fails(cond: tuple, name: str, key: str | None) -> bool:
