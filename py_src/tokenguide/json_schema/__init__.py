@@ -501,7 +501,8 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
-                      member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False):
+                      member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False,
+                      conditionals: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -514,7 +515,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives)
+    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives, conditionals)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -576,9 +577,21 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
     from .grammar import grammar_from_placeholders
 
     made = first.pop() if first else None
+    if made is None:
+        try:
+            made = _grammar_emission(schema, whitespace_pattern, lenient, order=order)
+        except UnsupportedSchemaError as exc:
+            made = exc
     if isinstance(made, UnsupportedSchemaError):
-        raise made
-    root, sink, norm = made or _grammar_emission(schema, whitespace_pattern, lenient, order=order)
+        # refused while written: once more with object unions and ifs on members' values as
+        # member chains (`conditionals`, which may avoid the lookahead refused), else that refusal
+        if isinstance(made, EmptySchemaError):
+            raise made
+        try:
+            made = _grammar_emission(schema, whitespace_pattern, lenient, order=order, conditionals=True)
+        except UnsupportedSchemaError:
+            raise made from None
+    root, sink, norm = made
     if norm.ignored:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
         warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
@@ -612,6 +625,9 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # two terminals colliding in one context: what the unions' automata cure, not the
             # right-linear rules (whose emission costs the most): those go last
             retries.sort(key=lambda r: bool(r.get("right_linear")))
+        if sink.saw_conditionals:
+            # first, object unions and ifs on members' values as member chains (woodpecker-ci)
+            retries.insert(0, {"conditionals": True})
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)

@@ -62,8 +62,12 @@ class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
     def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False,
-                 value_rules: bool = False, many_alternatives: bool = False) -> None:
+                 value_rules: bool = False, many_alternatives: bool = False, conditionals: bool = False) -> None:
         self.ws = ws
+        # object unions and ifs on members' values as member chains (required_sets' literals); a
+        # retry, taken when `saw_conditionals` (they change the grammar's size and may not fit)
+        self.conditionals = conditionals
+        self.saw_conditionals = False
         self.many_alternatives = many_alternatives  # inline, up to _MAX_MANY_ALTERNATIVES (see there)
         self.alternatives_estimate: int | None = None  # of the grammar, when its total was refused (_estimate)
         self.right_linear = right_linear  # wide objects as right-linear rules (see object_members)

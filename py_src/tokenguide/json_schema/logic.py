@@ -319,10 +319,13 @@ def logic_value(em: Any, s: Node) -> str | None:
         return em.flat_value(base)  # `if` alone decides nothing; drafts before 7 do not know it
     if em.sink is not None and not s.groups:
         # an `if` on members' values with then/else that say which keys are there: one chain of
-        # members (required_sets), not two copies of the object told apart by lookahead
-        chain = _conditional_chain(em, s, base)
-        if chain is not False:
-            return chain
+        # members (required_sets), not two copies of the object told apart by lookahead (a retry)
+        if em.sink.conditionals:
+            chain = _conditional_chain(em, s, base)
+            if chain is not False:
+                return chain
+        else:
+            em.sink.saw_conditionals = True
     ip = s.kptr("if")
     cond = norm.flatten(s["if"], ip)
     then = norm.flatten(s.get("then", True), s.kptr("then"))

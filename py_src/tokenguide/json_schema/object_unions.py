@@ -46,6 +46,9 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
             continue
         if not _plain_object(m, conditional=True):
             return False
+        if "if" in m and not em.sink.conditionals:
+            em.sink.saw_conditionals = True
+            return False
         branches.append(m)
     if len(branches) < 2:
         return False
@@ -70,7 +73,10 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
             return False
         if len(seen) > 1:
             # the name means different values in different branches: only lists of values
-            # (enum/const) are told apart, each branch keeping the values it lists
+            # (enum/const) are told apart, each branch keeping the values it lists (a retry)
+            if not em.sink.conditionals:
+                em.sink.saw_conditionals = True
+                return False
             listed = [literal(name, _member(b, name)[0]) for b in branches]
             if any(c is None or not c.inside for c in listed):
                 return False

@@ -102,6 +102,9 @@ def disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
                     lambda name, sub: _restates(em, base, f, name, sub))
     if own is None:
         return None
+    if own.values and not em.sink.conditionals:  # (value conditions: the `conditionals` retry)
+        em.sink.saw_conditionals = True
+        return None
     out = [own]
     for kind, subs, gptr, _ in (f.groups if isinstance(f, Node) else []):
         if kind != "anyOf" and not (isinstance(subs, list) and len(subs) == 1):
