@@ -626,8 +626,10 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # right-linear rules (whose emission costs the most): those go last
             retries.sort(key=lambda r: bool(r.get("right_linear")))
         if sink.saw_conditionals:
-            # first, object unions and ifs on members' values as member chains (woodpecker-ci)
-            retries.insert(0, {"conditionals": True})
+            # first, object unions and ifs on members' values as member chains (woodpecker-ci:
+            # then many small objects inline)
+            retries[:0] = [{"conditionals": True}] + \
+                ([{"conditionals": True, "many_alternatives": True}] if sink.many_alternatives_may_fit() else [])
         for retry in retries:
             try:
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)
