@@ -10,11 +10,10 @@ at the places where the value decides, random GPT-2 generations that never stran
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from test_json_schema_arrays import dumps, valid
-from test_json_schema_unique_values import char_vocabulary, greedy, guide_accepts
+from test_json_schema_unique_values import char_vocabulary, greedy, guide_accepts, random_generations
 
 from tokenguide import Guide
 from tokenguide.errors import UnsupportedSchemaError
@@ -89,23 +88,10 @@ def test_masks_follow_the_value_read_first(path):
 def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, path):
     vocab = gpt2_vocabulary
     guide = Guide.from_json_schema(FORM, vocab, path=path, whitespace_pattern="")
-    rng = random.Random(11)
-    ended = 0
-    for _ in range(10):
-        guide.reset()
-        text = b""
-        for _ in range(160):
-            allowed = guide.get_tokens()
-            assert allowed, f"stranded after {text!r}"
-            if vocab.eos_token_id in allowed:
-                break
-            closing = [t for t in allowed if vocab.id_to_bytes(t)[-1:] in (b'"', b"]", b"}")]
-            pick = rng.choice(closing if closing and rng.random() < 0.6 else allowed)
-            guide.advance(pick, return_tokens=False)
-            text += vocab.id_to_bytes(pick)
-        if guide.is_finished():
-            assert valid(FORM, json.loads(text)), text
-            ended += 1
+    finished = random_generations(guide, vocab, 11, 10, 160, 1.0, (b'"', b"]", b"}"), 0.6)
+    for text in finished:
+        assert valid(FORM, json.loads(text)), text
+    ended = len(finished)
     assert ended >= 3
     assert not guide_accepts(guide, greedy(vocab, dumps({"body": [{"type": "dropdown", "options": ["a", "a"]}]})))
     assert guide_accepts(guide, greedy(vocab, dumps(

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import random
 
 import pytest
 from test_json_schema_arrays import dumps, valid
-from test_json_schema_unique_values import char_vocabulary, greedy, guide_accepts
+from test_json_schema_unique_values import char_vocabulary, greedy, guide_accepts, random_generations
 
 from tokenguide import Guide
 from tokenguide.errors import UnsupportedSchemaError
@@ -80,25 +79,10 @@ def test_masks_at_the_places_where_the_two_checks_meet(path):
 def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, path):
     vocab = gpt2_vocabulary
     guide = Guide.from_json_schema(ENTRIES, vocab, path=path, whitespace_pattern="")
-    rng = random.Random(5)
-    ended = 0
-    for _ in range(10):
-        guide.reset()
-        text = b""
-        for _ in range(150):
-            allowed = guide.get_tokens()
-            assert allowed, f"stranded after {text!r}"
-            if vocab.eos_token_id in allowed and rng.random() < 0.4:
-                break
-            closing = [t for t in allowed if t != vocab.eos_token_id and vocab.id_to_bytes(t)[-1:] in (b'"', b"]", b"}")]
-            pick = rng.choice(closing if closing and rng.random() < 0.6 else allowed)
-            if pick == vocab.eos_token_id:
-                break
-            guide.advance(pick, return_tokens=False)
-            text += vocab.id_to_bytes(pick)
-        if guide.is_finished():
-            assert valid(ENTRIES, json.loads(text)), text
-            ended += 1
+    finished = random_generations(guide, vocab, 5, 10, 150, 0.4, (b'"', b"]", b"}"), 0.6)
+    for text in finished:
+        assert valid(ENTRIES, json.loads(text)), text
+    ended = len(finished)
     assert ended >= 3
     doc = [{"t": ["a", "b"]}, {"n": "x", "t": ["a", "b"]}, {"t": ["b", "a"]}]
     assert guide_accepts(guide, greedy(vocab, dumps(doc)))

@@ -361,6 +361,32 @@ def greedy(vocab: Vocabulary, text: str) -> list[int]:
     return out
 
 
+def random_generations(guide: Guide, vocab: Vocabulary, seed: int, runs: int, steps: int, stop: float,
+                       closers: tuple, close: float) -> list[bytes]:
+    """Texts of `runs` random walks through `guide` (at most `steps` tokens; EOS taken with
+    chance `stop` when allowed; with chance `close`, a token ending in one of `closers`): each
+    mask must allow something (never stranded); the texts of the walks that finished."""
+    rng = random.Random(seed)
+    finished = []
+    for _ in range(runs):
+        guide.reset()
+        text = b""
+        for _ in range(steps):
+            allowed = guide.get_tokens()
+            assert allowed, f"stranded after {text!r}"
+            if vocab.eos_token_id in allowed and rng.random() < stop:
+                break
+            closing = [t for t in allowed if t != vocab.eos_token_id and vocab.id_to_bytes(t)[-1:] in closers]
+            pick = rng.choice(closing if closing and rng.random() < close else allowed)
+            if pick == vocab.eos_token_id:
+                break
+            guide.advance(pick, return_tokens=False)
+            text += vocab.id_to_bytes(pick)
+        if guide.is_finished():
+            finished.append(text)
+    return finished
+
+
 def guide_accepts(guide: Guide, ids: list[int]) -> bool:
     guide.reset()
     for t in ids:
@@ -392,25 +418,10 @@ def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, pat
     vocab = gpt2_vocabulary
     guide = Guide.from_json_schema(schema, vocab, path=path, whitespace_pattern="")
     assert guide.compiled.unique is not None
-    rng = random.Random(3)
-    ended = 0
-    for _ in range(12):
-        guide.reset()
-        text = b""
-        for _ in range(200):
-            allowed = guide.get_tokens()
-            assert allowed, f"stranded after {text!r}"
-            if vocab.eos_token_id in allowed and rng.random() < 0.3:
-                break
-            closing = [t for t in allowed if t != vocab.eos_token_id and vocab.id_to_bytes(t)[-1:] in (b'"', b"]")]
-            pick = rng.choice(closing if closing and rng.random() < 0.5 else allowed)
-            if pick == vocab.eos_token_id:
-                break
-            guide.advance(pick, return_tokens=False)
-            text += vocab.id_to_bytes(pick)
-        if guide.is_finished():
-            assert valid(schema, json.loads(text)), text
-            ended += 1
+    finished = random_generations(guide, vocab, 3, 12, 200, 0.3, (b'"', b"]"), 0.5)
+    for text in finished:
+        assert valid(schema, json.loads(text)), text
+    ended = len(finished)
     assert ended >= 3
     # all 7 values written: no eighth item can begin, so the comma is refused
     full = dumps(words)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .normalize import VALIDATION, Node, flatten_branch, constrains_nothing, types_of
-from .text import alt, canon, cat, opt, rep
+from .text import alt, canon, cat, json_type_of, opt, rep
 
 __all__ = ["MAX_DISJUNCTS", "MAX_SET_STATES", "Literal", "Presence", "disjuncts", "literal", "required_sets_value", "sets_body"]
 
@@ -198,8 +198,8 @@ def literal(name: str, sub: Any) -> Literal | None:
         return None
     if "type" in sub:  # (a `type` every value listed has says nothing more)
         types = [sub["type"]] if isinstance(sub["type"], str) else sub["type"]
-        if not isinstance(types, list) or not all(_json_type(v) in types or (
-                _json_type(v) == "integer" and "number" in types) for v in vals):
+        if not isinstance(types, list) or not all(json_type_of(v) in types or (
+                json_type_of(v) == "integer" and "number" in types) for v in vals):
             return None
     unique = {canon(v): v for v in vals}
     return Literal(name, frozenset(unique), inside, tuple(unique.values()))
@@ -273,17 +273,6 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         return written(body(0, tuple(frozenset(ps) for ps in pairs), True))
     except _TooMany:
         return False
-
-
-def _json_type(v: Any) -> str:
-    """The JSON Schema type name of a parsed JSON value (integers as "integer")."""
-    if isinstance(v, bool):
-        return "boolean"
-    if v is None:
-        return "null"
-    if isinstance(v, int) or (isinstance(v, float) and v.is_integer()):
-        return "integer"
-    return {float: "number", str: "string", list: "array", dict: "object"}.get(type(v), "unknown")
 
 
 def _fails(cond: tuple, name: str, key: str | None) -> bool:
