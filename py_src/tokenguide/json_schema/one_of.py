@@ -125,6 +125,11 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
                 if m is not False:
                     out.append(m)
             continue
+        if t == "object" and not full and len(part) > 1:
+            closed = closed_objects_exclusive(em, [merge(f, only_t) for f in part], base)
+            if closed is not None:
+                out.extend(closed)
+                continue
         if full and not part:
             m = merge(full[0], only_t)
             if m is not False:
@@ -137,6 +142,90 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
             return None
         out.extend(restricted)
     return out
+
+
+_CLOSED_KEYWORDS = {"type", "properties", "required", "additionalProperties",
+                    "$id", "id", "$defs", "definitions", "$schema", "$anchor", "$dynamicAnchor", "$comment"}
+_MAX_PRESENCE_KEYS = 12  # keys whose presence decides a closed branch against the others
+
+
+def closed_objects_exclusive(em: Any, objs: list, base: Node) -> list | None:
+    """oneOf branches that are closed objects (properties, required, additionalProperties false)
+    whose shared members have the same schema, as disjoint branches: an object valid for branch i
+    is valid for branch j too exactly when all its keys are j's and it has j's required keys, so
+    "i and no other" is i with key-presence conditions (disjoint cubes over those keys). None when
+    a branch has another keyword or two branches share a member with different schemas."""
+    shapes = []
+    for f in objs:
+        values = enum_values(f) if isinstance(f, Node) else None
+        if f is False or (values is not None and not any(isinstance(v, dict) for v in values)):
+            continue  # no object value
+        if not isinstance(f, Node) or f.groups or f.not_enum or set(f.kw) - _CLOSED_KEYWORDS \
+                or f.get("additionalProperties") is not False or not isinstance(f.get("properties", {}), dict):
+            return None
+        props = {k: v for k, v in f.get("properties", {}).items() if v is not False}
+        req = {r for r in f.get("required", []) if isinstance(r, str)}
+        if not req <= set(props):
+            continue  # a required key the object may not have: no value
+        shapes.append((f, props, req))
+    out = []
+    for i, (f, props, req) in enumerate(shapes):
+        clauses = []  # one per other branch j: (keys one of which is present, keys one of which is absent)
+        for j, (g, gprops, greq) in enumerate(shapes):
+            if j == i or not (greq <= set(props) and req <= set(gprops)):
+                continue  # no object has all the required keys of both
+            for k in set(props) & set(gprops):
+                if not _same_member(em, f, g, k):
+                    return None
+            has, lacks = set(props) - set(gprops), greq - req
+            if not has and not lacks:
+                clauses = None  # every object of branch i is one of branch j's
+                break
+            clauses.append((has, lacks))
+        if clauses is None:
+            continue
+        keys = sorted({k for has, lacks in clauses for k in has | lacks})
+        if len(keys) > _MAX_PRESENCE_KEYS:
+            return None
+        for cube in _presence_cubes(clauses, keys, {k: True for k in req}):
+            present = [k for k in keys if cube.get(k) is True]
+            extra = {"required": present, "properties": {k: False for k in keys if cube.get(k) is False}}
+            m = em.norm.merge(f, em.norm.flatten(extra, base.ptr))
+            if m is not False:
+                out.append(m)
+            if len(out) > MAX_BRANCHES:
+                return None
+    return out
+
+
+def _same_member(em: Any, f: Node, g: Node, k: str) -> bool:
+    """Do member `k` of closed objects f and g have the same schema (same text, same base URI)?"""
+    a, b = f["properties"][k], g["properties"][k]
+    if canon(a) != canon(b):
+        return False
+    if isinstance(a, bool):
+        return True
+    if "$dynamicRef" in canon(a) or "$recursiveRef" in canon(a):
+        return False
+    ba = em.norm.resolver.base_at(f.member_ptr("properties", k))
+    return ba is not None and ba == em.norm.resolver.base_at(g.member_ptr("properties", k))
+
+
+def _presence_cubes(clauses: list, keys: list, fixed: dict) -> list[dict]:
+    """Disjoint partial assignments (key -> present) under which every clause (has one of, lacks
+    one of) holds, by splitting on the keys in order."""
+    open_clauses = []
+    for has, lacks in clauses:
+        if any(fixed.get(k) is True for k in has) or any(fixed.get(k) is False for k in lacks):
+            continue  # satisfied
+        if all(k in fixed for k in has | lacks):
+            return []  # falsified
+        open_clauses.append((has, lacks))
+    if not open_clauses:
+        return [dict(fixed)]
+    k = next(k for k in keys if k not in fixed and any(k in h | l for h, l in open_clauses))
+    return (_presence_cubes(open_clauses, keys, {**fixed, k: True})
+            + _presence_cubes(open_clauses, keys, {**fixed, k: False}))
 
 
 def _required_only(f: Node) -> bool:
