@@ -245,7 +245,9 @@ DEEP = _five_deep({"type": "array", "maxItems": 0})
 
 
 @pytest.mark.parametrize("schema,keyword,pointer", [
-    ({"oneOf": [DEEP, {"required": ["z"]}]}, "oneOf", "#/oneOf/0"),
+    # (minProperties: not a branch the grammar path's open-object rewrite takes, see
+    # test_json_schema_object_one_of: without it, this oneOf compiles)
+    ({"oneOf": [DEEP, {"required": ["z"], "minProperties": 2}]}, "oneOf", "#/oneOf/0"),
     ({"if": {**DEEP, "minProperties": 1}, "then": {"minProperties": 2}}, "if", "#/if"),  # not a plain negation
     ({"type": "object", "properties": {"k": {}}, "not": {"properties": {"k": DEEP}, "minProperties": 1}}, "not", "#/not"),
 ])

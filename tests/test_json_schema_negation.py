@@ -28,27 +28,62 @@ ALL = ["null", "boolean", "object", "array", "number", "integer", "string"]
 
 
 def test_negation_branches_of_each_keyword():
-    assert negation_branches({"required": ["a", "b"]}, ALL, VALIDATION) == [
+    assert negation_branches({"required": ["a", "b"]}, ALL, VALIDATION, 2020) == [
         {"type": "object", "properties": {"a": False, "b": True}}, {"type": "object", "properties": {"a": True, "b": False}}]
     assert negation_branches({"properties": {"k": {"const": 1}, "t": True, "f": False, "d": {"title": "x"}}},
-                             ALL, VALIDATION) == [
+                             ALL, VALIDATION, 2020) == [
         {"type": "object", "required": ["k"], "properties": {"k": {"not": {"const": 1}}, "t": True, "f": True, "d": True}},
         {"type": "object", "required": ["f"], "properties": {"k": True, "t": True, "f": True, "d": True}}]
-    assert negation_branches({"type": "object", "required": ["a"]}, ["object"], VALIDATION) == [
+    assert negation_branches({"type": "object", "required": ["a"]}, ["object"], VALIDATION, 2020) == [
         {"type": ["null", "boolean", "array", "number", "integer", "string"]},
         {"type": "object", "properties": {"a": False}}]
-    assert negation_branches({"type": "string", "required": ["a"]}, ["string"], VALIDATION) == [
+    assert negation_branches({"type": "string", "required": ["a"]}, ["string"], VALIDATION, 2020) == [
         {"type": ["null", "boolean", "object", "array", "number", "integer"]}]
 
 
 def test_negation_branches_of_array_keywords():
-    assert negation_branches({"contains": {"const": 1}}, ALL, VALIDATION) == [
+    assert negation_branches({"contains": {"const": 1}}, ALL, VALIDATION, 2020) == [
         {"type": "array", "items": {"not": {"const": 1}}}]
-    assert negation_branches({"type": "array", "items": {"type": "string"}}, ["array"], VALIDATION) == [
+    assert negation_branches({"type": "array", "items": {"type": "string"}}, ["array"], VALIDATION, 2020) == [
         {"type": ["null", "boolean", "object", "number", "integer", "string"]},
         {"type": "array", "contains": {"not": {"type": "string"}}}]
-    assert negation_branches({"type": "string", "items": {"type": "string"}}, ["string"], VALIDATION) == [
+    assert negation_branches({"type": "string", "items": {"type": "string"}}, ["string"], VALIDATION, 2020) == [
         {"type": ["null", "boolean", "object", "array", "number", "integer"]}]
+
+
+def test_negation_branches_before_draft_6():
+    """Draft 4 has no `contains`: an item outside `items` cannot be written, and a `contains` in
+    the condition is an annotation. (Written anyway, the `contains` was ignored and the negation
+    accepted every array: Github_easy---o78062 accepted an invalid instance.)"""
+    assert negation_branches({"type": "array", "items": {"type": "string"}}, ["array"], VALIDATION, 4) is None
+    assert negation_branches({"type": "array"}, ["array"], VALIDATION, 4) == [
+        {"type": ["null", "boolean", "object", "number", "integer", "string"]}]
+    assert negation_branches({"contains": {"const": 1}}, ALL, VALIDATION, 4) is None  # only an annotation: no condition
+
+
+@pytest.mark.parametrize("path", ["grammar", "regex"])
+def test_draft_4_not_of_items_agrees_with_jsonschema(path):
+    schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+              "properties": {"a": {"not": {"type": "array", "items": {"type": "string", "maxLength": 3000}}}}}
+    # (on the grammar path the lookahead's automaton passes 2,000 states: the plain negation's turn)
+    oracle = jsonschema.Draft4Validator(schema)
+    try:
+        compiled = compile_json_schema(schema, path=path)
+    except UnsupportedSchemaError as exc:
+        assert exc.keyword == "not"
+        return
+    for v in ({"a": []}, {"a": ["x"]}, {"a": [1]}, {"a": ["x", 2]}, {"a": 1}, {}, {"a": ["y" * 3001]}):
+        assert compiled.accepts(json.dumps(v, separators=(",", ":"))) == oracle.is_valid(v), v
+
+
+def test_not_of_a_recursive_ref_is_refused_by_name():
+    """`not` whose schema is a $ref back into the schema being written (a RuleRef): the
+    normaliser used to iterate it and crash with a TypeError."""
+    schema = {"definitions": {"c": {"type": "object", "properties": {"k": {"type": "array", "items": {"$ref": "#/definitions/c"}}}}},
+              "$ref": "#/definitions/c", "properties": {"x": {"not": {"type": "array", "items": {"$ref": "#/definitions/c"}}}}}
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(schema, path="grammar")
+    assert info.value.keyword in ("not", "contains")
 
 
 @pytest.mark.parametrize("kw", [{"items": [{}]}, {"contains": {}, "minContains": 2}, {"contains": {}, "required": ["a"]},
@@ -56,7 +91,7 @@ def test_negation_branches_of_array_keywords():
                                 {"properties": []}, {"required": [1]}])
 def test_what_is_not_a_plain_negation(kw):
     types = ["integer"] if kw.get("type") == "integer" else ALL
-    assert negation_branches(kw, types, VALIDATION) is None
+    assert negation_branches(kw, types, VALIDATION, 2020) is None
 
 
 def _action(kind: str) -> dict:

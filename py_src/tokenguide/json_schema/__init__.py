@@ -502,7 +502,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
                       member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False,
-                      conditionals: bool = False):
+                      conditionals: bool = False, open_objects: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -515,7 +515,8 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
         raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives, conditionals)
+    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives, conditionals,
+                       open_objects)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -532,6 +533,20 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
     except RecursionError:
         raise UnsupportedSchemaError("the schema nests too deeply", None, "#") from None
     return root, sink, norm
+
+
+def _has_one_of(schema: Any) -> bool:
+    """Does `schema` hold a "oneOf" key anywhere (what the `open_objects` retry may change)?"""
+    stack = [schema]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if "oneOf" in x:
+                return True
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return False
 
 
 def _recursion(schema: Any, lenient: bool) -> str | None:
@@ -582,14 +597,22 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             made = _grammar_emission(schema, whitespace_pattern, lenient, order=order)
         except UnsupportedSchemaError as exc:
             made = exc
+    extra: dict = {}  # the flags of the emission that was written, kept by every retry below
     if isinstance(made, UnsupportedSchemaError):
         # refused while written: once more with object unions and ifs on members' values as
-        # member chains (`conditionals`, which may avoid the lookahead refused), else that refusal
+        # member chains (`conditionals`, which may avoid the lookahead refused), then with oneOf
+        # over open objects told apart by their keys (`open_objects`, no automaton), else that refusal
         if isinstance(made, EmptySchemaError):
             raise made
-        try:
-            made = _grammar_emission(schema, whitespace_pattern, lenient, order=order, conditionals=True)
-        except UnsupportedSchemaError:
+        for flags in ({"conditionals": True}, {"open_objects": True}):
+            if "open_objects" in flags and not _has_one_of(schema):
+                continue
+            try:
+                made, extra = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags), flags
+                break
+            except UnsupportedSchemaError:
+                pass
+        else:
             raise made from None
     root, sink, norm = made
     if norm.ignored:
@@ -630,9 +653,12 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # then many small objects inline)
             retries[:0] = [{"conditionals": True}] + \
                 ([{"conditionals": True, "many_alternatives": True}] if sink.many_alternatives_may_fit() else [])
+        if sink.saw_open_objects:
+            retries.append({"open_objects": True})  # last: where the lookahead's automata fit, they stay
         for retry in retries:
             try:
-                root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **retry)
+                root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order,
+                                                  **{**extra, **retry})
                 return grammar_from_placeholders(root, sink), sink
             except UnsupportedSchemaError:
                 pass

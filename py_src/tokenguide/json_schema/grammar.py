@@ -62,8 +62,13 @@ class GrammarSink:
     """Hands out placeholders for rules while the emitter runs in grammar mode."""
 
     def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False,
-                 value_rules: bool = False, many_alternatives: bool = False, conditionals: bool = False) -> None:
+                 value_rules: bool = False, many_alternatives: bool = False, conditionals: bool = False,
+                 open_objects: bool = False) -> None:
         self.ws = ws
+        # oneOf over open objects as branches told apart by their keys (one_of.open_objects_exclusive):
+        # a retry, taken when `saw_open_objects` (the branches may not fit where automata do)
+        self.open_objects = open_objects
+        self.saw_open_objects = False
         # object unions and ifs on members' values as member chains (required_sets' literals); a
         # retry, taken when `saw_conditionals` (they change the grammar's size and may not fit)
         self.conditionals = conditionals

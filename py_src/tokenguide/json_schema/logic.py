@@ -20,6 +20,8 @@ whitespace pattern that may match more than JSON whitespace, these keywords are 
 
 from __future__ import annotations
 
+import itertools
+
 from functools import lru_cache
 from typing import Any
 
@@ -357,7 +359,7 @@ def conditional_branches(em: Any, s: Node) -> list | None:
     cond = norm.flatten(s["if"], ip)
     if not isinstance(cond, Node) or cond.groups or cond.not_enum:
         return None
-    branches = negation_branches(cond.kw, types_of(cond), VALIDATION)
+    branches = negation_branches(cond.kw, types_of(cond), VALIDATION, norm.draft)
     if not branches:
         return None  # (None: not a plain condition; []: nothing fails it)
     negated = Node({}, s.ptr)
@@ -410,11 +412,15 @@ def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
     return strict_merge(norm, m, norm.flatten(negated, ip))
 
 
+_MAX_NEGATED_ONE_OF = 4  # oneOf branches whose negation is written out (one part per pair)
+
+
 def plain_negation(norm: Any, x: Any, ptr: str, depth: int) -> Any:
     """A raw schema accepting exactly what `x` rejects, without `not`'s lookahead where that is
     plain: a Node is the conjunction of its own keywords (module negation), its excluded values
     and its anyOf groups, so its negation is the anyOf of theirs, and an anyOf's is the allOf of
-    its branches'. None when some part has no plain negation."""
+    its branches'; a oneOf's adds each pair of its branches. None when some part has no plain
+    negation."""
     if depth > 4:
         return None
     n = norm.flatten(x, ptr) if not isinstance(x, Node) else x
@@ -424,19 +430,24 @@ def plain_negation(norm: Any, x: Any, ptr: str, depth: int) -> Any:
         return None
     parts: list = []
     if any(k in VALIDATION for k in n.kw):
-        branches = negation_branches(n.kw, types_of(n), VALIDATION)
+        branches = negation_branches(n.kw, types_of(n), VALIDATION, norm.draft)
         if branches is None:
             return None
         parts.append({"anyOf": branches} if branches else False)
     if n.not_enum:
         parts.append({"enum": list(n.not_enum)})
     for kind, subs, gptr, _ in n.groups:
-        if not isinstance(subs, list) or not subs or (kind != "anyOf" and len(subs) != 1):
-            return None  # a oneOf of several counts its matches
+        if not isinstance(subs, list) or not subs or (kind != "anyOf" and len(subs) != 1
+                                                       and (len(subs) > _MAX_NEGATED_ONE_OF or norm.resolver.embedded)):
+            return None
         each = [plain_negation(norm, sub, f"{gptr}/{i}", depth + 1) for i, sub in enumerate(subs)]
         if any(e is None for e in each):
             return None
         parts.append({"allOf": each})
+        if kind == "oneOf" and len(subs) > 1:
+            # a oneOf also fails when two of its branches hold (the branches as written: one
+            # document, one base URI, so they mean the same wherever they are read)
+            parts.extend({"allOf": [subs[i], subs[j]]} for i, j in itertools.combinations(range(len(subs)), 2))
     parts = [p for p in parts if p is not False]
     if not parts:
         return False  # `x` accepts every value

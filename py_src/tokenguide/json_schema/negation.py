@@ -23,10 +23,13 @@ _OBJECT_KEYS = frozenset({"properties", "required"})
 _ARRAY_KEYS = frozenset({"items", "contains"})
 
 
-def negation_branches(kw: dict, types: list[str], validation: frozenset) -> list | None:
+def negation_branches(kw: dict, types: list[str], validation: frozenset, draft: int) -> list | None:
     """Schemas (raw, an anyOf of them) of the values a condition rejects: `kw` its keywords,
     `types` its `type` as a list (all types when absent), `validation` the keywords that validate
-    (the rest are annotations). None when the condition says more than the keywords above."""
+    (the rest are annotations), `draft` the schema's (before 6, `contains` is an annotation and an
+    item outside `items` cannot be written). None when the condition says more than the keywords above."""
+    if draft < 6:
+        validation = validation - {"contains"}
     keys = {k for k in kw if k in validation}
     if not keys or not keys <= _NEGATABLE:
         return None
@@ -54,6 +57,8 @@ def negation_branches(kw: dict, types: list[str], validation: frozenset) -> list
         if isinstance(items, list) or "array" not in types:
             return out if "array" not in types and "type" in keys else None
         # an array with an item outside `items`, or with no item inside `contains`
+        if not trivial(items) and draft < 6:
+            return None  # (`contains` is what says "an item outside")
         if not trivial(items):
             out.append({"type": "array", "contains": {"not": items}})
         if "contains" in kw:

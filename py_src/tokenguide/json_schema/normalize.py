@@ -362,6 +362,8 @@ class Normalizer:
         if sub is False:
             del s.kw["not"]
             return None
+        if isinstance(sub, RuleRef):
+            return None  # a recursive $ref: the emitter reports it
         keys = {k for k in sub if k in VALIDATION}
         if not keys and not sub.groups and not sub.not_enum:
             return False  # not {} rejects everything
@@ -382,7 +384,7 @@ class Normalizer:
             del s.kw["not"]
             s.not_enum = s.not_enum + values
             return None
-        branches = negation_branches(sub.kw, types_of(sub), VALIDATION)
+        branches = negation_branches(sub.kw, types_of(sub), VALIDATION, self.draft)
         if branches is None or any(_tests_values(b) for b in branches):
             return None  # conditions on member or item values: logic.logic_value (a lookahead first)
         del s.kw["not"]

@@ -19,7 +19,7 @@ from ..errors import TokenguideError, UnsupportedSchemaError
 from ..regex import dfa as dfa_mod
 from ..regex import product
 from . import logic
-from .normalize import Conjunction, Node, RuleRef, enum_values, types_of
+from .normalize import VALIDATION, Conjunction, Node, RuleRef, enum_values, types_of
 from .patterns import PatternError, ecma_search, pattern_to_string_body
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
@@ -126,7 +126,16 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
                     out.append(m)
             continue
         if t == "object" and not full and len(part) > 1:
-            closed = closed_objects_exclusive(em, [merge(f, only_t) for f in part], base)
+            objs = [merge(f, only_t) for f in part]
+            closed = closed_objects_exclusive(em, objs, base)
+            if closed is None and em.sink is not None and not getattr(em, "canonical_numbers", False) \
+                    and not getattr(em, "lookahead_side", False):
+                # grammar rules, not inside an automaton (there a lookahead is the smaller text);
+                # a retry of the grammar path (GrammarSink.open_objects)
+                if em.sink.open_objects:
+                    closed = open_objects_exclusive(em, objs)
+                else:
+                    em.sink.saw_open_objects = True
             if closed is not None:
                 out.extend(closed)
                 continue
@@ -144,8 +153,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
     return out
 
 
-_CLOSED_KEYWORDS = {"type", "properties", "required", "additionalProperties",
-                    "$id", "id", "$defs", "definitions", "$schema", "$anchor", "$dynamicAnchor", "$comment"}
+_CLOSED_KEYWORDS = {"type", "properties", "required", "additionalProperties"}  # (of VALIDATION's)
 _MAX_PRESENCE_KEYS = 12  # keys whose presence decides a closed branch against the others
 
 
@@ -160,7 +168,7 @@ def closed_objects_exclusive(em: Any, objs: list, base: Node) -> list | None:
         values = enum_values(f) if isinstance(f, Node) else None
         if f is False or (values is not None and not any(isinstance(v, dict) for v in values)):
             continue  # no object value
-        if not isinstance(f, Node) or f.groups or f.not_enum or set(f.kw) - _CLOSED_KEYWORDS \
+        if not isinstance(f, Node) or f.groups or f.not_enum or (set(f.kw) & VALIDATION) - _CLOSED_KEYWORDS \
                 or f.get("additionalProperties") is not False or not isinstance(f.get("properties", {}), dict):
             return None
         props = {k: v for k, v in f.get("properties", {}).items() if v is not False}
@@ -196,6 +204,117 @@ def closed_objects_exclusive(em: Any, objs: list, base: Node) -> list | None:
             if len(out) > MAX_BRANCHES:
                 return None
     return out
+
+
+_OPEN_KEYWORDS = _CLOSED_KEYWORDS - {"additionalProperties"}
+_MAX_CELLS = 256  # assignments of the named keys' states tried by open_objects_exclusive
+
+
+def open_objects_exclusive(em: Any, objs: list) -> list | None:
+    """oneOf branches that are open objects (properties and required only) as disjoint branches.
+    A key named by two branches or more is absent, or present with a value inside or outside each
+    schema they give it; for every such assignment, each branch b the assignment leaves possible
+    becomes b with the assignment and, for every other possible branch, one way its own keys
+    reject it (a required one absent, or one present with a value outside its schema: `{"not":
+    S}`), written disjointly. None for other shapes, schemas under different base URIs, or past
+    _MAX_CELLS assignments or MAX_BRANCHES branches."""
+    shapes = []
+    for f in objs:
+        values = enum_values(f) if isinstance(f, Node) else None
+        if f is False or (values is not None and not any(isinstance(v, dict) for v in values)):
+            continue
+        if not isinstance(f, Node) or f.groups or f.not_enum or (set(f.kw) & VALIDATION) - _OPEN_KEYWORDS \
+                or not isinstance(f.get("properties", {}), dict):
+            return None
+        shapes.append((f, f.get("properties", {}), [r for r in f.get("required", []) if isinstance(r, str)]))
+    if len(shapes) < 2:
+        return None
+    resolver = em.norm.resolver
+    bases = {resolver.base_at(f.ptr) for f, _, _ in shapes}
+    owners: dict[str, set] = {}
+    schemas: dict[str, list] = {}  # key -> the distinct schemas the branches give it
+    for i, (f, props, req) in enumerate(shapes):
+        for k in list(props) + [r for r in req if r not in props]:
+            owners.setdefault(k, set()).add(i)
+            schemas.setdefault(k, [])
+            if k in props:
+                bases.add(resolver.base_at(f.member_ptr("properties", k)))
+                if canon(props[k]) not in [canon(x) for x in schemas[k]]:
+                    schemas[k].append(props[k])
+    if len(bases) != 1 or None in bases or any("$dynamicRef" in canon(x) or "$recursiveRef" in canon(x)
+                                               for xs in schemas.values() for x in xs):
+        return None
+    # a key every branch names alike (one schema, required by all or by none) tells none apart
+    shared = [k for k in owners if len(owners[k]) > 1 and not (
+        len(owners[k]) == len(shapes) and len(schemas[k]) <= 1 and len({k in req for _, _, req in shapes}) == 1
+        and all((k in props) == bool(schemas[k]) for _, props, _ in shapes))]
+    cells = [[None] + list(itertools.product((True, False), repeat=len(schemas[k]))) for k in shared]
+    total = 1
+    for c in cells:
+        total *= len(c)
+    if total > _MAX_CELLS:
+        return None
+    out = []
+    for assignment in itertools.product(*cells):
+        state = dict(zip(shared, assignment))
+        possible = [i for i, (f, props, req) in enumerate(shapes)
+                    if all(state[k] is not None for k in req if k in state)
+                    and all(state[k] is None or state[k][_index(schemas[k], props[k])] for k in props if k in state)]
+        for b in possible:
+            f, props, _ = shapes[b]
+            required = [k for k in shared if state[k] is not None]
+            extra: dict = {}
+            for k in shared:
+                parts = [x if inside else {"not": x} for x, inside in zip(schemas[k], state[k] or ())
+                         if not (k in props and canon(x) == canon(props[k]))]
+                extra[k] = False if state[k] is None else parts[0] if len(parts) == 1 else \
+                    {"allOf": parts} if parts else True
+            ways = [_rejections(shapes[j], [k for k in owners if owners[k] == {j}]) for j in possible if j != b]
+            if any(not w for w in ways):
+                continue  # another branch accepts whenever b does
+            combos = 1
+            for w in ways:
+                combos *= len(w)
+            if len(out) + combos > MAX_BRANCHES:
+                return None
+            for combo in itertools.product(*ways):
+                req = required + [k for r, _ in combo for k in r]
+                # b's required names it does not declare come right after its own members, the
+                # other branches' keys after them (as undeclared keys do in the output format)
+                props_extra = {r: True for r in shapes[b][2] if r not in props}
+                props_extra.update(extra)
+                for _, p in combo:
+                    props_extra.update(p)
+                m = em.norm.merge(f, em.norm.flatten({"required": req, "properties": props_extra}, f.ptr))
+                if m is not False:
+                    out.append(m)
+    return out
+
+
+def _rejections(shape: tuple, own: list[str]) -> list[tuple[list, dict]]:
+    """The disjoint ways branch `shape`'s own keys `own` reject an object, as (required names,
+    property schemas): the t-th key rejecting (absent if required, or present with a value
+    outside its schema) and the keys before it not."""
+    _, props, req = shape
+    out: list[tuple[list, dict]] = []
+    before_req: list[str] = []
+    before: dict = {}
+    for k in own:
+        schema = props.get(k)
+        if k in req:
+            out.append((list(before_req), {**before, k: False}))
+            if schema is not None:
+                out.append((before_req + [k], {**before, k: {"not": schema}}))
+                before[k] = schema
+            before_req.append(k)
+        elif schema is not None:
+            out.append((before_req + [k], {**before, k: {"not": schema}}))
+            before[k] = schema
+    return out
+
+
+def _index(xs: list, x: Any) -> int:
+    return [canon(y) for y in xs].index(canon(x))
 
 
 def _same_member(em: Any, f: Node, g: Node, k: str) -> bool:

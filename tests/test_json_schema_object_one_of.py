@@ -17,7 +17,7 @@ from benchmark_modules import load
 
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
-from tokenguide.json_schema.one_of import closed_objects_exclusive
+from tokenguide.json_schema.one_of import closed_objects_exclusive, open_objects_exclusive
 
 CHECK = {"type": "object", "additionalProperties": False, "required": ["path", "line"],
          "properties": {"path": {"type": "string"}, "line": {"type": "integer"}, "level": {"enum": ["notice", "failure"]},
@@ -141,3 +141,121 @@ def test_other_keywords_leave_the_rewrite():
     base = Node({}, "#")
     assert closed_objects_exclusive(em, [a, a], base) == []  # each inside the other: no object is in exactly one
     assert closed_objects_exclusive(em, [a, b], base) is None
+
+
+# ---- open objects (one_of.open_objects_exclusive, grammar path) ---------------------------------
+
+SECRET = {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"secure": {"type": "string"}},
+                                         "required": ["secure"], "additionalProperties": False}]}
+# a recursive member beside the oneOf: subtracting one whole branch from another by lookahead
+# needs an automaton of the object, which the recursion refuses; the rewrite negates only the
+# branches' own members, so the grammar path retries with it (travis' deployments, whose
+# automata were too large instead)
+TREE = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/definitions/tree"}}}}
+# travis' npm deployment: an api_key or an api_token, not both (each may still appear invalid)
+NPM = {"definitions": {"secret": SECRET, "tree": TREE}, "type": "object", "required": ["provider"],
+       "properties": {"provider": {"const": "npm"}, "tree": {"$ref": "#/definitions/tree"}},
+       "oneOf": [{"properties": {"api_key": {"$ref": "#/definitions/secret"}}, "required": ["api_key"]},
+                 {"properties": {"api_token": {"$ref": "#/definitions/secret"}}, "required": ["api_token"]}]}
+OPEN_VALUES = {"provider": ["npm"], "api_key": ["k", {"secure": "s"}, {"secure": 1}, 3],
+               "api_token": ["t", {"secure": "s"}, None], "email": ["e"],
+               "other": [0], "tree": [{"kids": [{}]}, {"kids": [1]}]}
+OPEN_KEYS = ["provider", "tree", "api_key", "api_token", "other"]
+
+
+def test_open_one_of_agrees_with_jsonschema():
+    """Grammar path (the rewrite is its own; the regex path subtracts the branches by lookahead,
+    in one skeleton's key order). Keys in the output format's order: each branch's own, then
+    the keys it does not declare. Before, refused: a lookahead over a recursive $ref."""
+    schema = NPM
+    compiled = compile_json_schema(schema, path="grammar")
+    oracle = jsonschema.Draft7Validator(schema)
+    order = KeyOrder(schema)
+    verdicts = set()
+    docs = []
+    for r in range(len(OPEN_KEYS) + 1):
+        for combo in itertools.combinations(OPEN_KEYS, r):
+            docs += [dict(zip(combo, vs)) for vs in itertools.product(*[OPEN_VALUES[n] for n in combo])]
+    for doc in docs:
+        want = oracle.is_valid(doc)
+        verdicts.add(want)
+        assert compiled.accepts(json.dumps(order.reorder(doc), separators=(",", ":"))) == want, doc
+    assert verdicts == {True, False}
+
+
+def test_open_rewrite_declines_other_shapes():
+    """additionalProperties with a schema (it applies to different keys in each branch): None."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Normalizer
+
+    norm = Normalizer({}, 1, True, grammar=True)
+    em = Emitter(norm, " ?")
+    a = norm.flatten({"type": "object", "properties": {"a": {}}, "required": ["a"]}, "#/oneOf/0")
+    b = norm.flatten({"type": "object", "properties": {"b": {}}, "required": ["b"],
+                      "additionalProperties": {"type": "string"}}, "#/oneOf/1")
+    assert open_objects_exclusive(em, [a, b]) is None
+    both = open_objects_exclusive(em, [a, a])
+    assert both == []  # the two branches accept the same objects: none is in exactly one
+
+
+# ---- the plain negation of a oneOf (logic.plain_negation) -------------------------------------
+
+@pytest.mark.parametrize("subs", [
+    [{"required": ["a"]}, {"required": ["b"]}],
+    [{"required": ["a"]}, {"properties": {"b": {"type": "string"}}}, {"required": ["c"]}],
+])
+def test_plain_negation_of_one_of_agrees_with_jsonschema(subs):
+    """A oneOf fails when no branch holds or when two do: the negation adds each pair."""
+    from tokenguide.json_schema.logic import plain_negation
+    from tokenguide.json_schema.normalize import Normalizer
+
+    schema = {"oneOf": subs}
+    negated = plain_negation(Normalizer(schema, 1, False), schema, "#", 0)
+    assert negated is not None
+    compiled = compile_json_schema(negated, path="grammar")
+    oracle = jsonschema.Draft7Validator(schema)
+    values = {"a": [1], "b": ["s", 2], "c": [None]}
+    docs: list = [1, "x", []]
+    for r in range(4):
+        for combo in itertools.combinations("abc", r):
+            docs += [dict(zip(combo, vs)) for vs in itertools.product(*[values[n] for n in combo])]
+    order = KeyOrder(negated)
+    for doc in docs:
+        text = json.dumps(order.reorder(doc), separators=(",", ":"))
+        assert compiled.accepts(text) == (not oracle.is_valid(doc)), doc
+
+
+def _five_deep(inner: dict) -> dict:
+    for key in "edcba":
+        inner = {"type": "object", "properties": {key: inner}, "required": [key]}
+    return inner
+
+
+def _nested(leaf, depth: int):
+    for key in "abcde"[:depth][::-1]:
+        leaf = {key: leaf}
+    return leaf
+
+
+def test_deep_branch_against_a_required_name():
+    """oneOf [five objects deep, required z]: subtracting the deep branch by lookahead tells
+    free-form values apart below what the grammar path writes out (refused before); the
+    rewrite asks of `{"z": ...}` only that `a` be absent or not the deep object."""
+    schema = {"oneOf": [_five_deep({"type": "array", "maxItems": 0}), {"required": ["z"]}]}
+    compiled = compile_json_schema(schema, path="grammar")
+    oracle = jsonschema.Draft202012Validator(schema)
+    order = KeyOrder(schema)
+    docs: list = [{}, {"z": 1}, 1, "s", None]
+    for depth in range(6):
+        for leaf in ([], [1], {}, 3):
+            x = _nested(leaf, depth)
+            docs += [x, {"z": 1, **x} if isinstance(x, dict) else x]
+            if depth >= 2:
+                y = _nested({"q": leaf}, depth - 1)
+                docs += [y, {"z": 1, **y}]
+    verdicts = set()
+    for doc in docs:
+        want = oracle.is_valid(doc)
+        verdicts.add(want)
+        assert compiled.accepts(json.dumps(order.reorder(doc), separators=(",", ":"))) == want, doc
+    assert verdicts == {True, False}
