@@ -653,6 +653,10 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # then many small objects inline)
             retries[:0] = [{"conditionals": True}] + \
                 ([{"conditionals": True, "many_alternatives": True}] if sink.many_alternatives_may_fit() else [])
+        if extra.get("open_objects"):
+            # (the rewrite writes many objects: its emissions take the longest, and the retries
+            # cure other refusals; bitbucket-pipelines took 188 s to be refused with them)
+            raise first from None
         if sink.saw_open_objects:
             retries.append({"open_objects": True})  # last: where the lookahead's automata fit, they stay
         for retry in retries:

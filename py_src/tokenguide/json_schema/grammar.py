@@ -69,6 +69,7 @@ class GrammarSink:
         # a retry, taken when `saw_open_objects` (the branches may not fit where automata do)
         self.open_objects = open_objects
         self.saw_open_objects = False
+        self.open_branches = 0  # objects the rewrite wrote so far (one_of caps them)
         # object unions and ifs on members' values as member chains (required_sets' literals); a
         # retry, taken when `saw_conditionals` (they change the grammar's size and may not fit)
         self.conditionals = conditionals

@@ -132,8 +132,9 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
                     and not getattr(em, "lookahead_side", False):
                 # grammar rules, not inside an automaton (there a lookahead is the smaller text);
                 # a retry of the grammar path (GrammarSink.open_objects)
-                if em.sink.open_objects:
+                if em.sink.open_objects and em.sink.open_branches < _MAX_OPEN_TOTAL:
                     closed = open_objects_exclusive(em, objs)
+                    em.sink.open_branches += len(closed or ())
                 else:
                     em.sink.saw_open_objects = True
             if closed is not None:
@@ -207,7 +208,9 @@ def closed_objects_exclusive(em: Any, objs: list, base: Node) -> list | None:
 
 
 _OPEN_KEYWORDS = _CLOSED_KEYWORDS - {"additionalProperties"}
-_MAX_CELLS = 256  # assignments of the named keys' states tried by open_objects_exclusive
+_MAX_CELLS = 64  # assignments of the shared keys' states tried by open_objects_exclusive
+_MAX_OPEN_BRANCHES = 32  # branches it may write for one oneOf (each an object of its own)
+_MAX_OPEN_TOTAL = 64  # and for one schema (they multiply the emission's work: bitbucket's took minutes)
 
 
 def open_objects_exclusive(em: Any, objs: list) -> list | None:
@@ -217,7 +220,7 @@ def open_objects_exclusive(em: Any, objs: list) -> list | None:
     becomes b with the assignment and, for every other possible branch, one way its own keys
     reject it (a required one absent, or one present with a value outside its schema: `{"not":
     S}`), written disjointly. None for other shapes, schemas under different base URIs, or past
-    _MAX_CELLS assignments or MAX_BRANCHES branches."""
+    _MAX_CELLS assignments or _MAX_OPEN_BRANCHES branches."""
     shapes = []
     for f in objs:
         values = enum_values(f) if isinstance(f, Node) else None
@@ -275,7 +278,7 @@ def open_objects_exclusive(em: Any, objs: list) -> list | None:
             combos = 1
             for w in ways:
                 combos *= len(w)
-            if len(out) + combos > MAX_BRANCHES:
+            if len(out) + combos > _MAX_OPEN_BRANCHES:
                 return None
             for combo in itertools.product(*ways):
                 req = required + [k for r, _ in combo for k in r]
