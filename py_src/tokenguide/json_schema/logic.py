@@ -386,13 +386,19 @@ def _minus(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None:
     and the condition has one, as its plain negation (`_without_condition`)."""
     try:
         return subtract(em, m, [(cond, keyword, ptr)])
-    except UnsupportedSchemaError:
+    except UnsupportedSchemaError as exc:
         plain = _without_condition(em.norm, m, cond, ptr)
         if plain is None:
             raise
+        first = exc
     if plain is False:
         return None
-    return em.flat_value(plain) if isinstance(plain, Node) else em.any_value(em.free_depth)
+    try:
+        return em.flat_value(plain) if isinstance(plain, Node) else em.any_value(em.free_depth)
+    except UnsupportedSchemaError:
+        # the plain negation's parts have pointers of their own (`.../not/anyOf/1/contains`),
+        # which the user's schema does not hold: the refusal is the lookahead's, at `ptr`
+        raise first from None
 
 
 def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
