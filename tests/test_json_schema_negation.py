@@ -287,3 +287,17 @@ def test_conditions_whose_branches_accept_everything_decide_nothing(schema, noth
     assert all(constrains_nothing(schema.get(k, True)) for k in ("then", "else")) == nothing
     compiled = compile_json_schema({"$schema": DRAFT7, **schema}, path="regex")
     assert ("(?!" not in compiled.regex) == nothing
+
+
+def test_value_lexeme_text_too_long_to_build_is_refused_by_name():
+    """The grammar path builds no automaton from a value lexeme's text over MAX_DFA_TEXT
+    characters (such texts passed 2,000 states after seconds of work): a named refusal."""
+    from tokenguide.json_schema.lexemes import MAX_DFA_TEXT
+
+    excluded = [f"a reserved name, number {i:04d} of the list of names nobody may use" for i in range(400)]
+    schema = {"type": "string", "pattern": "^[a-z ,0-9]+$", "not": {"enum": excluded}}
+    with pytest.raises(UnsupportedSchemaError, match=f"over the {MAX_DFA_TEXT:,} an automaton is built from") as info:
+        compile_json_schema(schema, path="grammar")
+    assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
+    regex = compile_json_schema(schema, path="regex")  # (the regex path writes the lookahead itself)
+    assert not regex.accepts(json.dumps(excluded[7])) and regex.accepts('"a free name"')

@@ -27,7 +27,7 @@ from . import automaton_rules, grammar_checks, member_rules
 from .automaton_rules import lark_char
 from . import holes as holes_mod
 from .grammar_checks import check_grammar, refuse
-from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, lexeme_dfa
+from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, check_text_size, lexeme_dfa
 from .normalize import Node, types_of
 from .text import NULL, NUMBER, STRING
 
@@ -175,6 +175,7 @@ class GrammarSink:
         can see the hole read another way). With `holes` (no lookahead may see them: `union`
         only), the rules that are not regular stay rules, read as one symbol each (see `union`)."""
         text, filled = holes_mod.lexeme_text(self, regex, keyword, ptr, holes)
+        check_text_size(text, keyword, ptr)
         d = lexeme_dfa(text)
         if d is None:
             raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} states",

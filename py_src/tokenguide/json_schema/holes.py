@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
 from .grammar_checks import refuse
-from .lexemes import HOLE_CHARS, MARKER, MAX_LEXEME_STATES, holes_apart, lexeme_dfa, regular_text
+from .lexemes import HOLE_CHARS, MARKER, MAX_LEXEME_STATES, check_text_size, holes_apart, lexeme_dfa, regular_text
 from .logic import CANONICAL_NUMBER
 from .text import NUMBER, STRING, group_marks
 
@@ -217,6 +217,7 @@ def lexeme_text(sink: Any, regex: str, keyword: str, ptr: str, rule_holes: bool)
         if text == previous:
             continue  # every free-form value lies deeper than k: the same text, the same conflict
         previous = text
+        check_text_size(text, keyword, ptr)
         if lexeme_dfa(text) is None:  # cached for GrammarSink.value_lexeme; deeper text is only larger
             if not conflicted:
                 raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} "

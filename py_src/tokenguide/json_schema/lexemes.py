@@ -20,11 +20,15 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from .grammar_checks import refuse
 
-__all__ = ["char_moves", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER", "MAX_LEXEME_STATES", "regular_text",
-           "without"]
+__all__ = ["char_moves", "check_text_size", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER", "MAX_DFA_TEXT",
+           "MAX_LEXEME_STATES", "regular_text", "without"]
 
 MAX_LEXEME_STATES = 2_000  # rules per lexeme: beyond, Lark's analysis and the guides slow down
 MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)
+#: characters of a value lexeme's text beyond which its automaton is not built: texts that long
+#: (JSON structure written out) passed MAX_LEXEME_STATES and took seconds each to find out
+#: (gitlab-ci: 42 such texts of 4,600-130,000 characters, 43 s; the largest built was 8,800)
+MAX_DFA_TEXT = 20_000
 #: the characters that stand for rules inside a value lexeme (GrammarSink.union): control
 #: characters other than JSON whitespace, which no JSON text of the output format has raw
 HOLE_CHARS = [cp for cp in range(1, 0x1F) if cp not in (0x09, 0x0A, 0x0D)]
@@ -35,6 +39,13 @@ _LEADS = ((0xC2, 0xDF, 1, 0x1F, 0x80, 0x7FF), (0xE0, 0xEF, 2, 0x0F, 0x800, 0xFFF
 
 
 _DFAS: dict[str, dfa_mod.ByteDFA | None] = {}  # regex -> its DFA, None when too large
+
+
+def check_text_size(text: str, keyword: str, ptr: str) -> None:
+    """Refuse (`keyword` at `ptr`) a value lexeme whose text passes MAX_DFA_TEXT characters."""
+    if len(text) > MAX_DFA_TEXT:
+        raise refuse(f"{keyword!r} makes a value whose regex has {len(text):,} characters, over the "
+                     f"{MAX_DFA_TEXT:,} an automaton is built from", keyword, ptr)
 
 
 def lexeme_dfa(regex: str) -> dfa_mod.ByteDFA | None:

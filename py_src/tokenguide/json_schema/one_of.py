@@ -420,8 +420,7 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
         return False
     if a.groups or b.groups:
         return _groups_disjoint(em, a, b, level)
-    ea = enum_values(a)
-    eb = enum_values(b)
+    ea, eb = _allowed_values(a), _allowed_values(b)
     if ea is not None and eb is not None:
         return not ({canon(x) for x in ea} & {canon(x) for x in eb})
     ta = set(types_of(a))
@@ -441,10 +440,11 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
             if eb is not None and ea is None and _enum_excluded(em, eb, a, t):
                 continue
             return False
-        # objects: a required key in both with disjoint values, or a key one requires and the other forbids
+        # objects: a key one requires whose values the two keep disjoint (the other's schema for
+        # it holds whenever it is there), or a key one requires and the other forbids
         ra, rb = set(a.get("required", [])), set(b.get("required", []))
         pa, pb = a.get("properties", {}), b.get("properties", {})
-        ok = any(k in pa and k in pb and _disjoint(em, pa[k], pb[k], level + 1) for k in ra & rb)
+        ok = any(k in pa and k in pb and _disjoint(em, pa[k], pb[k], level + 1) for k in sorted(ra | rb))
         if not ok:
             for x, y, rx in ((a, b, ra), (b, a, rb)):
                 py = y.get("properties", {})
@@ -455,6 +455,15 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
         if not ok and not _closed_keys_disjoint(a, b):
             return False
     return True
+
+
+def _allowed_values(n: Node) -> list | None:
+    """The values of `n`'s enum/const less those it excludes (`not: {enum: ...}`), or None."""
+    values = enum_values(n)
+    if values is None or not n.not_enum:
+        return values
+    excluded = {canon(v) for v in n.not_enum}
+    return [v for v in values if canon(v) not in excluded]
 
 
 def _closed_keys_disjoint(a: Node, b: Node) -> bool:
