@@ -259,3 +259,41 @@ def test_deep_branch_against_a_required_name():
         verdicts.add(want)
         assert compiled.accepts(json.dumps(order.reorder(doc), separators=(",", ":"))) == want, doc
     assert verdicts == {True, False}
+
+
+# ---- branches told apart by one required member's values (one_of.pairwise_disjoint) -----------
+
+WHEN = {"type": "object", "properties": {"when": {"enum": ["delayed", "manual", "always"]}, "start_in": {"type": "string"},
+                                         "x": {"type": "integer"}},
+        "oneOf": [{"properties": {"when": {"enum": ["delayed"]}}, "required": ["when", "start_in"]},
+                  {"properties": {"when": {"not": {"enum": ["delayed"]}}}}]}
+
+
+def test_a_member_one_branch_requires_with_values_the_other_excludes():
+    """GitLab CI's jobs: `when: delayed` needs `start_in`, any other `when` (or none) does not.
+    Only the first branch requires `when`, and the second excludes its value: no object is in
+    both, so no lookahead (the gitlab-ci job's, over 38 members, took 50 s to be refused)."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Node, Normalizer
+    from tokenguide.json_schema.one_of import pairwise_disjoint
+
+    norm = Normalizer(WHEN, 1, False)
+    em = Emitter(norm, " ?")
+    flats = [norm.flatten(b, f"#/oneOf/{i}") for i, b in enumerate(WHEN["oneOf"])]
+    base = norm.flatten({k: v for k, v in WHEN.items() if k != "oneOf"}, "#")
+    assert pairwise_disjoint(em, flats, base)
+    # the other way round: neither requires `when`, so `{}` is in both
+    loose = [norm.flatten({"properties": {"when": {"enum": ["delayed"]}}}, "#/oneOf/0"), flats[1]]
+    assert not pairwise_disjoint(em, loose, Node({}, "#"))
+    oracle = jsonschema.Draft7Validator(WHEN)
+    order = KeyOrder(WHEN)
+    values = {"when": ["delayed", "manual", 3], "start_in": ["1d"], "x": [1]}
+    docs: list = []
+    for r in range(4):
+        for combo in itertools.combinations(values, r):
+            docs += [dict(zip(combo, vs)) for vs in itertools.product(*[values[n] for n in combo])]
+    for path in ("grammar", "regex"):
+        compiled = compile_json_schema(WHEN, path=path)
+        for doc in docs:
+            want = oracle.is_valid(doc)
+            assert compiled.accepts(json.dumps(order.reorder(doc), separators=(",", ":"))) == want, (path, doc)
