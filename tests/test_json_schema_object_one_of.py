@@ -3,7 +3,11 @@ valid for one branch is valid for another exactly when all its keys are the othe
 the other's required keys, so "this branch and no other" is the branch with key-presence
 conditions. Buildkite's notify items are the model: eight closed objects sharing `if`, where `{}`
 and `{"if": ...}` match every branch and are invalid. Before, the branches were subtracted as
-automata and refused past 2,000 states. Oracle: jsonschema, on both paths, over every key subset."""
+automata and refused past 2,000 states. Oracle: jsonschema, on both paths, over every key subset.
+
+Also: oneOf over open objects on the grammar path (one_of.open_objects_exclusive, a retry: each
+branch with one way per other branch that its own keys fail it), the plain negation of a oneOf
+(logic.plain_negation), and branches told apart by one required member's values."""
 
 from __future__ import annotations
 
