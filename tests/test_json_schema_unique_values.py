@@ -361,6 +361,16 @@ def greedy(vocab: Vocabulary, text: str) -> list[int]:
     return out
 
 
+def assert_agrees(compiled, schema: dict, docs: list) -> None:
+    """Every document is accepted exactly when jsonschema finds it valid, and both verdicts occur."""
+    verdicts = set()
+    for v in docs:
+        want = valid(schema, v)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(v)) == want, v
+    assert verdicts == {True, False}
+
+
 def random_generations(guide: Guide, vocab: Vocabulary, seed: int, runs: int, steps: int, stop: float,
                        closers: tuple, close: float) -> list[bytes]:
     """Texts of `runs` random walks through `guide` (at most `steps` tokens; EOS taken with
@@ -575,12 +585,7 @@ def test_items_that_may_be_any_value(path, items):
     assert compiled.unique is not None
     docs = [[1, "1", [1], {"1": 1}], [1, 1.0], [{"a": 1, "b": [2]}, {"b": [2], "a": 1}], [[1, 2], [2, 1]],
             [True, 1], [None, None], ["a", "a"], [[], {}], [[[]], [[]]], [0, -0], [True, False, None, "x"]]
-    verdicts = set()
-    for v in docs:
-        want = valid(schema, v)
-        verdicts.add(want)
-        assert compiled.accepts(dumps(v)) == want, v
-    assert verdicts == {True, False}
+    assert_agrees(compiled, schema, docs)
     vocab, tokens = char_vocabulary([])
     g = Guide.from_json_schema(schema, vocab, path=path, whitespace_pattern="")
     for ch in "[true,false,null,":
@@ -628,11 +633,7 @@ def test_ifs_on_a_members_every_value_leave_no_other_alternative(schema):
     docs = [{"kind": "pick", "options": ["a", "b"]}, {"kind": "pick", "options": ["a", "a"]}, {"kind": "pick"},
             {"kind": "note", "text": "x"}, {"kind": "note", "options": []}, {"kind": "other"}, {},
             {"kind": "pick", "options": ["a", "b", "a"]}, {"kind": "pick", "options": []}]
-    verdicts = set()
-    for v in docs:
-        verdicts.add(valid(schema, v))
-        assert compiled.accepts(dumps(v)) == valid(schema, v), v
-    assert verdicts == {True, False}
+    assert_agrees(compiled, schema, docs)
 
 
 def test_ifs_that_leave_an_alternative_open_are_refused():
@@ -655,8 +656,4 @@ def test_a_kind_no_if_takes_is_told_apart_by_its_value(path):
     docs = [{"kind": "pick", "options": ["a", "a"]}, {"kind": "pick", "options": ["a", "b"]},
             {"kind": "other", "options": ["a", "a"]}, {"kind": "other", "options": ["a", "b"]},
             {"kind": "note", "options": ["a"]}, {"kind": "note", "text": "t"}, {"kind": "other"}]
-    verdicts = set()
-    for v in docs:
-        verdicts.add(valid(schema, v))
-        assert compiled.accepts(dumps(v)) == valid(schema, v), v
-    assert verdicts == {True, False}
+    assert_agrees(compiled, schema, docs)

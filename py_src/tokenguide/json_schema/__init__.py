@@ -157,7 +157,7 @@ import json
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from ..arguments import check_bool, check_int, check_str
 from ..errors import ArgumentError, UnsupportedSchemaError
@@ -348,8 +348,8 @@ def compile_json_schema(
             raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
 
-    check = UniqueItemsCheck(schema, item, property_order == "any") if value_checks and _mentions_unique(schema) \
-        else None
+    wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True)
+    check = UniqueItemsCheck(schema, item, property_order == "any") if wanted else None
     token = VALUE_CHECKED_UNIQUE.set(check)
     try:
         compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
@@ -361,12 +361,17 @@ def compile_json_schema(
     return dataclasses.replace(compiled, unique=check)
 
 
-def _mentions_unique(node: Any) -> bool:
-    """Does the schema hold a uniqueItems: true anywhere (so that a check may be needed)?"""
-    if isinstance(node, dict):
-        return node.get("uniqueItems") is True or any(_mentions_unique(v) for v in node.values())
-    if isinstance(node, list):
-        return any(_mentions_unique(v) for v in node)
+def _mentions(schema: Any, holds: Callable[[dict], bool]) -> bool:
+    """Does some schema object (dict) anywhere in `schema` satisfy `holds`? (Iterative: schemas nest deep.)"""
+    stack = [schema]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if holds(x):
+                return True
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
     return False
 
 
@@ -535,20 +540,6 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
     return root, sink, norm
 
 
-def _has_one_of(schema: Any) -> bool:
-    """Does `schema` hold a "oneOf" key anywhere (what the `open_objects` retry may change)?"""
-    stack = [schema]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            if "oneOf" in x:
-                return True
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return False
-
-
 def _recursion(schema: Any, lenient: bool) -> str | None:
     """The pointer of a recursive `$ref` target, or None when the schema has no `$ref` cycle."""
     return _recursion_or_empty(schema, lenient)[0]
@@ -605,7 +596,7 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         if isinstance(made, EmptySchemaError):
             raise made
         for flags in ({"conditionals": True}, {"open_objects": True}):
-            if "open_objects" in flags and not _has_one_of(schema):
+            if "open_objects" in flags and not _mentions(schema, lambda d: "oneOf" in d):
                 continue
             try:
                 made, extra = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags), flags

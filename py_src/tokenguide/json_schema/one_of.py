@@ -236,16 +236,23 @@ def open_objects_exclusive(em: Any, objs: list) -> list | None:
     bases = {resolver.base_at(f.ptr) for f, _, _ in shapes}
     owners: dict[str, set] = {}
     schemas: dict[str, list] = {}  # key -> the distinct schemas the branches give it
+    texts: dict[str, list[str]] = {}  # key -> their canonical texts
+    where: list[dict[str, int]] = []  # per branch: key -> the index of its schema in schemas[key]
     for i, (f, props, req) in enumerate(shapes):
+        where.append({})
         for k in list(props) + [r for r in req if r not in props]:
             owners.setdefault(k, set()).add(i)
             schemas.setdefault(k, [])
+            texts.setdefault(k, [])
             if k in props:
                 bases.add(resolver.base_at(f.member_ptr("properties", k)))
-                if canon(props[k]) not in [canon(x) for x in schemas[k]]:
+                text = canon(props[k])
+                if text not in texts[k]:
+                    texts[k].append(text)
                     schemas[k].append(props[k])
-    if len(bases) != 1 or None in bases or any("$dynamicRef" in canon(x) or "$recursiveRef" in canon(x)
-                                               for xs in schemas.values() for x in xs):
+                where[i][k] = texts[k].index(text)
+    if len(bases) != 1 or None in bases or any("$dynamicRef" in t or "$recursiveRef" in t
+                                               for ts in texts.values() for t in ts):
         return None
     # a key every branch names alike (one schema, required by all or by none) tells none apart
     shared = [k for k in owners if len(owners[k]) > 1 and not (
@@ -257,22 +264,23 @@ def open_objects_exclusive(em: Any, objs: list) -> list | None:
         total *= len(c)
     if total > _MAX_CELLS:
         return None
+    ways_of = [_rejections(shape, [k for k in owners if owners[k] == {j}]) for j, shape in enumerate(shapes)]
     out = []
     for assignment in itertools.product(*cells):
         state = dict(zip(shared, assignment))
         possible = [i for i, (f, props, req) in enumerate(shapes)
                     if all(state[k] is not None for k in req if k in state)
-                    and all(state[k] is None or state[k][_index(schemas[k], props[k])] for k in props if k in state)]
+                    and all(state[k] is None or state[k][where[i][k]] for k in props if k in state)]
         for b in possible:
             f, props, _ = shapes[b]
             required = [k for k in shared if state[k] is not None]
             extra: dict = {}
             for k in shared:
-                parts = [x if inside else {"not": x} for x, inside in zip(schemas[k], state[k] or ())
-                         if not (k in props and canon(x) == canon(props[k]))]
+                parts = [x if inside else {"not": x} for t, (x, inside) in enumerate(zip(schemas[k], state[k] or ()))
+                         if t != where[b].get(k)]
                 extra[k] = False if state[k] is None else parts[0] if len(parts) == 1 else \
                     {"allOf": parts} if parts else True
-            ways = [_rejections(shapes[j], [k for k in owners if owners[k] == {j}]) for j in possible if j != b]
+            ways = [ways_of[j] for j in possible if j != b]
             if any(not w for w in ways):
                 continue  # another branch accepts whenever b does
             combos = 1
@@ -316,18 +324,15 @@ def _rejections(shape: tuple, own: list[str]) -> list[tuple[list, dict]]:
     return out
 
 
-def _index(xs: list, x: Any) -> int:
-    return [canon(y) for y in xs].index(canon(x))
-
-
 def _same_member(em: Any, f: Node, g: Node, k: str) -> bool:
     """Do member `k` of closed objects f and g have the same schema (same text, same base URI)?"""
     a, b = f["properties"][k], g["properties"][k]
-    if canon(a) != canon(b):
+    text = canon(a)
+    if text != canon(b):
         return False
     if isinstance(a, bool):
         return True
-    if "$dynamicRef" in canon(a) or "$recursiveRef" in canon(a):
+    if "$dynamicRef" in text or "$recursiveRef" in text:
         return False
     ba = em.norm.resolver.base_at(f.member_ptr("properties", k))
     return ba is not None and ba == em.norm.resolver.base_at(g.member_ptr("properties", k))
