@@ -301,3 +301,154 @@ def test_a_member_one_branch_requires_with_values_the_other_excludes():
         for doc in docs:
             want = oracle.is_valid(doc)
             assert compiled.accepts(json.dumps(order.reorder(doc), separators=(",", ":"))) == want, (path, doc)
+
+
+# ---- keys a branch forbids (`{"not": {}}`), arrays told apart by an item ---------------------
+
+NAME = {"type": "string"}
+# (`tree`, recursive, refuses the lookahead that would subtract whole branches: the grammar path
+# retries with the rewrite, whose key order is each branch's own, the output format's)
+IMAGE = {"definitions": {
+    "tree": TREE,
+    "base": {"type": "object", "properties": {"tree": {"$ref": "#/definitions/tree"}}}},
+    "oneOf": [
+        {"allOf": [{"$ref": "#/definitions/base"},
+                   {"properties": {"aws": {"not": {}}, "password": {"not": {}}, "username": {"not": {}}}}]},
+        {"allOf": [{"$ref": "#/definitions/base"},
+                   {"properties": {"password": {"type": "string"}, "username": {"type": "string"}},
+                    "required": ["username", "password"]}]},
+        {"allOf": [{"$ref": "#/definitions/base"}, {"properties": {"aws": {"type": "string"}}, "required": ["aws"]}]},
+        NAME,
+    ]}
+IMAGE_VALUES = {"tree": [{"kids": [{}]}, {"kids": [1]}], "username": ["u"], "password": ["p", 2],
+                "aws": ["k", 5]}
+
+
+def test_keys_a_branch_forbids_need_no_cells():
+    """bitbucket-pipelines' image: a branch with `{"not": {}}` members forbids those keys, so
+    for it a present key is always "outside" the schema it gives. Before, each schema of a
+    shared key doubled the assignments (125 > 64: None, refused); now 27. Oracle: every object
+    satisfies exactly one of the rewritten branches (read back by jsonschema) when it is valid
+    for the oneOf, and none when it is not."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Node, Normalizer
+
+    norm = Normalizer(IMAGE, 1, False, grammar=True)
+    em = Emitter(norm, " ?")
+    objs = [norm.merge(norm.flatten(b, f"#/oneOf/{i}"), Node({"type": ["object"]}, "#"))
+            for i, b in enumerate(IMAGE["oneOf"][:3])]
+    out = open_objects_exclusive(em, objs)
+    assert out is not None
+    rewritten = [jsonschema.Draft7Validator({"definitions": IMAGE["definitions"], **m.kw}) for m in out]
+    oracle = jsonschema.Draft7Validator(IMAGE)
+    keys = list(IMAGE_VALUES)
+    verdicts = set()
+    for r in range(len(keys) + 1):
+        for combo in itertools.combinations(keys, r):
+            for values in itertools.product(*[IMAGE_VALUES[n] for n in combo]):
+                doc = dict(zip(combo, values))
+                want = oracle.is_valid(doc)
+                verdicts.add(want)
+                assert sum(v.is_valid(doc) for v in rewritten) == int(want), doc
+    assert verdicts == {True, False}
+
+
+UPLOAD = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+ARRAY_CASES = {
+    # bitbucket-pipelines' artifacts upload: objects or strings, at least one item: disjoint
+    "first item": ({"oneOf": [{"type": "array", "items": UPLOAD, "minItems": 1},
+                              {"type": "array", "items": {"type": "string"}, "minItems": 1}]}, True),
+    "prefix": ({"oneOf": [{"type": "array", "items": [{"type": "integer"}, {"type": "string"}], "minItems": 2},
+                          {"type": "array", "items": [{"type": "integer"}, {"type": "null"}], "minItems": 2}]}, True),
+    "lengths": ({"oneOf": [{"type": "array", "maxItems": 1}, {"type": "array", "minItems": 2}]}, True),
+    # `[]` is in both
+    "empty": ({"oneOf": [{"type": "array", "items": UPLOAD}, {"type": "array", "items": {"type": "string"}}]}, False),
+    # the second position is only there when an array has two items
+    "optional position": ({"oneOf": [{"type": "array", "items": [{}, {"type": "string"}], "minItems": 1},
+                                     {"type": "array", "items": [{}, {"type": "null"}], "minItems": 1}]}, False),
+}
+ARRAY_DOCS = [[], [{"name": "n"}], ["s"], [{"name": "n"}, "s"], ["s", {"name": "n"}], [1, "s"], [1, None],
+              [1], [{}], [1, "s", 2], "s", {}]
+
+
+@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("name", sorted(ARRAY_CASES))
+def test_arrays_told_apart_by_an_item(name, path):
+    """one_of._arrays_disjoint: a position every common array has, with disjoint item schemas,
+    or lengths that do not meet. Proved disjoint, the branches are written as they are (no
+    lookahead, which bitbucket's upload needed 22,876 characters of automaton text for)."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Node, Normalizer
+    from tokenguide.json_schema.one_of import pairwise_disjoint
+
+    schema, disjoint = ARRAY_CASES[name]
+    norm = Normalizer(schema, 1, False)
+    em = Emitter(norm, " ?")
+    flats = [norm.flatten(b, f"#/oneOf/{i}") for i, b in enumerate(schema["oneOf"])]
+    assert pairwise_disjoint(em, flats, Node({}, "#")) is disjoint
+    compiled = compile_json_schema(schema, path=path)
+    oracle = jsonschema.Draft7Validator(schema)
+    for doc in ARRAY_DOCS:
+        assert compiled.accepts(json.dumps(doc, separators=(",", ":"))) == oracle.is_valid(doc), doc
+
+
+# ---- nested oneOf spliced, arrays of two item schemas (one_of.arrays_exclusive) ---------------
+
+SECRET_OR_TEXT = {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": False,
+                                                 "properties": {"secure": {"type": "string"}}}]}
+HOOK = {"type": "object", "additionalProperties": False,
+        "properties": {"enabled": {"type": "boolean"}, "urls": {"type": "string"}}}
+# travis' notification hooks, smaller: `[{}]` is an array of secrets and an array of hooks
+WEBHOOKS = {"$schema": "http://json-schema.org/draft-07/schema#", "oneOf": [
+    {"oneOf": [SECRET_OR_TEXT, {"type": "array", "uniqueItems": True, "minItems": 1, "items": SECRET_OR_TEXT}]},
+    {"type": "boolean"}, HOOK,
+    {"type": "array", "uniqueItems": True, "minItems": 1, "items": HOOK}]}
+# (the unit checks run an Emitter of their own, without compile_json_schema's uniqueItems check
+# on the values: arrays of objects without uniqueItems)
+PLAIN_HOOKS = json.loads(json.dumps(WEBHOOKS).replace('"uniqueItems": true, ', ""))
+WEBHOOK_DOCS = [[], [{}], [{}, {}], ["s"], [{"secure": "x"}], [{"enabled": True}], [{}, "s"], [{}, {"urls": "u"}],
+                [{"secure": "x"}, {"urls": "u"}], {}, {"secure": "s"}, {"urls": "u"}, {"secure": "s", "urls": "u"},
+                "s", True, 1, [1], [{"secure": 1}], [{}, {"secure": "a"}], [{"enabled": True}, {}], ["s", "s"]]
+
+
+@pytest.mark.parametrize("path", ["grammar", "regex"])
+def test_arrays_of_overlapping_items_agree_with_jsonschema(path):
+    """The inner oneOf's branches are disjoint, so they stand in the outer one as branches of
+    their own (`_spliced`); then the arrays of secrets and of hooks are apart by what one item
+    of each is not (`contains: {not: ...}`), and the hook object from the secret object by key
+    presence. Before, the whole oneOf was subtracted by lookahead (travis: over 20,000
+    characters of automaton text, refused)."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Node, Normalizer
+    from tokenguide.json_schema.one_of import exclusive_branches
+
+    norm = Normalizer(PLAIN_HOOKS, 1, False)
+    em = Emitter(norm, " ?")
+    flats = [norm.flatten(b, f"#/oneOf/{i}") for i, b in enumerate(PLAIN_HOOKS["oneOf"])]
+    assert exclusive_branches(em, flats, Node({}, "#")) is not None
+    compiled = compile_json_schema(WEBHOOKS, path=path)
+    oracle = jsonschema.Draft7Validator(WEBHOOKS)
+    verdicts = set()
+    for doc in WEBHOOK_DOCS:
+        want = oracle.is_valid(doc)
+        verdicts.add(want)
+        assert compiled.accepts(json.dumps(doc, separators=(",", ":"))) == want, doc
+    assert verdicts == {True, False}
+
+
+def test_arrays_rewrite_declines_draft_4():
+    """Before draft 6 `contains` is no keyword: the rewrite cannot say "one item is not"."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Node, Normalizer
+    from tokenguide.json_schema.one_of import arrays_exclusive
+
+    schema = {**PLAIN_HOOKS, "$schema": "http://json-schema.org/draft-04/schema#"}
+    norm = Normalizer(schema, 1, False)
+    em = Emitter(norm, " ?")
+    arrays = [norm.flatten(b, f"#/oneOf/{i}") for i, b in ((3, PLAIN_HOOKS["oneOf"][3]),
+                                                           (0, PLAIN_HOOKS["oneOf"][0]["oneOf"][1]))]
+    assert arrays_exclusive(em, arrays, Node({}, "#")) is None
+    norm7 = Normalizer(PLAIN_HOOKS, 1, False)
+    arrays7 = [norm7.flatten(b, f"#/oneOf/{i}") for i, b in ((3, PLAIN_HOOKS["oneOf"][3]),
+                                                             (0, PLAIN_HOOKS["oneOf"][0]["oneOf"][1]))]
+    assert len(arrays_exclusive(Emitter(norm7, " ?"), arrays7, Node({}, "#"))) == 2

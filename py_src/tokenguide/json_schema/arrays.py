@@ -35,7 +35,7 @@ from .normalize import Node, RuleRef, enum_values, types_of
 from .text import VALUE_END, alt, cat, compact, group, json_type_of, rep, value_difference, value_intersection
 from .value_sets import MAX_UNIQUE_VALUES, finite_values, type_classes
 
-__all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "MAX_COUNT_CHARS",
+__all__ = ["ArrayParts", "array_regex", "handles", "schema_draft", "strictly", "MAX_COUNT_CHARS",
            "MAX_UNIQUE_VALUES", "MAX_UNIQUE_SETS", "MAX_ENUMERATED"]
 
 MAX_COUNT_CHARS = 200_000  # regex text of a counted (contains) or unique item sequence
@@ -164,7 +164,7 @@ def _wrap(em: Any, body: str | None) -> str | None:
 # ---- contains: hits and misses ---------------------------------------------------------------
 
 
-def _strict(em: Any, fn: Callable[[], Any]) -> tuple[bool, Any]:
+def strictly(em: Any, fn: Callable[[], Any]) -> tuple[bool, Any]:
     """Run `fn` refusing (not ignoring) what cannot be expressed: (True, result) or (False, None)."""
     norm = em.norm
     lenient, n_ignored, n_empty = norm.lenient, len(norm.ignored), len(norm.empty_reasons)
@@ -200,7 +200,7 @@ class _Splitter:
         self.refused = False  # lenient mode ignored contains
         self.lexeme = False  # grammar path: hits and misses told apart by lookaheads, in one value lexeme
         if not isinstance(self.c, bool):
-            ok, self.not_c = _strict(em, lambda: em.norm.flatten({"not": contains}, cptr))
+            ok, self.not_c = strictly(em, lambda: em.norm.flatten({"not": contains}, cptr))
             if not ok:
                 self.not_c = None
 
@@ -213,10 +213,10 @@ class _Splitter:
         x = em.norm.flatten(schema, ptr)
         if x is True:
             x = Node({}, ptr)  # free-form items: every type, every spelling
-        ok_hit, hit = _strict(em, lambda: _merged_regex(em, x, self.c))
+        ok_hit, hit = strictly(em, lambda: _merged_regex(em, x, self.c))
         ok_miss, miss = (False, None)
         if self.not_c is not None:
-            ok_miss, miss = _strict(em, lambda: _merged_regex(em, x, self.not_c))
+            ok_miss, miss = strictly(em, lambda: _merged_regex(em, x, self.not_c))
         if ok_hit and ok_miss:
             if em.sink is not None and any(em.sink.has_lexeme(r or "") for r in (hit, miss)):
                 self.lexeme = True  # a value lexeme beside the other side's rules is ambiguous for Lark
@@ -599,7 +599,7 @@ def _no_hit_possible(em: Any, s: Node, positions: list, lo: int) -> str | None:
     cptr = s.kptr("contains")
     if lo == 0:
         return None
-    ok, vals = _strict(em, lambda: finite_values(em, s["contains"], cptr))
+    ok, vals = strictly(em, lambda: finite_values(em, s["contains"], cptr))
     if ok and vals is not None and len(vals) < lo:
         return (f"uniqueItems: {lo} distinct items must match contains, which accepts {len(vals)} value"
                 f"{'s' if len(vals) != 1 else ''}")
@@ -619,10 +619,10 @@ def _classify(em: Any, s: Node, positions: list, tables: list[dict]) -> list[set
             out.append(set(table) if c else set())
             continue
         x = em.norm.flatten(sch, ptr)
-        ok, merged = _strict(em, lambda: em.norm.merge(x, c))
+        ok, merged = strictly(em, lambda: em.norm.merge(x, c))
         vals = None
         if ok:
-            ok, vals = _strict(em, lambda: finite_values(em, merged, ptr))
+            ok, vals = strictly(em, lambda: finite_values(em, merged, ptr))
         if not ok or vals is None:
             em.unsupported("contains", cptr, "cannot tell which values of the uniqueItems items match this "
                            "contains schema; use a contains schema that merges with the items (allOf)")

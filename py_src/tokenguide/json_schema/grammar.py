@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import StateLimitError, UnsupportedSchemaError
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
-from ..regex.sre import subpattern
+from ..regex.sre import nonempty, subpattern
 from . import automaton_rules, grammar_checks, member_rules
 from .automaton_rules import lark_char
 from . import holes as holes_mod
@@ -69,7 +69,7 @@ class GrammarSink:
         # a retry, taken when `saw_open_objects` (the branches may not fit where automata do)
         self.open_objects = open_objects
         self.saw_open_objects = False
-        self.open_branches = 0  # objects the rewrite wrote so far (one_of caps them)
+        self.open_branches: dict[str, int] = {}  # oneOf pointer -> objects the rewrite wrote for it (one_of caps them)
         # object unions and ifs on members' values as member chains (required_sets' literals); a
         # retry, taken when `saw_conditionals` (they change the grammar's size and may not fit)
         self.conditionals = conditionals
@@ -548,8 +548,14 @@ class _Converter:
     def flush(self, run: list, out: list[str]) -> None:
         if run:
             if subpattern(list(run)).getwidth()[0] == 0:
-                raise refuse("a piece between grammar rules can be empty: " + _unparse(run))
-            out.extend(self.split_text(list(run)))
+                # text that can be empty (a member and its comma, optional, after the last rule):
+                # its nonempty strings as one optional terminal
+                texts = nonempty(list(run))
+                if texts is None:
+                    raise refuse("a piece between grammar rules can be empty: " + _unparse(run))
+                out.append(self.branch(texts + [[]]))
+            else:
+                out.extend(self.split_text(list(run)))
             run.clear()
 
     def split_text(self, run: list) -> list[str]:

@@ -673,7 +673,7 @@ _INTRODUCED = {"const": 6, "propertyNames": 6, "prefixItems": 2020,
 _ITEM_KEYWORDS = ("prefixItems", "items", "additionalItems")
 
 
-def _item_layout(n: Node) -> tuple[list, Any, str | None]:
+def item_layout(n: Node) -> tuple[list, Any, str | None]:
     """(prefix schemas, schema of the items after them, the prefix's keyword or None), as the
     emitter reads them: prefixItems + items, else an items array + additionalItems, else items."""
     if "prefixItems" in n and isinstance(n["prefixItems"], list):
@@ -698,8 +698,8 @@ def _merge_items(a: Node, b: Node) -> dict | None:
     position i takes both sides' schema for it (a side's prefix entry, else its schema for the
     other items), so the one side's `items` also constrains the other's prefix. None when
     neither has a prefix, or they spell it with different keywords (merged as before)."""
-    pa, ra, ka = _item_layout(a)
-    pb, rb, kb = _item_layout(b)
+    pa, ra, ka = item_layout(a)
+    pb, rb, kb = item_layout(b)
     if ka is None and kb is None or (ka is not None and kb is not None and ka != kb):
         return None
     key = ka or kb

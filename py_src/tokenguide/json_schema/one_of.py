@@ -19,7 +19,8 @@ from ..errors import TokenguideError, UnsupportedSchemaError
 from ..regex import dfa as dfa_mod
 from ..regex import product
 from . import logic
-from .normalize import VALIDATION, Conjunction, Node, RuleRef, enum_values, types_of
+from .arrays import strictly
+from .normalize import VALIDATION, Conjunction, Node, RuleRef, enum_values, item_layout, types_of
 from .patterns import PatternError, ecma_search, pattern_to_string_body
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
@@ -90,7 +91,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
     """Rewrite oneOf branches, type by type, as branches no two of which accept the same value;
     None when that needs the negation of a constraint we cannot negate."""
     merge = em.norm.merge
-    flats = [em.norm.expand(f) if isinstance(f, RuleRef) else f for f in flats]
+    flats = _spliced(em, [em.norm.expand(f) if isinstance(f, RuleRef) else f for f in flats])
     if any(isinstance(f, RuleRef) for f in flats):
         return None
     out: list = []
@@ -105,7 +106,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
             if t == "number" and "integer" in types and "number" not in types:
                 part.append(f)
                 continue
-            if t not in types:
+            if t not in types or (f.groups and not ({t, "integer"} if t == "number" else {t}) & _group_types(em, f)):
                 continue
             if ("enum" in f or "const" in f or f.groups or f.not_enum or "not" in f
                     or any(k in f for k in _TYPE_KEYWORDS[t])):
@@ -132,13 +133,19 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
                     and not getattr(em, "lookahead_side", False):
                 # grammar rules, not inside an automaton (there a lookahead is the smaller text);
                 # a retry of the grammar path (GrammarSink.open_objects)
-                if em.sink.open_objects and em.sink.open_branches < _MAX_OPEN_TOTAL:
+                written = em.sink.open_branches
+                if em.sink.open_objects and (base.ptr in written or sum(written.values()) < _MAX_OPEN_TOTAL):
                     closed = open_objects_exclusive(em, objs)
-                    em.sink.open_branches += len(closed or ())
+                    written[base.ptr] = len(closed or ())
                 else:
                     em.sink.saw_open_objects = True
             if closed is not None:
                 out.extend(closed)
+                continue
+        if t == "array" and not full and len(part) > 1 and not pairwise_disjoint(em, part, base):
+            apart = arrays_exclusive(em, [merge(f, only_t) for f in part], base)
+            if apart is not None:
+                out.extend(apart)
                 continue
         if full and not part:
             m = merge(full[0], only_t)
@@ -207,10 +214,99 @@ def closed_objects_exclusive(em: Any, objs: list, base: Node) -> list | None:
     return out
 
 
+def _spliced(em: Any, flats: list, depth: int = 0) -> list:
+    """The oneOf branches with each branch that is one anyOf/oneOf of disjoint branches (and its
+    other keywords) replaced by those branches, each with the other keywords: a value satisfies
+    the branch exactly when it satisfies one of them, so every value counts as often as before
+    (travis' `oneOf: [{oneOf: [secret, array of secrets]}, ..., array of hooks]`)."""
+    out: list = []
+    for f in flats:
+        parts = None
+        if isinstance(f, Node) and len(f.groups) == 1 and isinstance(f.groups[0].subs, list) and depth < 3:
+            g = f.groups[0]
+            rest = f.copy(keep_groups=False)
+            subs = [em.norm.flatten(sub, f"{g.ptr}/{i}") for i, sub in enumerate(g.subs)]
+            if len(out) + len(subs) + len(flats) <= MAX_BRANCHES and not any(isinstance(x, RuleRef) for x in subs) \
+                    and pairwise_disjoint(em, subs, rest):
+                parts = _spliced(em, [m for m in (em.norm.merge(rest, x) for x in subs) if m is not False], depth + 1)
+        out.extend([f] if parts is None else parts)
+    return out
+
+
+def _group_types(em: Any, f: Node, depth: int = 0) -> set[str]:
+    """The JSON types node `f` may still take once its anyOf/oneOf groups are read: its own,
+    less those no branch of some group takes (a branch `oneOf: [string, object]` has no booleans)."""
+    types = set(types_of(f)) | ({"integer"} if "number" in types_of(f) else set())
+    for g in f.groups if depth < 4 else ():
+        if not isinstance(g.subs, list):
+            continue
+        inner: set[str] = set()
+        for i, sub in enumerate(g.subs):
+            b = em.norm.flatten(sub, f"{g.ptr}/{i}")
+            b = em.norm.expand(b) if isinstance(b, RuleRef) else b
+            if b is not False:
+                inner |= _group_types(em, b, depth + 1) if isinstance(b, Node) else set(_ALL_TYPES)
+        types &= inner
+    return types
+
+
+_ALL_TYPES = ("null", "boolean", "string", "number", "integer", "array", "object")
+_ARRAY_KEYWORDS = {"type", "items", "minItems", "maxItems", "uniqueItems"}  # (of VALIDATION's)
+
+
+def arrays_exclusive(em: Any, arrs: list, base: Node) -> list | None:
+    """oneOf branches that are arrays of one item schema each, as disjoint branches: where the
+    lengths (and uniqueness) branch i allows are all branch j's too, an array of i is one of j's
+    exactly when all its items are j's items, so "i and not j" is i with `contains: {not: j's
+    items}` (travis' webhooks: arrays of secrets or of hook objects, `[{}]` in both). None when
+    a branch may meet two others, says more, before draft 6 (no `contains`), or when that
+    contains cannot be written (tried once, refusing rather than ignoring)."""
+    shapes = []
+    resolver = em.norm.resolver
+    for f in arrs:
+        if f is False:
+            continue
+        if not isinstance(f, Node) or f.groups or f.not_enum or (set(f.kw) & VALIDATION) - _ARRAY_KEYWORDS:
+            return None
+        prefix, items, _ = item_layout(f)
+        lo, hi = f.get("minItems", 0), f.get("maxItems")
+        if prefix or not isinstance(items, (dict, bool)) or not _count(lo) or not (hi is None or _count(hi)):
+            return None
+        shapes.append((f, items, lo, hi, f.get("uniqueItems") is True))
+    if em.norm.draft < 6 or len({resolver.base_at(f.kptr("items")) for f, *_ in shapes}) != 1:
+        return None
+    out = []
+    for i, (f, _, lo, hi, unique) in enumerate(shapes):
+        meets = [g for j, g in enumerate(shapes) if j != i and not pairwise_disjoint(em, [f, g[0]], base)]
+        if not meets:
+            out.append(f)
+            continue
+        if len(meets) > 1:
+            return None  # (two `contains` in one allOf)
+        _, items, glo, ghi, gunique = meets[0]
+        if glo > lo or (ghi is not None and (hi is None or hi > ghi)) or (gunique and not unique):
+            return None
+        if items is True or items == {}:
+            continue  # every array of i is one of j's
+        m = em.norm.merge(f, em.norm.flatten({"contains": {"not": items}}, f.ptr))
+        if m is not False:
+            # (a contains whose hits cannot be told apart is refused by name: at a pointer of
+            # ours, not of the user's schema; then the lookahead's refusal stands)
+            if not strictly(em, lambda: em.flat_value(m))[0]:
+                return None
+            out.append(m)
+    return out
+
+
+def _count(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 _OPEN_KEYWORDS = _CLOSED_KEYWORDS - {"additionalProperties"}
 _MAX_CELLS = 64  # assignments of the shared keys' states tried by open_objects_exclusive
 _MAX_OPEN_BRANCHES = 32  # branches it may write for one oneOf (each an object of its own)
-_MAX_OPEN_TOTAL = 64  # and for one schema (they multiply the emission's work: bitbucket's took minutes)
+_MAX_OPEN_TOTAL = 64  # and for one schema, each oneOf counted once however often it is written
+# (they multiply the emission's work: bitbucket's took minutes)
 
 
 def open_objects_exclusive(em: Any, objs: list) -> list | None:
@@ -258,7 +354,11 @@ def open_objects_exclusive(em: Any, objs: list) -> list | None:
     shared = [k for k in owners if len(owners[k]) > 1 and not (
         len(owners[k]) == len(shapes) and len(schemas[k]) <= 1 and len({k in req for _, _, req in shapes}) == 1
         and all((k in props) == bool(schemas[k]) for _, props, _ in shapes))]
-    cells = [[None] + list(itertools.product((True, False), repeat=len(schemas[k]))) for k in shared]
+    # a schema no value satisfies (false, `{"not": {}}`) is one whose branch forbids the key: never "inside"
+    never = {k: [x is False or (isinstance(x, dict) and x.get("not") in ({}, True)) for x in schemas[k]]
+             for k in shared}
+    cells = [[None] + list(itertools.product(*[(False,) if no else (True, False) for no in never[k]]))
+             for k in shared]
     total = 1
     for c in cells:
         total *= len(c)
@@ -277,7 +377,7 @@ def open_objects_exclusive(em: Any, objs: list) -> list | None:
             extra: dict = {}
             for k in shared:
                 parts = [x if inside else {"not": x} for t, (x, inside) in enumerate(zip(schemas[k], state[k] or ()))
-                         if t != where[b].get(k)]
+                         if t != where[b].get(k) and not never[k][t]]
                 extra[k] = False if state[k] is None else parts[0] if len(parts) == 1 else \
                     {"allOf": parts} if parts else True
             ways = [ways_of[j] for j in possible if j != b]
@@ -439,6 +539,8 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
     if eb is not None:
         tb = {json_type_of(x) for x in eb} | ({"number"} if any(json_type_of(x) == "integer" for x in eb) else set())
     for t in ta & tb:
+        if t == "array" and ea is None and eb is None and _arrays_disjoint(em, a, b, level):
+            continue
         if t != "object":
             if ea is not None and eb is None and _enum_excluded(em, ea, b, t):
                 continue
@@ -460,6 +562,28 @@ def _disjoint(em: Any, a: Any, b: Any, level: int) -> bool:
         if not ok and not _closed_keys_disjoint(a, b):
             return False
     return True
+
+
+_MAX_PROVED_ITEMS = 8  # item positions compared by _arrays_disjoint
+
+
+def _arrays_disjoint(em: Any, a: Node, b: Node, level: int) -> bool:
+    """Two array schemas no array satisfies both of: their length ranges do not meet, or at a
+    position every common array has (below both minItems' larger), their item schemas are disjoint."""
+    lows = [x.get("minItems", 0) for x in (a, b)]
+    highs = [x.get("maxItems") for x in (a, b)]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in lows):
+        return False
+    for hi, lo in ((highs[0], lows[1]), (highs[1], lows[0])):
+        if isinstance(hi, (int, float)) and not isinstance(hi, bool) and hi < lo:
+            return True
+    (pa, ra, _), (pb, rb, _) = item_layout(a), item_layout(b)
+    for p in range(min(int(max(lows)), _MAX_PROVED_ITEMS)):
+        sa = pa[p] if p < len(pa) else ra
+        sb = pb[p] if p < len(pb) else rb
+        if _disjoint(em, sa, sb, level + 1):
+            return True
+    return False
 
 
 def _allowed_values(n: Node) -> list | None:

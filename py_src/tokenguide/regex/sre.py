@@ -25,7 +25,8 @@ except ImportError:  # pragma: no cover - older layout (not supported, kept for 
 from _sre import unicode_iscased, unicode_tolower  # sre's own simple case mapping
 
 __all__ = [
-    "SLICE_DEPTH", "Outline", "constants", "extra_cases", "outline", "parser", "parse", "release", "subpattern",
+    "SLICE_DEPTH", "Outline", "constants", "extra_cases", "nonempty", "outline", "parser", "parse", "release",
+    "subpattern",
     "unicode_iscased", "unicode_tolower",
 ]
 
@@ -55,6 +56,41 @@ def subpattern(items: list):
     """A parser SubPattern holding `items` (the constructor's state argument changed in 3.11)."""
     state = parser.State() if hasattr(parser, "State") else parser.Pattern()
     return parser.SubPattern(state, items)
+
+
+def nonempty(items: list) -> list[list] | None:
+    """Sequences of parse items matching exactly the nonempty strings `items` matches (their
+    union): for a sequence every item of which can match "", the first nonempty item's
+    nonempty strings followed by the rest. None when an item is an anchor, a lookaround or a
+    group with flags (their empty matches depend on context)."""
+    out: list[list] = []
+    for i, (op, av) in enumerate(items):
+        if subpattern([(op, av)]).getwidth()[0] > 0:
+            heads: list[list] | None = [[(op, av)]]
+        elif op == C.BRANCH:
+            heads = []
+            for branch in av[1]:
+                inner = nonempty(list(branch.data))
+                if inner is None:
+                    return None
+                heads.extend(inner)
+        elif op == C.SUBPATTERN and not av[1] and not av[2]:
+            heads = nonempty(list(av[-1].data))
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            lo, hi, sub = av
+            inner = nonempty(list(sub.data))
+            if inner is None:
+                return None
+            more = [] if hi == 1 else [(op, (0, hi if hi == C.MAXREPEAT else hi - 1, sub))]
+            heads = [h + more for h in inner]
+        else:
+            return None
+        if heads is None:
+            return None
+        out.extend(h + list(items[i + 1:]) for h in heads)
+        if subpattern([(op, av)]).getwidth()[0] > 0:
+            break  # the items after a nonempty one are reached only through it
+    return out
 
 
 def outline(pattern: str, flags: int = 0) -> "Outline":
