@@ -452,3 +452,24 @@ def test_arrays_rewrite_declines_draft_4():
     arrays7 = [norm7.flatten(b, f"#/oneOf/{i}") for i, b in ((3, PLAIN_HOOKS["oneOf"][3]),
                                                              (0, PLAIN_HOOKS["oneOf"][0]["oneOf"][1]))]
     assert len(arrays_exclusive(Emitter(norm7, " ?"), arrays7, Node({}, "#"))) == 2
+
+
+def test_all_keys_of_a_branch_is_one_count():
+    """A closed branch told from another only by "one of its keys is there" (every one of them
+    is its own) is that branch with minProperties 1: one object, not a cube per key (travis'
+    hook object against a secret: eight cubes before, whose union was not LALR(1))."""
+    from tokenguide.json_schema.emit import Emitter
+    from tokenguide.json_schema.normalize import Node, Normalizer
+
+    schema = {"oneOf": [SECRET_OR_TEXT["oneOf"][1], HOOK]}
+    norm = Normalizer(schema, 1, False)
+    em = Emitter(norm, " ?")
+    objs = [norm.flatten(b, f"#/oneOf/{i}") for i, b in enumerate(schema["oneOf"])]
+    out = closed_objects_exclusive(em, objs, Node({}, "#"))
+    assert len(out) == 2 and out[1].get("minProperties") == 1
+    oracle = jsonschema.Draft7Validator(schema)
+    for path in ("grammar", "regex"):
+        compiled = compile_json_schema(schema, path=path)
+        for doc in ({}, {"secure": "s"}, {"enabled": True}, {"enabled": False, "urls": "u"}, {"secure": "s", "urls": "u"},
+                    {"x": 1}, "s", []):
+            assert compiled.accepts(json.dumps(doc, separators=(",", ":"))) == oracle.is_valid(doc), (path, doc)

@@ -379,6 +379,11 @@ def count_items(em: Any, slots: list[Slot], tail: Slot, m: int, M: int | None, l
         top = None if hi is None else hi - h
         if tail.hit is None or top == 0:
             return misses if need == 0 else None
+        if top is None and need >= 1 and tail.plain is not None:
+            # after the last hit needed, any item: `miss* (hit miss*){need-1} hit plain*`, which
+            # an LALR parser reads without deciding, at each separator, whether a loop ends
+            before = rep(sep + tail.hit + misses, need - 1, need - 1) if need > 1 else ""
+            return misses + before + sep + tail.hit + rep(sep + tail.plain, 0, None)
         return misses + rep(sep + tail.hit + misses, need, top)
 
     def go(pos: int, h: int) -> str | None:

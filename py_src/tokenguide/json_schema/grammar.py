@@ -543,6 +543,9 @@ class _Converter:
             return self.seq(run + list(av[-1].data) + rest)
         if op == C.LITERAL and not self.names[chr(av)]:
             return self.seq(run + rest)  # drop the cut rather than leave an empty piece
+        texts = nonempty(run)
+        if texts is not None:  # (run's nonempty texts) item rest | item rest
+            return self.branch([t + [(op, av)] + rest for t in texts] + [[(op, av)] + rest])
         raise refuse("a piece between grammar rules can be empty: " + _unparse(run))
 
     def flush(self, run: list, out: list[str]) -> None:

@@ -384,9 +384,23 @@ def _conditional_chain(em: Any, s: Node, base: Node) -> str | None | bool:
 def _minus(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None:
     """The values of `m` that `cond` rejects: by lookahead (`subtract`), or where that is refused
     and the condition has one, as its plain negation (`_without_condition`)."""
+    norm = em.norm
+    c = norm.flatten(cond, ptr)
+    if isinstance(c, Node) and set(c.kw) & VALIDATION == {"not"} and not c.groups and not c.not_enum:
+        both = strict_merge(norm, m, norm.flatten(c["not"], c.kptr("not")))  # not (not X) is X
+        # (unless the merge keeps X as a `not` again: two patterns are merged as `not (not p)`)
+        if both is not None and not (isinstance(both, Node) and "not" in both):
+            return None if both is False else em.any_value(em.free_depth) if both is True else em.flat_value(both)
+    narrowed = _within_closed(norm, m, cond, ptr)
+    if narrowed is False:
+        return em.flat_value(m)  # no object of `m` meets the condition
+    cond = cond if narrowed is None else narrowed
     try:
         return subtract(em, m, [(cond, keyword, ptr)])
     except UnsupportedSchemaError as exc:
+        by_branch = _branch_by_branch(em, m, cond, keyword, ptr)
+        if by_branch is not False:
+            return by_branch
         plain = _without_condition(em.norm, m, cond, ptr)
         if plain is None:
             raise
@@ -399,6 +413,97 @@ def _minus(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None:
         # the plain negation's parts have pointers of their own (`.../not/anyOf/1/contains`),
         # which the user's schema does not hold: the refusal is the lookahead's, at `ptr`
         raise first from None
+
+
+def _branch_by_branch(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None | bool:
+    """(A or B) and not C as (A and not C) or (B and not C), for `m` of one anyOf group, or one
+    oneOf group whose branches take different types (then at most one holds either way): each
+    branch is narrower than their union (a closed object, `_within_closed`). False when `m` is
+    not of that shape or a branch is refused (the caller's other ways then)."""
+    if not isinstance(m, Node) or len(m.groups) != 1 or m.not_enum:
+        return False
+    kind, subs, gptr, _ = m.groups[0]
+    if not isinstance(subs, list) or not 1 < len(subs) <= 8:
+        return False
+    rest = m.copy(keep_groups=False)
+    rest.refs = []
+    branches = [em.norm.merge(rest, em.norm.flatten(sub, f"{gptr}/{i}")) for i, sub in enumerate(subs)]
+    if any(isinstance(b, RuleRef) for b in branches):
+        return False
+    if kind == "oneOf":
+        seen: set = set()
+        for b in branches:
+            types = set() if b is False else {"number" if t == "integer" else t for t in (
+                types_of(b) if isinstance(b, Node) else ("null", "boolean", "number", "string", "array", "object"))}
+            if types & seen:
+                return False
+            seen |= types
+    parts = []
+    try:
+        for b in branches:
+            if b is not False:
+                parts.append(_minus(em, b, cond, keyword, ptr) if isinstance(b, Node) else
+                             _minus(em, Node({}, gptr), cond, keyword, ptr))
+    except UnsupportedSchemaError:
+        return False
+    return union(em, parts, keyword, ptr)
+
+
+_PLAIN_OBJECT = frozenset({"type", "properties", "required", "additionalProperties"})
+
+
+def _kinds(n: Node) -> set[str]:
+    """The JSON types of node `n`, integers counted as numbers."""
+    return {"number" if t == "integer" else t for t in types_of(n)}
+
+
+def _within_closed(norm: Any, m: Any, cond: Any, ptr: str) -> Any:
+    """Condition `cond` as it reads the values of `m`: of its one anyOf/oneOf, the branches of
+    m's types; then, when `m` takes closed objects only, without the members `m` forbids (they
+    are never there: travis' secret `{secure}` against a hook object whose `urls` no plain
+    negation writes), and its additionalProperties as a member per name of m's it does not
+    declare. False when `cond` holds on no value of `m` (no branch left, or a required name `m`
+    forbids); None when nothing changes or the shapes are other ones."""
+    if not isinstance(m, Node) or m.groups:
+        return None
+    c = norm.flatten(cond, ptr)
+    changed = False
+    if isinstance(c, Node) and len(c.groups) == 1 and not c.not_enum and not set(c.kw) & VALIDATION:
+        # a group's branches that take none of m's types never hold on m's values: only the
+        # others count (one left: the condition is that branch; none: it never holds)
+        own = _kinds(m)
+        kind, subs, gptr, _ = c.groups[0]
+        meet = []
+        for i, sub in enumerate(subs if isinstance(subs, list) else [None]):
+            b = norm.flatten(sub, f"{gptr}/{i}") if sub is not None else True
+            if not isinstance(b, Node) or own & _kinds(b):
+                meet.append(b)
+        if not meet:
+            return False
+        if len(meet) == 1 and isinstance(meet[0], Node):
+            c, changed = meet[0], True
+    if isinstance(c, Node) and "type" in c and not c.groups and not _kinds(m) & _kinds(c):
+        return False  # no value of m's types has the condition's
+    if types_of(m) != ["object"] or m.get("additionalProperties") is not False or m.get("patternProperties") \
+            or not isinstance(m.get("properties", {}), dict):
+        return c if changed else None
+    if not isinstance(c, Node) or c.groups or c.not_enum or (set(c.kw) & VALIDATION) - _PLAIN_OBJECT \
+            or "object" not in types_of(c) or not isinstance(c.get("properties", {}), dict):
+        return c if changed else None
+    allowed = [k for k, v in m.get("properties", {}).items() if v is not False]
+    if any(isinstance(r, str) and r not in allowed for r in c.get("required", [])):
+        return False
+    props = c.get("properties", {})
+    kept = {k: v for k, v in props.items() if k in allowed}
+    kw = {**c.kw, "properties": kept}
+    extra = kw.pop("additionalProperties", True)
+    if extra is not True and extra != {}:
+        # the condition's other keys are m's names it does not declare: each as a member of its
+        # own (plain negation then says "one of them is there", which additionalProperties cannot)
+        kept.update((k, extra) for k in allowed if k not in props)
+    elif len(kept) == len(props):
+        return c if changed else None
+    return Node(kw, c.ptr)
 
 
 def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:

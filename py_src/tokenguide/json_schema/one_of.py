@@ -200,12 +200,16 @@ def closed_objects_exclusive(em: Any, objs: list, base: Node) -> list | None:
             clauses.append((has, lacks))
         if clauses is None:
             continue
+        # "one of all its keys is there" is "not empty": one count, not a cube per key
+        nonempty = any(has == set(props) and not lacks for has, lacks in clauses)
+        clauses = [(has, lacks) for has, lacks in clauses if not (has == set(props) and not lacks)]
         keys = sorted({k for has, lacks in clauses for k in has | lacks})
         if len(keys) > _MAX_PRESENCE_KEYS:
             return None
         for cube in _presence_cubes(clauses, keys, {k: True for k in req}):
             present = [k for k in keys if cube.get(k) is True]
-            extra = {"required": present, "properties": {k: False for k in keys if cube.get(k) is False}}
+            extra = {"required": present, "properties": {k: False for k in keys if cube.get(k) is False},
+                     **({"minProperties": 1} if nonempty and not present else {})}
             m = em.norm.merge(f, em.norm.flatten(extra, base.ptr))
             if m is not False:
                 out.append(m)
