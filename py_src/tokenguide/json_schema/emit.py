@@ -413,13 +413,14 @@ class Emitter:
             return r"\[" + self.close_array
         return rf"\[{ws}" + T + self.close_array
 
-    def t_object(self, s: Node, required_sets: list | None = None) -> str | None | bool:
+    def t_object(self, s: Node, required_sets: list | None = None,
+                 key_names: dict[str, str] | None = None, cells: dict | None = None) -> str | None | bool:
         """Objects of `s`; with `required_sets` (groups of key-presence branches), holding every
-        group (module required_sets: False when that writing does not apply)."""
+        group (False when that writing does not apply); `key_names`, `cells`: objects.object_regex."""
         self.no_banned(s, "object")
         mp, req = s.get("minProperties"), s.get("required")
         if (isinstance(mp, int) and not isinstance(mp, bool) and isinstance(req, list)
                 and mp <= len({r for r in req if isinstance(r, str)})):
             s = s.copy(drop=("minProperties",))  # the required names alone make that many properties
             s.refs = []  # already on the reference stack
-        return objects.object_regex(self, s, required_sets)
+        return objects.object_regex(self, s, required_sets, key_names, cells)

@@ -14,15 +14,17 @@ distributed as before.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
-from .logic import conditional_branches
-from .normalize import VALIDATION, Node, RuleRef, flatten_branch, types_of
-from .required_sets import disjuncts, literal
+from .logic import conditional_branches, union
+from .one_of import pairwise_disjoint
+from .normalize import VALIDATION, Node, RuleRef, enum_values, flatten_branch, types_of
+from .required_sets import Literal, disjuncts, literal
 from .text import canon, ptr_escape
 
-__all__ = ["union_as_one_object", "merged_order"]
+__all__ = ["union_as_one_object", "merged_order", "order_with_copies"]
 
 _OWN_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
 _CONDITIONAL = frozenset({"if", "then", "else"})
@@ -37,6 +39,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
     if not isinstance(subs, list) or len(subs) < 2:
         return False
     branches: list[Node] = []
+    others: list[Node] = []  # branches of other types than object: written beside the object
     for i, sub in enumerate(subs):
         f = flatten_branch(em.norm, sub, f"{gptr}/{i}", s.refs)
         if isinstance(f, RuleRef):
@@ -44,42 +47,73 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         m = em.norm.merge(base, f) if f is not False else False
         if m is False:
             continue
+        values = enum_values(m) if isinstance(m, Node) and not m.groups else None
+        if isinstance(m, Node) and not m.groups and (("type" in m and "object" not in types_of(m)) or (
+                values is not None and not any(isinstance(v, dict) for v in values))):
+            others.append(m)
+            continue
         if not _plain_object(m, conditional=True):
             return False
         if "if" in m and not em.sink.conditionals:
             em.sink.saw_conditionals = True
             return False
         branches.append(m)
-    if len(branches) < 2:
+    if len(branches) < 2 or (others and kind == "oneOf" and not pairwise_disjoint(em, others, base)):
         return False
     extras = {_canon(em, b.get("additionalProperties", True), b.kptr("additionalProperties")) for b in branches}
     if len(extras) != 1 or None in extras:
         return False
-    order = merged_order([list(b.get("properties", {})) for b in branches])  # (a branch may declare none)
+    orders = [list(b.get("properties", {})) for b in branches]  # (a branch may declare none)
+    order = merged_order(orders)
+    copies: list[dict[str, str]] = [{} for _ in branches]  # per branch: name -> the copy it takes
     if order is None:
-        return False
+        # closed branches ordering two names both ways: a name may stand at several places of
+        # the chain, each branch taking its own (the others drop it there)
+        if any(b.get("additionalProperties", True) is not False for b in branches):
+            return False
+        order, copies = order_with_copies(orders)
+    keys = {name: name.split(_COPY)[0] for name in order}  # member name -> its key
     props: dict[str, Any] = {}
     ptrs: dict[str, str] = {}
     literals: list[set] = [set() for _ in branches]  # per branch, its own values of members told apart
+    cells: dict[str, list] = {}  # member name -> its values split by the branches taking them
+
+    def member(j: int, name: str) -> tuple[Any, str]:
+        if copies[j].get(keys[name], keys[name]) != name:
+            return False, branches[j].kptr("properties")  # another copy of the name is this branch's
+        return _member(branches[j], keys[name])
+
     for name in order:
         seen = set()
-        for b in branches:
-            sub, ptr = _member(b, name)
+        for j, b in enumerate(branches):
+            sub, ptr = member(j, name)
             if sub is not False:
-                seen.add(_canon(em, sub, ptr))
+                seen.add(_canon(em, *_resolved(em, sub, ptr)))
                 props.setdefault(name, sub)
                 ptrs.setdefault(f"properties/{ptr_escape(name)}", ptr)
         if None in seen:
             return False
         if len(seen) > 1:
-            # the name means different values in different branches: only lists of values
-            # (enum/const) are told apart, each branch keeping the values it lists (a retry)
+            # the name means different values in different branches: lists of values
+            # (enum/const) are told apart, each branch keeping the values it lists, else the
+            # values each set of branches takes (schema cells); a retry
             if not em.sink.conditionals:
                 em.sink.saw_conditionals = True
                 return False
-            listed = [literal(name, _member(b, name)[0]) for b in branches]
+            listed = [literal(name, member(j, name)[0]) for j in range(len(branches))]
             if any(c is None or not c.inside for c in listed):
-                return False
+                if any(keys[name] not in b.get("properties", {}) and b.get("additionalProperties", True) is not False
+                       for b in branches):
+                    return False  # an extra key of an open branch: the output format puts it after its own
+                found = _cells(em, name, [member(j, name) for j in range(len(branches))])
+                if found is None:
+                    return False
+                cells[name], conditions = found
+                props[name] = True  # (each value is written as one of the cells)
+                for cs, c in zip(literals, conditions):
+                    if c is not None:
+                        cs.add(c)
+                continue
             everything = {k: v for c in listed for k, v in zip(_keys(c), c.values)}
             props[name] = {"enum": [everything[k] for k in sorted(everything)]}
             for cs, c in zip(literals, listed):
@@ -89,9 +123,9 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
     one.ptrs = ptrs
     closed = one["additionalProperties"] is False
     presence = []
-    for b, cs in zip(branches, literals):
-        required = [r for r in b.get("required", []) if isinstance(r, str)]
-        absent = frozenset(n for n in props if _member(b, n)[0] is False)
+    for j, (b, cs) in enumerate(zip(branches, literals)):
+        required = [copies[j].get(r, r) for r in b.get("required", []) if isinstance(r, str)]
+        absent = frozenset(n for n in props if member(j, n)[0] is False)
         own = [(frozenset(required), absent, frozenset(cs))]
         if "if" in b:
             sides = conditional_branches(em, b)
@@ -100,7 +134,70 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
                 return False
             own = [(p | d.present, a | d.absent, v | d.values) for p, a, v in own for ds in found for d in ds]
         presence.append(own)
-    return em.t_object(one, required_sets=[(presence, kind == "oneOf")])
+    body = em.t_object(one, required_sets=[(presence, kind == "oneOf")],
+                       key_names={n: k for n, k in keys.items() if n != k} or None, cells=cells or None)
+    if body is False or not others:
+        return body
+    return union(em, [em.flat_value(o) for o in others] + [body], kind, gptr)
+
+
+_MAX_CELL_SCHEMAS = 4  # different schemas of one member (2**4 - 1 cells at most)
+_CELL = "\x00cell"  # a cell's key: no canonical JSON text starts with it
+
+
+def _resolved(em: Any, sub: Any, ptr: str) -> tuple[Any, str]:
+    """`sub` at `ptr` with lone `$ref`s followed (`{"$ref": "#/definitions/step/properties/key"}`
+    and the schema it names are one schema)."""
+    for _ in range(8):
+        if not (isinstance(sub, dict) and isinstance(sub.get("$ref"), str)
+                and not (set(sub) - {"$ref"}) & VALIDATION):
+            break
+        hit = em.norm.resolve_ref(sub["$ref"], ptr)
+        if hit is None:
+            break
+        sub, ptr = hit
+    return sub, ptr
+
+
+def _cells(em: Any, name: str, given: list[tuple[Any, str]]) -> tuple[list, list] | None:
+    """Member `name`'s values split by which of the branches' schemas for it they satisfy (each
+    branch gives one, `given`: (schema or False, pointer)): the cells (key, Node) that some
+    branch takes, and per branch its condition (a Literal over cell keys; None when the branch
+    does not allow the member). None past _MAX_CELL_SCHEMAS schemas or for recursive ones."""
+    norm = em.norm
+    distinct: dict[str, int] = {}
+    parts: list[tuple[Any, Any]] = []  # per distinct schema: (it, its negation) as nodes
+    where: list[int | None] = []
+    for sub, ptr in given:
+        if sub is False:
+            where.append(None)
+            continue
+        text = _canon(em, *_resolved(em, sub, ptr))
+        if text not in distinct:
+            node, negated = norm.flatten(sub, ptr), norm.flatten({"not": sub}, ptr)
+            if isinstance(node, RuleRef) or isinstance(negated, RuleRef):
+                return None
+            distinct[text] = len(parts)
+            parts.append((node, negated))
+        where.append(distinct[text])
+    if len(parts) > _MAX_CELL_SCHEMAS:
+        return None
+    out = []
+    for bits in itertools.product((True, False), repeat=len(parts)):
+        if not any(bits):
+            continue
+        m: Any = True
+        for (node, negated), inside in zip(parts, bits):
+            m = norm.merge(m, node if inside else negated)
+            if m is False:
+                break
+        if m is not False:
+            out.append((f"{_CELL}{''.join('1' if b else '0' for b in bits)}", m if m is not True else Node({}, "#")))
+    conditions = []
+    for t in where:
+        keys = frozenset(k for k, _ in out if t is not None and k[len(_CELL) + t] == "1")
+        conditions.append(None if t is None else Literal(name, keys, True, ()))
+    return out, conditions
 
 
 def _keys(c: Any) -> list[str]:
@@ -148,6 +245,31 @@ def _canon(em: Any, sub: Any, ptr: str) -> str | None:
             return None
         text = f"{base}\n{text}"
     return text
+
+
+_COPY = "\x00"  # a member name's copy: the name, this character and a number
+
+
+def order_with_copies(orders: list[list[str]]) -> tuple[list[str], list[dict[str, str]]]:
+    """One order in which each list's names keep their order, a name standing more than once
+    where two lists order it differently ("name", then "name\\x001", ...); and per list, which
+    copy of each of its names it takes. As merged_order where that exists."""
+    pending = [list(o) for o in orders]
+    out: list[str] = []
+    copies: list[dict[str, str]] = [{} for _ in orders]
+    count: dict[str, int] = {}
+    while any(pending):
+        free = [o[0] for o in pending if o and all(o[0] not in p[1:] for p in pending)]
+        head = free[0] if free else next(o[0] for o in pending if o)
+        k = count.get(head, 0)
+        count[head] = k + 1
+        name = head if k == 0 else f"{head}{_COPY}{k}"
+        out.append(name)
+        for j, o in enumerate(pending):
+            if o and o[0] == head:
+                copies[j][head] = name
+                o.pop(0)
+    return out, copies
 
 
 def merged_order(orders: list[list[str]]) -> list[str] | None:

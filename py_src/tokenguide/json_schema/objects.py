@@ -31,9 +31,12 @@ class _TooBig(Exception):
     """The counted-members regex passed the size limit."""
 
 
-def object_regex(em: Any, s: Node, required_sets: list | None = None) -> str | None | bool:
+def object_regex(em: Any, s: Node, required_sets: list | None = None,
+                 key_names: dict[str, str] | None = None, cells: dict | None = None) -> str | None | bool:
     """Regex for the objects node `s` accepts; with `required_sets` (groups of key-presence
-    branches, module required_sets), those holding every group (False past its bound)."""
+    branches, module required_sets), those holding every group (False past its bound);
+    `key_names`: the key written for each member whose name is not its key (a copy); `cells`:
+    per member name, its values as classes (key, schema) the conditions name instead of values."""
     ws = em.ws
     props = s.get("properties", {})
     if not isinstance(props, dict):
@@ -84,8 +87,12 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None) -> str | N
     literals = _literals(required_sets)
     classes: dict[int, list[tuple[str, str | None]]] = {}
     for i, (n, sch, p) in enumerate(zip(names, schemas, ptrs)):
-        key = lit(json.dumps(n, ensure_ascii=False))
-        if n in literals:  # its values apart by the conditions branches put on them
+        key = lit(json.dumps((key_names or {}).get(n, n), ensure_ascii=False))
+        if cells and n in cells:  # its values apart by which branches take them
+            classes[i] = [(f"{key}{ws}:{ws}{v}", ck) for ck, sub in cells[n]
+                          if (v := em.sink.member_value(em, sub, p) if em.sink is not None else em.value(sub, p))
+                          is not None]
+        elif n in literals:  # its values apart by the conditions branches put on them
             classes[i] = [(f"{key}{ws}:{ws}{v}", ck) for v, ck in _value_classes(em, sch, p, literals[n]) if v is not None]
         v = em.value(sch, p) if em.sink is None else em.sink.member_value(em, sch, p)
         if em.sink is not None and v is not None and _long_count(em.sink, v):

@@ -52,15 +52,16 @@ def overlapping(em: Any, flats: list, gptr: str, base: Any = None) -> list:
         return flats
     if not logic.lookahead_allowed(em, "oneOf", gptr):
         return flats
-    # every branch declares the names of all (in branch order), so each branch's objects are
-    # written in the order the others' lookaheads expect
-    skel = em.norm.flatten(Conjunction([(logic.skeleton(em.norm, f, gptr), _where(f, gptr, i))
-                                        for i, f in enumerate(flats)]), gptr)
+    # every branch declares the names of all: its own first, in its order (the output format's
+    # for its objects), then the others' in branch order; the others' lookaheads are written in
+    # that order too (logic.subtract merges them into the branch)
+    skeletons = [(logic.skeleton(em.norm, f, gptr), _where(f, gptr, i)) for i, f in enumerate(flats)]
     out = []
     for i, f in enumerate(flats):
         if not meets[i]:
             out.append(f)  # disjoint from every other branch: as it is
             continue
+        skel = em.norm.flatten(Conjunction([skeletons[i]] + skeletons[:i] + skeletons[i + 1:]), gptr)
         declared = f if isinstance(f, bool) else logic.strict_merge(em.norm, skel, f)
         out.append(Exclusive(f if declared is None else declared, [flats[j] for j in meets[i]], gptr))
     return out
