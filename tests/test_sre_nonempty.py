@@ -1,7 +1,7 @@
 """`regex.sre.nonempty`: the nonempty strings of a regex that can match "", as sequences of parse
-items, and the grammar converter's use of it (text that can be empty after the last rule of a
-sequence, which json_schema.grammar refused: bitbucket-pipelines' optional last member with
-its comma). Oracle: Python's `re.fullmatch` over every string of a small alphabet."""
+items (json_schema.grammar writes text that can be empty before a rule with them:
+tests/test_json_schema_negation_in_context.py). Oracle: Python's `re.fullmatch` over every
+string of a small alphabet."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import itertools
 import re
 
 import pytest
-from grammar_oracle import grammar_acceptor
 
-from tokenguide.json_schema.grammar import GrammarSink, grammar_from_placeholders
 from tokenguide.regex.sre import constants as C
 from tokenguide.regex.sre import nonempty, parse
 
@@ -58,14 +56,3 @@ def test_nonempty_is_the_pattern_less_the_empty_string(pattern):
 def test_anchors_and_lookarounds_are_declined():
     assert nonempty(list(parse("(?:a|)(?=b)").data)) is None
     assert nonempty(list(parse("(?:^|a)").data)) is None
-
-
-def test_text_that_can_be_empty_after_the_last_rule():
-    """Before: "a piece between grammar rules can be empty". Now one optional terminal, and the
-    grammar's language (Lark) is the regex's."""
-    sink = GrammarSink(" ?")
-    root = sink.rule('"a"') + '(?: ?, ?"b"|,"cc"|)'
-    accepts = grammar_acceptor(grammar_from_placeholders(root, sink))
-    regex = re.compile('"a"(?: ?, ?"b"|,"cc"|)')
-    for s in ['"a"', '"a","b"', '"a" , "b"', '"a","cc"', '"a",', '"a" ', '"a","b","cc"', '"a"""']:
-        assert accepts(s) == bool(regex.fullmatch(s)), s
