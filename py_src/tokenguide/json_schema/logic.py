@@ -391,7 +391,7 @@ def _minus(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str | None:
         # (unless the merge keeps X as a `not` again: two patterns are merged as `not (not p)`)
         if both is not None and not (isinstance(both, Node) and "not" in both):
             return None if both is False else em.any_value(em.free_depth) if both is True else em.flat_value(both)
-    narrowed = _within_closed(norm, m, cond, ptr)
+    narrowed = _within_closed(norm, m, c)
     if narrowed is False:
         return em.flat_value(m)  # no object of `m` meets the condition
     cond = cond if narrowed is None else narrowed
@@ -433,8 +433,7 @@ def _branch_by_branch(em: Any, m: Any, cond: Any, keyword: str, ptr: str) -> str
     if kind == "oneOf":
         seen: set = set()
         for b in branches:
-            types = set() if b is False else {"number" if t == "integer" else t for t in (
-                types_of(b) if isinstance(b, Node) else ("null", "boolean", "number", "string", "array", "object"))}
+            types = set() if b is False else _kinds(b if isinstance(b, Node) else Node({}, gptr))
             if types & seen:
                 return False
             seen |= types
@@ -457,16 +456,15 @@ def _kinds(n: Node) -> set[str]:
     return {"number" if t == "integer" else t for t in types_of(n)}
 
 
-def _within_closed(norm: Any, m: Any, cond: Any, ptr: str) -> Any:
-    """Condition `cond` as it reads the values of `m`: of its one anyOf/oneOf, the branches of
+def _within_closed(norm: Any, m: Any, c: Any) -> Any:
+    """Condition `c` (flattened) as it reads the values of `m`: of its one anyOf/oneOf, the branches of
     m's types; then, when `m` takes closed objects only, without the members `m` forbids (they
     are never there: travis' secret `{secure}` against a hook object whose `urls` no plain
     negation writes), and its additionalProperties as a member per name of m's it does not
-    declare. False when `cond` holds on no value of `m` (no branch left, or a required name `m`
+    declare. False when `c` holds on no value of `m` (no branch left, or a required name `m`
     forbids); None when nothing changes or the shapes are other ones."""
     if not isinstance(m, Node) or m.groups:
         return None
-    c = norm.flatten(cond, ptr)
     changed = False
     if isinstance(c, Node) and len(c.groups) == 1 and not c.not_enum and not set(c.kw) & VALIDATION:
         # a group's branches that take none of m's types never hold on m's values: only the

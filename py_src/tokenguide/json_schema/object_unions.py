@@ -63,15 +63,12 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
     extras = {_canon(em, b.get("additionalProperties", True), b.kptr("additionalProperties")) for b in branches}
     if len(extras) != 1 or None in extras:
         return False
-    orders = [list(b.get("properties", {})) for b in branches]  # (a branch may declare none)
-    order = merged_order(orders)
-    copies: list[dict[str, str]] = [{} for _ in branches]  # per branch: name -> the copy it takes
-    if order is None:
-        # closed branches ordering two names both ways: a name may stand at several places of
-        # the chain, each branch taking its own (the others drop it there)
-        if any(b.get("additionalProperties", True) is not False for b in branches):
-            return False
-        order, copies = order_with_copies(orders)
+    # per branch: name -> the copy of it the branch takes (several where branches order names both
+    # ways: only closed ones, each taking its own place in the chain, the others dropping it there)
+    order, copies = order_with_copies([list(b.get("properties", {})) for b in branches])
+    if any(_COPY in name for name in order) and any(b.get("additionalProperties", True) is not False
+                                                    for b in branches):
+        return False
     keys = {name: name.split(_COPY)[0] for name in order}  # member name -> its key
     props: dict[str, Any] = {}
     ptrs: dict[str, str] = {}
@@ -253,7 +250,8 @@ _COPY = "\x00"  # a member name's copy: the name, this character and a number
 def order_with_copies(orders: list[list[str]]) -> tuple[list[str], list[dict[str, str]]]:
     """One order in which each list's names keep their order, a name standing more than once
     where two lists order it differently ("name", then "name\\x001", ...); and per list, which
-    copy of each of its names it takes. As merged_order where that exists."""
+    copy of each of its names it takes (a name with no copy: the name itself). Where no two lists
+    order names both ways, every name stands once (merged_order)."""
     pending = [list(o) for o in orders]
     out: list[str] = []
     copies: list[dict[str, str]] = [{} for _ in orders]
@@ -275,17 +273,5 @@ def order_with_copies(orders: list[list[str]]) -> tuple[list[str], list[dict[str
 def merged_order(orders: list[list[str]]) -> list[str] | None:
     """One order of all the names in which each list's names keep their order (the first
     list's first where free); None when two lists order two names both ways."""
-    orders = [list(o) for o in orders]
-    out: list[str] = []
-    while any(orders):
-        for o in orders:
-            if not o:
-                continue
-            head = o[0]
-            if all(head not in other[1:] for other in orders):
-                break
-        else:
-            return None
-        out.append(head)
-        orders = [[n for n in o if n != head] for o in orders]
-    return out
+    order, _ = order_with_copies(orders)
+    return None if any(_COPY in name for name in order) else order

@@ -89,12 +89,11 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None,
     for i, (n, sch, p) in enumerate(zip(names, schemas, ptrs)):
         key = lit(json.dumps((key_names or {}).get(n, n), ensure_ascii=False))
         if cells and n in cells:  # its values apart by which branches take them
-            classes[i] = [(f"{key}{ws}:{ws}{v}", ck) for ck, sub in cells[n]
-                          if (v := em.sink.member_value(em, sub, p) if em.sink is not None else em.value(sub, p))
-                          is not None]
+            found = [(_member_value(em, sub, p), ck) for ck, sub in cells[n]]
+            classes[i] = [(f"{key}{ws}:{ws}{v}", ck) for v, ck in found if v is not None]
         elif n in literals:  # its values apart by the conditions branches put on them
             classes[i] = [(f"{key}{ws}:{ws}{v}", ck) for v, ck in _value_classes(em, sch, p, literals[n]) if v is not None]
-        v = em.value(sch, p) if em.sink is None else em.sink.member_value(em, sch, p)
+        v = _member_value(em, sch, p)
         if em.sink is not None and v is not None and _long_count(em.sink, v):
             v = em.sink.rule(v)  # its own terminal, its automaton checked once, not once per key
         members.append(None if v is None else f"{key}{ws}:{ws}{v}")
@@ -137,13 +136,16 @@ def _literals(required_sets: list | None) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _member_value(em: Any, sch: Any, ptr: str) -> str | None:
+    """A member's value regex (on the grammar path, possibly a rule of its own: GrammarSink.member_value)."""
+    return em.value(sch, ptr) if em.sink is None else em.sink.member_value(em, sch, ptr)
+
+
 def _value_classes(em: Any, sch: Any, ptr: str, named: dict[str, Any]) -> list[tuple[str | None, str | None]]:
     """The member's values split apart: one class per value the conditions name (its canonical
     text) and the rest (None), each as a value regex (None when no value is left)."""
-    def value(s: Any) -> str | None:
-        return em.value(s, ptr) if em.sink is None else em.sink.member_value(em, s, ptr)
-    out = [(value({"allOf": [sch, {"const": v}]}), k) for k, v in sorted(named.items())]
-    out.append((value({"allOf": [sch, {"not": {"enum": [named[k] for k in sorted(named)]}}]}), None))
+    out = [(_member_value(em, {"allOf": [sch, {"const": v}]}, ptr), k) for k, v in sorted(named.items())]
+    out.append((_member_value(em, {"allOf": [sch, {"not": {"enum": [named[k] for k in sorted(named)]}}]}, ptr), None))
     return out
 
 

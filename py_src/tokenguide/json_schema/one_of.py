@@ -143,7 +143,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
             if closed is not None:
                 out.extend(closed)
                 continue
-        if t == "array" and not full and len(part) > 1 and not pairwise_disjoint(em, part, base):
+        if t == "array" and not full and len(part) > 1:
             apart = arrays_exclusive(em, [merge(f, only_t) for f in part], base)
             if apart is not None:
                 out.extend(apart)
@@ -280,9 +280,11 @@ def arrays_exclusive(em: Any, arrs: list, base: Node) -> list | None:
         shapes.append((f, items, lo, hi, f.get("uniqueItems") is True))
     if em.norm.draft < 6 or len({resolver.base_at(f.kptr("items")) for f, *_ in shapes}) != 1:
         return None
+    pairs = {(i, j): not pairwise_disjoint(em, [shapes[i][0], shapes[j][0]], base)
+             for i in range(len(shapes)) for j in range(i + 1, len(shapes))}
     out = []
     for i, (f, _, lo, hi, unique) in enumerate(shapes):
-        meets = [g for j, g in enumerate(shapes) if j != i and not pairwise_disjoint(em, [f, g[0]], base)]
+        meets = [g for j, g in enumerate(shapes) if j != i and pairs[min(i, j), max(i, j)]]
         if not meets:
             out.append(f)
             continue
@@ -577,10 +579,10 @@ def _arrays_disjoint(em: Any, a: Node, b: Node, level: int) -> bool:
     position every common array has (below both minItems' larger), their item schemas are disjoint."""
     lows = [x.get("minItems", 0) for x in (a, b)]
     highs = [x.get("maxItems") for x in (a, b)]
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in lows):
+    if not all(_count(v) for v in lows):
         return False
     for hi, lo in ((highs[0], lows[1]), (highs[1], lows[0])):
-        if isinstance(hi, (int, float)) and not isinstance(hi, bool) and hi < lo:
+        if _count(hi) and hi < lo:
             return True
     (pa, ra, _), (pb, rb, _) = item_layout(a), item_layout(b)
     for p in range(min(int(max(lows)), _MAX_PROVED_ITEMS)):
