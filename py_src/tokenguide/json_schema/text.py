@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any, Iterator
 
 from ..errors import UnsupportedSchemaError
@@ -261,7 +262,12 @@ def ranges_to_class(rs: R.Ranges) -> str:
 
 def json_chars(rs: R.Ranges) -> str | None:
     """Regex for one serialized JSON string character whose decoded code point is in `rs`."""
-    rs = R.normalize(rs)
+    return _json_chars(tuple(R.normalize(rs)))
+
+
+@lru_cache(maxsize=4096)
+def _json_chars(rs: tuple) -> str | None:
+    """`json_chars` of normalized ranges (cached: key classes ask for the same sets again and again)."""
     ordinary = R.difference(rs, _SPECIAL)
     specials = R.intersection(rs, _SPECIAL)
     alts: list[str] = []
@@ -281,7 +287,14 @@ def units(text: str) -> list[str]:
 
 
 def not_in_keys(names: list[str]) -> str:
-    """Regex for the serialized content of any string not in `names`.
+    """Regex for the serialized content of any string not in `names` (see `_not_in_keys`)."""
+    return _not_in_keys(tuple(sorted(set(names))))
+
+
+@lru_cache(maxsize=1024)
+def _not_in_keys(names: tuple) -> str:
+    """Regex for the serialized content of any string not in `names` (cached: an object's
+    declared names are asked for at every place the object is written).
 
     Such a string is either a proper prefix of a name that is not itself a name, or leaves the
     trie of names at some character (then anything may follow): P | D STRING_CHAR*. The
