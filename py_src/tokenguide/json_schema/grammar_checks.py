@@ -22,17 +22,20 @@ __all__ = [
 ]
 
 TERMINAL_MAX_STATES = 20_000
+# terminals' automata and readings kept (by regex): a schema's retries share most terminals, and
+# a Kubernetes workload kind's member-rule grammar alone has 600+ (512 let each retry redo them)
+_CACHED = 4096
 _SPACE = 0x20
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=_CACHED)
 def terminal_dfa(regex: str) -> dfa_mod.ByteDFA:
     """The minimal DFA of a terminal or number regex, cached: schema grammars share terminals
     (strings, keys, separators), and their automata are most of the time the checks take."""
     return dfa_mod.compile_regex(regex, max_states=TERMINAL_MAX_STATES)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=_CACHED)
 def check_automaton(regex: str) -> CharDFA:
     """The trimmed character automaton the checks ask about a terminal, cached by regex: the
     checks ask only about languages, which this answers without the byte DFA's UTF-8 spelling
@@ -40,7 +43,7 @@ def check_automaton(regex: str) -> CharDFA:
     return compile_char_dfa(regex, max_states=TERMINAL_MAX_STATES)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=_CACHED)
 def _same_tree(regex: str, other: str) -> bool:
     """Do two regex texts parse to the same tree (so the same language)? Lark's reading of a
     terminal mostly differs from ours only in how escapes are spelled."""
