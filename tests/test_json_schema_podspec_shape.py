@@ -191,3 +191,33 @@ def test_auto_path_takes_the_grammar_with_free_form_values():
     p = lark_parser(compiled.grammar)
     assert lark_accepts(p, json.dumps({"kind": "Pod", "extra": [[[[{"a": [[[1]]]}]]]]}))
     assert not lark_accepts(p, json.dumps({"kind": "Pod", "spec": {}}))  # containers required
+
+
+def opened(schema: dict) -> dict:
+    """`schema` with every object open to undeclared members (no `additionalProperties: false`),
+    as Kubernetes' schemas are outside their `-strict` variant."""
+    if isinstance(schema, dict):
+        return {k: opened(v) for k, v in schema.items() if not (k == "additionalProperties" and v is False)}
+    if isinstance(schema, list):
+        return [opened(v) for v in schema]
+    return schema
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_open_podspec_shape_on_the_grammar_path_matches_jsonschema(seed):
+    """Open objects add a member rule for undeclared keys to every object: the right-linear
+    member rules (the first retry for wide objects) take them within their total."""
+    schema = opened(podspec_like(seed, wide=60))
+    assert "additionalProperties" not in json.dumps(schema["$defs"]["Container"])
+    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    check = jsonschema.Draft202012Validator(schema).is_valid
+    rng = random.Random(seed)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        doc = instance(schema, schema, rng)
+        for d in (doc, mutate(doc, rng), mutate(doc, rng)):
+            valid = check(d)
+            seen[valid] += 1
+            for text in (json.dumps(d, separators=(",", ":")), json.dumps(d)):
+                assert lark_accepts(p, text) == valid, text
+    assert seen[True] >= 40 and seen[False] >= 5

@@ -595,8 +595,12 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         # over open objects told apart by their keys (`open_objects`, no automaton), else that refusal
         if isinstance(made, EmptySchemaError):
             raise made
-        for flags in ({"conditionals": True}, {"open_objects": True}):
+        # (and, where an object's text outgrew the regex limit, with every object's members as
+        # right-linear rules, where each object is a rule: open objects nested five deep)
+        for flags in ({"conditionals": True}, {"open_objects": True}, {"member_rules": True, "right_linear": True}):
             if "open_objects" in flags and not _mentions(schema, lambda d: "oneOf" in d):
+                continue
+            if "member_rules" in flags and "characters long" not in str(made):
                 continue
             try:
                 made, extra = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags), flags

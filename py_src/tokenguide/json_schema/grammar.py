@@ -54,8 +54,9 @@ _MAX_ALTERNATIVES = 1_100
 _MAX_MANY_ALTERNATIVES = 16_000
 _MANY_ESTIMATE = 10_000
 # the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
-# 2-3 alternatives each (3,613 in Kubernetes pod-v1)
-_MAX_MEMBER_RULE_ALTERNATIVES = 4_000
+# 2-3 alternatives each (3,613 in Kubernetes pod-v1; 4,000-5,000 in pod-v1 with objects open to
+# undeclared members, whose grammar checks take ~10 s)
+_MAX_MEMBER_RULE_ALTERNATIVES = 6_000
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
