@@ -221,3 +221,79 @@ def test_open_podspec_shape_on_the_grammar_path_matches_jsonschema(seed):
             for text in (json.dumps(d, separators=(",", ":")), json.dumps(d)):
                 assert lark_accepts(p, text) == valid, text
     assert seen[True] >= 40 and seen[False] >= 5
+
+
+def _on(kind: str, **props) -> dict:
+    return {"type": [kind, "null"], **props}
+
+
+def _obj(**props) -> dict:
+    return _on("object", properties=props)
+
+
+def _arr(ref: str) -> dict:
+    return _on("array", items={"$ref": f"#/$defs/{ref}"})
+
+
+# Kubernetes' EndpointSliceList with objects open to undeclared members, cut down (by deleting
+# members while the three refusals below stayed) and with its definitions renamed
+ENDPOINT_SLICE_LIST = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "required": ["items"],
+    "properties": {"apiVersion": _on("string", enum=["discovery.k8s.io/v1"]), "items": _arr("EndpointSlice"),
+                   "kind": _on("string", enum=["EndpointSliceList"]), "metadata": {"$ref": "#/$defs/ListMeta"}},
+    "$defs": {
+        "ObjectReference": _obj(apiVersion=_on("string"), namespace=_on("string"), resourceVersion=_on("string"),
+                                uid=_on("string")),
+        "Endpoint": _obj(hints={"$ref": "#/$defs/EndpointHints"}, nodeName=_on("string"),
+                         targetRef={"$ref": "#/$defs/ObjectReference"}, zone=_on("string")),
+        "EndpointHints": _obj(forNodes=_arr("ForNode"), forZones=_arr("ForZone")),
+        "EndpointPort": _obj(), "ForNode": _obj(), "ForZone": _obj(), "ShardInfo": _obj(),
+        "EndpointSlice": _obj(endpoints=_arr("Endpoint"), kind=_on("string", enum=["EndpointSlice"]),
+                              metadata={"$ref": "#/$defs/ObjectMeta"}, ports=_arr("EndpointPort")),
+        "ListMeta": _obj(remainingItemCount=_on("integer"), resourceVersion=_on("string"), selfLink=_on("string"),
+                         shardInfo={"$ref": "#/$defs/ShardInfo"}),
+        "ManagedFieldsEntry": _obj(apiVersion=_on("string"), operation=_on("string"), subresource=_on("string"),
+                                   time={"$ref": "#/$defs/Time"}),
+        "ObjectMeta": _obj(managedFields=_arr("ManagedFieldsEntry")),
+        "Time": _on("string"),
+    },
+}
+
+
+def test_a_retry_past_a_limit_is_followed_by_the_member_rules():
+    """The first grammar has colliding terminals; the retry for those (right-linear, inline)
+    passes the alternatives total; the right-linear member rules, which were not planned for
+    a collision, then take the schema (it was refused before they followed)."""
+    from tokenguide.json_schema import _grammar_emission
+    from tokenguide.json_schema.grammar import grammar_from_placeholders
+
+    schema = ENDPOINT_SLICE_LIST
+    for flags, refusal in (({}, "can both match"), ({"right_linear": True}, "alternatives")):
+        root, sink, _ = _grammar_emission(schema, None, False, **flags)
+        with pytest.raises(UnsupportedSchemaError, match=refusal):
+            grammar_from_placeholders(root, sink)
+    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    check = jsonschema.Draft202012Validator(schema).is_valid
+    slice_ = {"endpoints": [{"hints": {"forNodes": [{}], "forZones": None}, "nodeName": "n",
+                             "targetRef": {"apiVersion": "v1", "uid": "u", "extra": [1, {"a": None}]}, "zone": "z"},
+                            None, {"zone": None, "other": {"x": 1}}],
+              "kind": "EndpointSlice", "metadata": {"managedFields": [{"operation": "Apply", "time": "t"}, None]},
+              "ports": [{}, {"port": 80}], "x": True}
+    docs = [
+        {"items": []}, {"items": None}, {"items": [slice_]}, {"items": [slice_, None, {}]},
+        {"apiVersion": "discovery.k8s.io/v1", "items": [], "kind": "EndpointSliceList",
+         "metadata": {"remainingItemCount": 3, "resourceVersion": "1", "selfLink": None, "shardInfo": {"s": 1}}},
+        {"items": [], "more": {"nested": [[{}]]}},
+        {}, {"items": [1]}, {"apiVersion": "v1", "items": []}, {"items": [], "kind": "EndpointSlice"},
+        {"items": [{"endpoints": [{"zone": 1}]}]}, {"items": [{"kind": "Other"}]},
+        {"items": [{"metadata": {"managedFields": [{"time": 5}]}}]},
+        {"items": [], "metadata": {"remainingItemCount": 1.5}}, {"items": [{"ports": [[]]}]},
+        {"items": [{"endpoints": [{"hints": {"forZones": [3]}}]}]}, [], None,
+    ]
+    verdicts = {True: 0, False: 0}
+    for doc in docs:
+        valid = check(doc)
+        verdicts[valid] += 1
+        for text in (json.dumps(doc, separators=(",", ":")), json.dumps(doc)):
+            assert lark_accepts(p, text) == valid, text
+    assert verdicts[True] >= 6 and verdicts[False] >= 10

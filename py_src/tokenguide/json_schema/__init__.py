@@ -664,6 +664,11 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
                 root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order,
                                                   **{**extra, **retry})
                 return grammar_from_placeholders(root, sink), sink
-            except UnsupportedSchemaError:
-                pass
+            except UnsupportedSchemaError as exc:
+                # a retry that cured the first refusal but passed an alternatives limit: the
+                # right-linear member rules next, if not planned (a Kubernetes EndpointSliceList
+                # with open objects: terminals collide inline, right-linear inline is too large)
+                member = {"member_rules": True, "right_linear": True}
+                if _ALTERNATIVES_LIMITS.search(str(exc)) and sink.inline_optionals and member not in retries:
+                    retries.append(member)
         raise first from None
