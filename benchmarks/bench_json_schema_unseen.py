@@ -172,8 +172,9 @@ def bundle_definitions(schema: Any, definitions: dict, keyword: str = "$defs",
 
 
 def kubernetes_corpus(every: int = 1, version: str | None = None,
-                      variant: str = "strict") -> list[tuple[str, Any, str]]:
-    """(name, bundled schema, "") for every `every`-th Kubernetes kind schema, by file name."""
+                      variant: str = "strict", offset: int = 0) -> list[tuple[str, Any, str]]:
+    """(name, bundled schema, "") for every `every`-th Kubernetes kind schema, by file name,
+    from the `offset`-th on."""
     d = kubernetes_dir(version, variant)
     if d is None:
         return []
@@ -188,7 +189,7 @@ def kubernetes_corpus(every: int = 1, version: str | None = None,
             kinds.append((p, schema))
     tag = d.name.split("-")[0] + ("-open" if variant == "open" else "")
     return [(f"kubernetes-{tag}/{p.stem}", bundle_definitions(s, shared[keyword], keyword), "")
-            for p, s in kinds[::max(1, every)]]
+            for p, s in kinds[offset::max(1, every)]]
 
 
 # -- instances -----------------------------------------------------------------------------------
@@ -626,7 +627,8 @@ def report(results: list[dict], args: argparse.Namespace, elapsed: float) -> Non
 
 def corpus(args: argparse.Namespace) -> list[tuple[str, Any, str]]:
     """The selected corpus entries (see the module docstring)."""
-    entries = schemastore_corpus() + kubernetes_corpus(args.every, args.k8s_version, args.k8s_variant)
+    entries = schemastore_corpus() + kubernetes_corpus(args.every, args.k8s_version, args.k8s_variant,
+                                                           args.k8s_offset)
     if args.only:
         entries = [e for e in entries if any(o in e[0] for o in args.only)]
     return entries
@@ -635,6 +637,7 @@ def corpus(args: argparse.Namespace) -> list[tuple[str, Any, str]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--every", type=int, default=8, help="take every N-th Kubernetes kind (by file name)")
+    ap.add_argument("--k8s-offset", type=int, default=0, help="start the every-N-th Kubernetes kinds at this one")
     ap.add_argument("--k8s-version", default=None, help="kubernetes-validate schema version (default: newest)")
     ap.add_argument("--k8s-variant", choices=("strict", "open"), default="strict",
                     help="Kubernetes schemas with additionalProperties false (strict, default) or open objects")
