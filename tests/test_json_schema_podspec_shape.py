@@ -123,6 +123,23 @@ def mutate(value, rng: random.Random):
     return value
 
 
+def agrees_on_instances(schema: dict, seed: int, rounds: int) -> dict:
+    """Compile `schema` on the grammar path and assert Lark's parser of it agrees with jsonschema
+    on `rounds` random instances and two mutations of each (compact and spaced); the verdicts seen."""
+    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    check = jsonschema.Draft202012Validator(schema).is_valid
+    rng = random.Random(seed)
+    seen = {True: 0, False: 0}
+    for _ in range(rounds):
+        doc = instance(schema, schema, rng)
+        for d in (doc, mutate(doc, rng), mutate(doc, rng)):
+            valid = check(d)
+            seen[valid] += 1
+            for text in (json.dumps(d, separators=(",", ":")), json.dumps(d)):
+                assert lark_accepts(p, text) == valid, text
+    return seen
+
+
 def test_inline_optionals_pass_the_alternatives_limit_here():
     """The shape is one the first grammar cannot take (else the retry would be untested)."""
     from tokenguide.json_schema import _grammar_emission
@@ -167,17 +184,7 @@ def test_podspec_shape_on_the_grammar_path_matches_jsonschema(seed):
     schema = podspec_like(seed)
     n_optional = sum(len(d["properties"]) - len(d.get("required", [])) for d in schema["$defs"].values())
     assert n_optional > 300
-    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
-    check = jsonschema.Draft202012Validator(schema).is_valid
-    rng = random.Random(seed)
-    seen = {True: 0, False: 0}
-    for _ in range(40):
-        doc = instance(schema, schema, rng)
-        for d in (doc, mutate(doc, rng), mutate(doc, rng)):
-            valid = check(d)
-            seen[valid] += 1
-            for text in (json.dumps(d, separators=(",", ":")), json.dumps(d)):
-                assert lark_accepts(p, text) == valid, text
+    seen = agrees_on_instances(schema, seed, 40)
     assert seen[True] >= 40 and seen[False] >= 10
 
 
@@ -209,17 +216,7 @@ def test_open_podspec_shape_on_the_grammar_path_matches_jsonschema(seed):
     member rules (the first retry for wide objects) take them within their total."""
     schema = opened(podspec_like(seed, wide=60))
     assert "additionalProperties" not in json.dumps(schema["$defs"]["Container"])
-    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
-    check = jsonschema.Draft202012Validator(schema).is_valid
-    rng = random.Random(seed)
-    seen = {True: 0, False: 0}
-    for _ in range(30):
-        doc = instance(schema, schema, rng)
-        for d in (doc, mutate(doc, rng), mutate(doc, rng)):
-            valid = check(d)
-            seen[valid] += 1
-            for text in (json.dumps(d, separators=(",", ":")), json.dumps(d)):
-                assert lark_accepts(p, text) == valid, text
+    seen = agrees_on_instances(schema, seed, 30)
     assert seen[True] >= 40 and seen[False] >= 5
 
 

@@ -178,6 +178,9 @@ WHITESPACE = r"[ ]?"
 #: grammar-path refusals that unions as value lexemes may cure (too many alternatives, ambiguity)
 _UNION_TROUBLES = ("expand into more than", "alternatives once Lark", "not LALR", "can both match")
 _ALTERNATIVES_LIMITS = re.compile("expand into more than|alternatives once Lark")  # grammar.py's two limits
+_REGEX_TOO_LONG = "characters long"  # emit.Emitter.value's refusal of a text past MAX_REGEX_CHARS
+# every object's optional members as right-linear rules (the retry for wide and large objects)
+_RIGHT_LINEAR_MEMBERS = {"member_rules": True, "right_linear": True}
 
 
 def load_schema(schema: Any) -> dict | bool:
@@ -594,13 +597,13 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         # member chains (`conditionals`, which may avoid the lookahead refused), then with oneOf
         # over open objects told apart by their keys (`open_objects`, no automaton), else that refusal
         if isinstance(made, EmptySchemaError) or made.keyword == "format":
-            raise made  # (no flag changes how a string's format is written: gitlab-ci 12.5 s -> 8.6 s)
+            raise made  # (no flag changes how a string's format is written: gitlab-ci 12.5 s -> 8.5 s)
         # (and, where an object's text outgrew the regex limit, with every object's members as
         # right-linear rules, where each object is a rule: open objects nested five deep)
-        for flags in ({"conditionals": True}, {"open_objects": True}, {"member_rules": True, "right_linear": True}):
+        for flags in ({"conditionals": True}, {"open_objects": True}, _RIGHT_LINEAR_MEMBERS):
             if "open_objects" in flags and not _mentions(schema, lambda d: "oneOf" in d):
                 continue
-            if "member_rules" in flags and "characters long" not in str(made):
+            if flags is _RIGHT_LINEAR_MEMBERS and _REGEX_TOO_LONG not in str(made):
                 continue
             try:
                 made, extra = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags), flags
@@ -637,9 +640,8 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # member rules go first of all: the inline retries spend the longest on being refused
             # (a Kubernetes DaemonSet with objects open to undeclared members: 26.7 s -> 12.1 s;
             # compose-spec, which the inline retry takes: 7.2 s -> 8.3 s)
-            retries += [{"member_rules": True, "right_linear": True}, {"member_rules": True}]
-            if sink.wide_objects:
-                retries.sort(key=lambda r: not (r.get("member_rules") and r.get("right_linear")))
+            retries.insert(0 if sink.wide_objects else len(retries), _RIGHT_LINEAR_MEMBERS)
+            retries.append({"member_rules": True})
         if unions:
             # last, unions whose branches' objects and arrays are rules, holes of the unions'
             # automata (GrammarSink.member_value): a union of nested objects stays small
@@ -668,7 +670,7 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
                 # a retry that cured the first refusal but passed an alternatives limit: the
                 # right-linear member rules next, if not planned (a Kubernetes EndpointSliceList
                 # with open objects: terminals collide inline, right-linear inline is too large)
-                member = {"member_rules": True, "right_linear": True}
-                if _ALTERNATIVES_LIMITS.search(str(exc)) and sink.inline_optionals and member not in retries:
-                    retries.append(member)
+                if (_ALTERNATIVES_LIMITS.search(str(exc)) and sink.inline_optionals
+                        and _RIGHT_LINEAR_MEMBERS not in retries):
+                    retries.append(_RIGHT_LINEAR_MEMBERS)
         raise first from None

@@ -16,7 +16,6 @@ module `grammar_checks` proves that Lark reads the grammar exactly as written, o
 from __future__ import annotations
 
 import functools
-
 import json
 import math
 from typing import Any
