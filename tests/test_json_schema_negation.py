@@ -28,12 +28,14 @@ ALL = ["null", "boolean", "object", "array", "number", "integer", "string"]
 
 
 def test_negation_branches_of_each_keyword():
+    # disjoint: the first name that rejects, the names before it not
     assert negation_branches({"required": ["a", "b"]}, ALL, VALIDATION, 2020) == [
-        {"type": "object", "properties": {"a": False, "b": True}}, {"type": "object", "properties": {"a": True, "b": False}}]
+        {"type": "object", "properties": {"a": False, "b": True}},
+        {"type": "object", "required": ["a"], "properties": {"a": True, "b": False}}]
     assert negation_branches({"properties": {"k": {"const": 1}, "t": True, "f": False, "d": {"title": "x"}}},
                              ALL, VALIDATION, 2020) == [
         {"type": "object", "required": ["k"], "properties": {"k": {"not": {"const": 1}}, "t": True, "f": True, "d": True}},
-        {"type": "object", "required": ["f"], "properties": {"k": True, "t": True, "f": True, "d": True}}]
+        {"type": "object", "required": ["f"], "properties": {"k": {"const": 1}, "t": True, "f": True, "d": True}}]
     assert negation_branches({"type": "object", "required": ["a"]}, ["object"], VALIDATION, 2020) == [
         {"type": ["null", "boolean", "array", "number", "integer", "string"]},
         {"type": "object", "properties": {"a": False}}]
@@ -49,6 +51,35 @@ def test_negation_branches_of_array_keywords():
         {"type": "array", "contains": {"not": {"type": "string"}}}]
     assert negation_branches({"type": "string", "items": {"type": "string"}}, ["string"], VALIDATION, 2020) == [
         {"type": ["null", "boolean", "object", "array", "number", "integer"]}]
+    assert negation_branches({"items": {"type": "string"}, "contains": {"const": "x"}}, ALL, VALIDATION, 2020) == [
+        {"type": "array", "contains": {"not": {"type": "string"}}},
+        {"type": "array", "items": {"allOf": [{"type": "string"}, {"not": {"const": "x"}}]}}]
+
+
+_CONDITIONS = [
+    {"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "integer"}, "c": {"enum": [1, "x"]}, "d": False}},
+    {"properties": {"a": {"type": "array", "items": {"type": "string"}}, "b": {"type": "array", "items": {"type": "string"}}}},
+    {"items": {"type": "integer"}, "contains": {"minimum": 3}},
+    {"type": ["object", "string"], "required": ["a"]},
+]
+
+
+@pytest.mark.parametrize("condition", _CONDITIONS)
+def test_negation_branches_are_disjoint_and_cover_the_complement(condition):
+    """Each value the condition rejects is in exactly one branch, each value it accepts in none
+    (jsonschema the judge): overlapping branches were one text parsed two ways, a reduce/reduce
+    conflict on the grammar path (bitbucket-pipelines' agent permissions)."""
+    types = condition.get("type", ALL)
+    branches = negation_branches(condition, types if isinstance(types, list) else [types], VALIDATION, 2020)
+    assert branches
+    judge = jsonschema.Draft202012Validator(condition)
+    sides = [jsonschema.Draft202012Validator(b) for b in branches]
+    values = [None, 1, "s", [], [1], [3], [1, 3], ["x"], [2.5, 3], [2.5], {}, {"a": 1}, {"a": 1, "b": 2}, {"a": "x", "b": 1},
+              {"a": 1, "b": 1, "c": 1}, {"a": 1, "b": 1, "c": 2}, {"a": 1, "b": 1, "d": 0}, {"a": ["s"], "b": [1]},
+              {"a": [1], "b": [1]}, {"a": [1]}, {"b": ["s"]}, {"b": [2]}]
+    for v in values:
+        hits = sum(side.is_valid(v) for side in sides)
+        assert hits == (0 if judge.is_valid(v) else 1), (v, hits)
 
 
 def test_negation_branches_before_draft_6():
@@ -187,6 +218,16 @@ CASES = {
     "not items": ({"type": "array", "items": {"type": ["object", "string", "integer"]},
                    "not": {"items": {"type": "string"}}},
                   [[], ["a"], ["a", 1], [{}], ["a", "b"], [1.5], [None], [{}, "a"], "a", {}]),
+    # an enum beside other keywords, in a oneOf: its plain negation keeps the enum as a `not` of
+    # its own (bitbucket-pipelines' agent permissions, whose lookahead is too long)
+    "not of a oneOf of an enum and an object": (
+        {"type": "object", "properties": {"p": {"not": {"type": "object", "properties": {"on": {"oneOf": [
+            {"type": "string", "enum": ["allow", "deny"]},
+            {"type": "object", "properties": {"allow": {"type": "array", "items": {"type": "string"}},
+                                              "deny": {"type": "array", "items": {"type": "string"}}}}]}}}}}},
+        [{"p": v} for v in ({}, {"on": "allow"}, {"on": "x"}, {"on": 1}, {"on": {}}, {"on": {"allow": ["a"]}},
+                            {"on": {"allow": [1]}}, {"on": {"deny": [1], "allow": 2}}, {"on": {"allow": [], "deny": [2]}},
+                            {"on": None}, 3, "s", [])] + [{}]),
     "if on a member's member, then/else on another member": (_action("if"), _action_instances()),
     "the same as anyOf of the condition and its not": (_action("not"), _action_instances()),
     "not of nested required members": (
@@ -294,3 +335,41 @@ def test_value_lexeme_text_too_long_to_build_is_refused_by_name():
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
     regex = compile_json_schema(schema, path="regex")  # (the regex path writes the lookahead itself)
     assert not regex.accepts(json.dumps(excluded[7])) and regex.accepts('"a free name"')
+
+
+def test_a_free_form_hole_ending_one_lexeme_and_inside_another_agrees_with_jsonschema():
+    """`b`'s negation may be any array or object (a hole that ends its lexeme, before ` ?}`), and
+    `a`'s has one inside an array (before a single ` `): one hole rule for both let LALR merge
+    their lookaheads, and the grammar was refused (terminals ` ?}` and ` ` in one state). The
+    hole that ends a lexeme is a rule of its own now."""
+    schema = {"type": "object", "properties": {
+        "a": {"not": {"type": "array", "items": {"type": "string"}}},
+        "b": {"not": {"type": "string", "pattern": "^[^\\r\\n]+$"}}}}
+    compiled = compile_json_schema(schema, path="grammar")
+    accepts = acceptor(compiled)
+    oracle = jsonschema.Draft202012Validator(schema)
+    docs = [{}, {"a": [1]}, {"a": ["x"]}, {"a": [{}, "x"]}, {"a": [[], {"k": [1]}]}, {"a": {}}, {"b": "x"}, {"b": ""},
+            {"b": {}}, {"b": [1, {}]}, {"a": [{}], "b": {"k": {}}}, {"a": [{}], "b": "y"}, {"a": 1, "b": None}]
+    verdicts = set()
+    for doc in docs:
+        for seps in ((",", ":"), (", ", ": ")):
+            verdicts.add(oracle.is_valid(doc))
+            assert accepts(json.dumps(doc, separators=seps)) == oracle.is_valid(doc), (doc, seps)
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("vacuous", [{"additionalProperties": True}, {"additionalProperties": {}},
+                                     {"propertyNames": {"title": "x"}}, {"unevaluatedProperties": True}])
+def test_not_of_a_type_with_keywords_that_accept_everything_is_a_type_list(vacuous):
+    """`not {type: object, additionalProperties: true}` (bitbucket-pipelines' free-form
+    `overrides`, negated) is every non-object: a type list, not a lookahead over any value."""
+    from tokenguide.json_schema.normalize import Normalizer, types_of
+
+    schema = {"not": {"type": "object", **vacuous}}
+    node = Normalizer(schema, 1, False).flatten(schema, "#")
+    assert "not" not in node and set(types_of(node)) >= {"null", "boolean", "array", "number", "string"}
+    assert "object" not in types_of(node)
+    compiled = compile_json_schema(schema, path="grammar")
+    accepts = acceptor(compiled)
+    for doc in ({}, {"a": 1}, [], 1, "x", None):
+        assert accepts(json.dumps(doc)) == (not isinstance(doc, dict)), doc

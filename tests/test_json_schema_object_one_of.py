@@ -232,6 +232,30 @@ def test_plain_negation_of_one_of_agrees_with_jsonschema(subs):
         assert compiled.accepts(text) == (not oracle.is_valid(doc)), doc
 
 
+def test_plain_negation_of_an_enum_beside_an_object_agrees_with_jsonschema():
+    """A oneOf of a string enum and an object (bitbucket-pipelines' `on-ask`): the enum's own
+    keywords stay a `not` of their own, of the string type; the object's are written out. Its
+    negation was None (an enum has no plain negation), and the `not` refused where its lookahead
+    was too long."""
+    from tokenguide.json_schema.logic import plain_negation
+    from tokenguide.json_schema.normalize import Normalizer
+
+    rules = {"type": "object", "properties": {"allow": {"type": "array", "items": {"type": "string"}},
+                                              "deny": {"type": "array", "items": {"type": "string"}}}}
+    schema = {"oneOf": [{"type": "string", "enum": ["allow", "deny"]}, rules]}
+    negated = plain_negation(Normalizer(schema, 1, False), schema, "#", 0)
+    assert negated is not None
+    oracle = jsonschema.Draft7Validator(schema)
+    docs = ["allow", "deny", "x", "", 1, None, True, [], ["allow"], {}, {"allow": []}, {"allow": [1]},
+            {"allow": ["a"], "deny": [2]}, {"allow": 1, "deny": [2]}, {"deny": ["d"]}, {"other": 1}]
+    for path in ("grammar", "regex"):
+        compiled = compile_json_schema(negated, path=path)
+        order = KeyOrder(negated)
+        for doc in docs:
+            text = json.dumps(order.reorder(doc), separators=(",", ":"))
+            assert compiled.accepts(text) == (not oracle.is_valid(doc)), (path, doc)
+
+
 def _five_deep(inner: dict) -> dict:
     for key in "edcba":
         inner = {"type": "object", "properties": {key: inner}, "required": [key]}

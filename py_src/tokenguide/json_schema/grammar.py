@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -720,17 +721,26 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
         lines.append(f"{name}: {name}_0")
         number_rules.extend(automaton_rules.number_rules(name, regex, conv.term))
     lexemes, written = list(conv.lexemes.items()), set()
+    end_copies: dict[str, str] = {}  # rule name -> the hole placeholder whose body it copies
     while lexemes:  # and the lexemes their holes stand for (GrammarSink.union)
         name, lexeme = lexemes.pop(0)
         if name not in written:
             written.add(name)
             holes = sink.holes.get(conv.lexeme_placeholder[name], {})
-            number_rules.extend(automaton_rules.lexeme_rules(name, lexeme, conv.term,
-                                                             {cp: conv.names[h] for cp, h in holes.items()}))
+            # (a hole with a rule body gets a copy for where it ends the lexeme: end_copies)
+            ends = {cp: f"{conv.names[h]}_end" for cp, h in holes.items() if h in sink.bodies}
+            rules = automaton_rules.lexeme_rules(name, lexeme, conv.term,
+                                                 {cp: conv.names[h] for cp, h in holes.items()}, ends)
+            number_rules.extend(rules)
+            for cp, end in ends.items():
+                if end not in end_copies and any(re.search(rf"\b{end}\b", r) for r in rules):
+                    end_copies[end] = holes[cp]
             for h in holes.values():
                 if h in sink.lexemes:
                     conv.lexeme_placeholder[sink.names[h]] = h
                     lexemes.append((sink.names[h], sink.lexemes[h]))
+    for end, h in end_copies.items():
+        lines.append(f"{end}: {ebnf(sink.bodies[h], merge_cuts and sink.names[h] not in ('any', 'compound'))}")
     lines.extend(f"{name}: {inner}" for inner, name in conv.helpers.items())
     lines.extend(number_rules)
     for regex, name in conv.terms.items():

@@ -521,6 +521,8 @@ def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
     return strict_merge(norm, m, norm.flatten(negated, ip))
 
 
+_SCALAR_KEYWORDS = frozenset({"enum", "const", "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
+                              "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
 _MAX_NEGATED_ONE_OF = 4  # oneOf branches whose negation is written out (one part per pair)
 
 
@@ -538,11 +540,20 @@ def plain_negation(norm: Any, x: Any, ptr: str, depth: int) -> Any:
     if not isinstance(n, Node):
         return None
     parts: list = []
-    if any(k in VALIDATION for k in n.kw):
-        branches = negation_branches(n.kw, types_of(n), VALIDATION, norm.draft)
+    # keywords on scalar values (an enum, a string's pattern, a number's bounds) stay one `not` of
+    # their own, of the node's types: a small lookahead (bitbucket's `on-ask`, an enum of strings
+    # or an object, the negation of an agent's permissions)
+    scalar = {k: v for k, v in n.kw.items() if k in _SCALAR_KEYWORDS}
+    kw = {k: v for k, v in n.kw.items() if k not in _SCALAR_KEYWORDS}
+    if scalar and depth == 0 and not any(k in VALIDATION for k in kw if k != "type") and not n.groups:
+        return None  # the same `not` again: the lookahead's (as a part of a larger negation, it is small)
+    if any(k in VALIDATION for k in kw):
+        branches = negation_branches(kw, types_of(n), VALIDATION, norm.draft)
         if branches is None:
             return None
         parts.append({"anyOf": branches} if branches else False)
+    if scalar:
+        parts.append({"not": scalar, **({"type": n.kw["type"]} if "type" in n.kw else {})})
     if n.not_enum:
         parts.append({"enum": list(n.not_enum)})
     for kind, subs, gptr, _ in n.groups:

@@ -16,9 +16,13 @@ from typing import Any
 
 from .text import ALL_TYPES
 
-__all__ = ["negation_branches"]
+__all__ = ["EACH_VALUE_KEYWORDS", "negation_branches"]
 
 _NEGATABLE = frozenset({"type", "properties", "required", "items", "contains"})
+#: keywords of one schema that every member, name or item is tested against: with a schema that
+#: accepts everything they test nothing (`additionalProperties: true`)
+EACH_VALUE_KEYWORDS = frozenset({"additionalProperties", "unevaluatedProperties", "propertyNames", "additionalItems",
+                                 "unevaluatedItems", "items"})
 _OBJECT_KEYS = frozenset({"properties", "required"})
 _ARRAY_KEYS = frozenset({"items", "contains"})
 
@@ -30,12 +34,13 @@ def negation_branches(kw: dict, types: list[str], validation: frozenset, draft: 
     item outside `items` cannot be written). None when the condition says more than the keywords above."""
     if draft < 6:
         validation = validation - {"contains"}
-    keys = {k for k in kw if k in validation}
-    if not keys or not keys <= _NEGATABLE:
-        return None
-
     def trivial(v: Any) -> bool:
         return v is True or (isinstance(v, dict) and not any(k in validation for k in v))
+
+    # (a member's or item's schema that accepts everything tests nothing: `additionalProperties: true`)
+    keys = {k for k in kw if k in validation and not (k in EACH_VALUE_KEYWORDS and trivial(kw[k]))}
+    if not keys or not keys <= _NEGATABLE:
+        return None
 
     props = kw.get("properties", {})
     required = kw.get("required", [])
@@ -62,22 +67,33 @@ def negation_branches(kw: dict, types: list[str], validation: frozenset, draft: 
         if not trivial(items):
             out.append({"type": "array", "contains": {"not": items}})
         if "contains" in kw:
-            out.append({"type": "array", "items": {"not": contains}})
+            # (every item inside `items`: disjoint from the branch before)
+            out.append({"type": "array", "items": {"not": contains} if trivial(items)
+                        else {"allOf": [items, {"not": contains}]}})
         return out
     if "type" in keys and "object" not in types:
         return out  # properties/required test objects only, and no object passes the type
     # every object branch declares the condition's names in its order (true: no constraint), so
-    # that the keys of an object on either side are written in one order
+    # that the keys of an object on either side are written in one order. The branches are
+    # disjoint (the first name that rejects, those before it not): overlapping object rules
+    # would be one text parsed two ways (a reduce/reduce conflict in the grammar path)
     names = list(dict.fromkeys([*props, *required]))
+    before: dict = {}  # name -> what the branches after its own say of it (it did not reject)
 
     def declared(name: str, sub: Any) -> dict:
-        return {n: (sub if n == name else True) for n in names}
+        return {n: (sub if n == name else before.get(n, True)) for n in names}
 
-    for name in dict.fromkeys(required):
-        out.append({"type": "object", "properties": declared(name, False)})
+    uniq = list(dict.fromkeys(required))
+    for i, name in enumerate(uniq):
+        out.append({"type": "object", "properties": declared(name, False), **({"required": uniq[:i]} if i else {})})
     for name, sub in props.items():
         if sub is False:
-            out.append({"type": "object", "required": [name], "properties": declared(name, True)})
+            out.append({"type": "object", "required": list(dict.fromkeys([*uniq, name])),
+                        "properties": declared(name, True)})
         elif not trivial(sub):
-            out.append({"type": "object", "required": [name], "properties": declared(name, {"not": sub})})
+            out.append({"type": "object", "required": list(dict.fromkeys([*uniq, name])),
+                        "properties": declared(name, {"not": sub})})
+        else:
+            continue
+        before[name] = sub
     return out

@@ -14,7 +14,7 @@ from typing import Any, Iterator, NamedTuple
 
 from ..errors import UnsupportedSchemaError
 from .multiples import multiple_lcm
-from .negation import negation_branches
+from .negation import EACH_VALUE_KEYWORDS, negation_branches
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
@@ -364,7 +364,9 @@ class Normalizer:
             return None
         if isinstance(sub, RuleRef):
             return None  # a recursive $ref: the emitter reports it
-        keys = {k for k in sub if k in VALIDATION}
+        # (a keyword whose schema accepts everything says nothing under `not`, whose annotations
+        # are dropped: `not {type: object, additionalProperties: true}` is a type list)
+        keys = {k for k in sub if k in VALIDATION and not (k in EACH_VALUE_KEYWORDS and constrains_nothing(sub[k]))}
         if not keys and not sub.groups and not sub.not_enum:
             return False  # not {} rejects everything
         if sub.groups or sub.not_enum:
