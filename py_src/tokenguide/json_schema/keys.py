@@ -65,10 +65,19 @@ def extra_member(em: Any, s: Node, names: list[str], addl: Any, pprops: dict) ->
         except PatternError as exc:
             em.unsupported("patternProperties", ppt, str(exc))
             continue
+        key = None if body is None else f'"{body}"'
+        if key is not None and em.sink is not None and ("(?=" in key or "(?!" in key):
+            # the grammar path's keys are terminals, which hold no lookahead: the same keys by
+            # the automaton (the lookahead reads the key alone: its content, then the quote)
+            key = lookahead_free(key, (PLACEHOLDER_BASE, PLACEHOLDER_END))
+            if key is None:
+                em.unsupported("patternProperties", ppt, f"pattern {pat!r} has a lookahead whose keys have "
+                               f"no automaton of at most {MAX_ELIMINATED_STATES:,} states; use path='regex'")
+                continue
         g = groups.setdefault(canon(psch), _Group(psch, ppt))
         g.patterns.append(pat)
-        if body is not None:
-            g.keys.append(f'"{body}"')
+        if key is not None:
+            g.keys.append(key)
         g.universal = g.universal or comp is None
     glist = list(groups.values())
     if len(glist) > MAX_PATTERN_GROUPS:

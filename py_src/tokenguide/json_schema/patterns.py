@@ -1,9 +1,11 @@
 """ECMA 262 `pattern` regexes translated to regexes over serialized JSON string content.
 
 A schema's `pattern` is searched (unanchored) in the decoded string, with ASCII `\\d \\w`, and
-`.` excluding line terminators. The translation reads the pattern with re's own parser (through
-the one shim, `tokenguide.regex.sre`) and writes a regex over the canonical json.dumps
-serialization of the string, so escapes count as one character.
+`.` excluding line terminators; Unicode property escapes (`\\p{L}`) and lookaheads are read as
+ECMA-262's `u` mode does (module `tokenguide.regex.properties`), lookbehinds are refused. The
+translation reads the pattern with re's own parser (through the one shim,
+`tokenguide.regex.sre`) and writes a regex over the canonical json.dumps serialization of the
+string, so escapes count as one character.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import re
 
 from ..regex import ranges as R
+from ..regex.properties import UnknownPropertyError, property_ranges
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
@@ -40,9 +43,53 @@ _CATEGORIES = {
 }
 
 
+#: placeholder code point -> the code points of a property escape (`\p{L}`, `\P{Nd}`) it stands
+#: for while re's parser, which has no property escapes, reads the pattern; never in any output
+_PROPERTY_MARKS: dict[int, R.Ranges] = {}
+_MARK_OF: dict[tuple[bool, str], int] = {}
+_MARK_BASE = 0x10FD00  # (plane 16, private use: a pattern holding such characters is refused)
+
+
+def _with_property_marks(pattern: str) -> str:
+    """`pattern` with each Unicode property escape (read as ECMA-262's `u` mode does) replaced
+    by a placeholder character that `item_ranges` reads back. Raises PatternError."""
+    if "\\p{" not in pattern and "\\P{" not in pattern:
+        return pattern
+    if any(ord(ch) >= _MARK_BASE for ch in pattern):
+        raise PatternError(f"pattern {pattern!r} holds property escapes and plane-16 private-use characters")
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        if pattern[i + 1:i + 3] in ("p{", "P{"):
+            end = pattern.find("}", i + 3)
+            if end < 0:
+                raise PatternError(f"pattern {pattern!r} has an unterminated property escape at {i}")
+            name = pattern[i + 3:end]
+            negated = pattern[i + 1] == "P"
+            mark = _MARK_OF.get((negated, name))
+            if mark is None:
+                try:
+                    found = property_ranges(name)
+                except UnknownPropertyError as exc:
+                    raise PatternError(f"pattern {pattern!r}: {exc}") from None
+                mark = _MARK_OF[(negated, name)] = _MARK_BASE + len(_MARK_OF)
+                _PROPERTY_MARKS[mark] = R.complement(found) if negated else found
+            out.append(chr(mark))
+            i = end + 1
+            continue
+        out.append(pattern[i:i + 2])  # any other escape, as re reads it
+        i += 2
+    return "".join(out)
+
+
 def _parse(pattern: str):
     try:
-        parsed = sre_parse(pattern, 0)
+        parsed = sre_parse(_with_property_marks(pattern), 0)
     except re.error as exc:
         raise PatternError(f"pattern {pattern!r} is not a regular expression tokenguide can read ({exc})")
     except (RecursionError, OverflowError) as exc:
@@ -73,9 +120,9 @@ def _category(code) -> R.Ranges:
 def item_ranges(op, av) -> R.Ranges | None:
     """The code points a single-character item matches, or None if it is not one."""
     if op == C.LITERAL:
-        return R.normalize([(av, av)])
+        return _PROPERTY_MARKS[av] if av in _PROPERTY_MARKS else R.normalize([(av, av)])
     if op == C.NOT_LITERAL:
-        return R.complement(R.normalize([(av, av)]))
+        return R.complement(_PROPERTY_MARKS[av] if av in _PROPERTY_MARKS else R.normalize([(av, av)]))
     if op == C.ANY:
         return _ECMA_DOT
     if op == C.CATEGORY:
@@ -87,8 +134,10 @@ def item_ranges(op, av) -> R.Ranges | None:
             if iop == C.NEGATE:
                 negate = True
             elif iop == C.LITERAL:
-                rs.append((iav, iav))
+                rs.extend(_PROPERTY_MARKS[iav] if iav in _PROPERTY_MARKS else [(iav, iav)])
             elif iop == C.RANGE:
+                if any(end in _PROPERTY_MARKS for end in iav):
+                    raise PatternError("a property escape (\\p{...}) as the end of a range")
                 rs.append(iav)
             elif iop == C.CATEGORY:
                 rs.extend(_category(iav))
@@ -120,9 +169,40 @@ def _item(op, av) -> str | None:
         if body == "":
             return ""
         return rep(body, lo, hi)
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return _lookahead(op, av)
     if op == C.AT:
         raise PatternError("an anchor (^, $, \\b) inside the pattern")
     raise PatternError(f"{str(op).lower()} (lookaround, backreference or similar) is not regular")
+
+
+def _lookahead(op, av) -> str | None:
+    """An ECMA lookahead as one over the serialized content: its body reads the characters after
+    it, and a `$` that ends it is the closing quote (a raw `"` is never content). Lookbehinds are
+    refused: the content before a point is not in view of the automaton there."""
+    direction, sub = av
+    if direction < 0:
+        raise PatternError("a lookbehind ((?<=...) or (?<!...)) is not supported")
+    items = list(sub.data)
+    end = bool(items) and items[-1][0] == C.AT and items[-1][1] in (C.AT_END, C.AT_END_STRING)
+    body = _body(items[:-1] if end else items)
+    if body is None:  # nothing can follow as the lookahead says
+        return None if op == C.ASSERT else ""
+    return ("(?=" if op == C.ASSERT else "(?!") + body + ('"' if end else "") + ")"
+
+
+def _looks_ahead(items: list) -> bool:
+    """Does a parsed sequence hold a lookahead at any depth? (an empty match then needs it to hold)"""
+    for op, av in items:
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            return True
+        if op == C.SUBPATTERN and _looks_ahead(list(av[-1].data)):
+            return True
+        if op == C.BRANCH and any(_looks_ahead(list(b.data)) for b in av[1]):
+            return True
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) and _looks_ahead(list(av[2].data)):
+            return True
+    return False
 
 
 def _split_anchors(items: list):
@@ -183,7 +263,8 @@ def pattern_complement(pattern: str) -> str | None | bool:
     branches = _top_branches(list(parsed.data))
     for branch in branches:
         start, body, end = _split_anchors(branch)
-        if not (start and end) and pattern_width(body)[0] == 0 and all(op != C.AT for op, _ in body):
+        if not (start and end) and pattern_width(body)[0] == 0 and all(op != C.AT for op, _ in body) \
+                and not _looks_ahead(body):
             return None  # an empty match is found in every string
     if len(branches) != 1:
         return False
@@ -268,8 +349,8 @@ def ecma_search(pattern: str, text: str) -> bool:
     rx = _SEARCH_CACHE.get(pattern)
     if rx is None:
         body = pattern_to_string_body(pattern)
-        rx = re.compile("(?!)" if body is None else body)
+        rx = re.compile("(?!)" if body is None else body + '"')  # (a lookahead's `$` reads the closing quote)
         if len(_SEARCH_CACHE) >= 1024:  # bounded for long-running processes (schemas keep coming)
             _SEARCH_CACHE.clear()
         _SEARCH_CACHE[pattern] = rx
-    return rx.fullmatch(json.dumps(text, ensure_ascii=False)[1:-1]) is not None
+    return rx.fullmatch(json.dumps(text, ensure_ascii=False)[1:]) is not None

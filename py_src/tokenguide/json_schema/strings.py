@@ -186,9 +186,10 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
     out: str | None = main
     for kw, check in checks:
         out = string_intersection(out, check)
-    if em.sink is not None and checks:  # grammar mode: rules from the intersection's exact automaton
+    # grammar mode: rules from the exact automaton of the intersection, or of a pattern's lookahead
+    if em.sink is not None and (checks or "(?=" in out or "(?!" in out):
         d = lexeme_dfa(out)
-        kw = checks[0][0]
+        kw = checks[0][0] if checks else "pattern"
         if d is not None and not d.finals:  # no string satisfies them all: the value cannot occur
             kw = kw if kw in s else "format"
             em.norm.note_empty(kw, s.kptr(kw), "no string satisfies format, pattern and lengths together")

@@ -1,0 +1,96 @@
+"""`pattern` with ECMA-262 lookaheads, `(?=...)` and `(?!...)` (AWS CloudFormation's tag keys
+`^(?!aws:)...`, "no two dots" `^(?!.*\\.\\.)`, the tempered token `((?!ab).)*`): a lookahead is
+regular, so both paths write it exactly, the regex path as a lookahead over the serialized
+string content, the grammar path as the automaton of the string (a lexeme; for a key, a
+lookahead-free regex). Judged against jsonschema (Python's re reads these patterns as ECMA-262
+does) on strings built to hit both sides, escapes and line terminators included."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import jsonschema
+import pytest
+from grammar_oracle import acceptor
+
+from tokenguide.errors import UnsupportedSchemaError
+from tokenguide.json_schema import compile_json_schema
+from tokenguide.json_schema.patterns import ecma_search, pattern_complement
+
+PATTERNS = [
+    "^(?!aws:)[a-zA-Z+-=._:/]+$",
+    "^(?!.*\\.\\.)[a-z.]+$",
+    "^((?!ab).)*$",
+    "(?=x$)",
+    "^a(?=b)",
+    "^(?!\\s)(?!.*\\s$).+$",
+    "(?!a)b",
+    "^(?=.*[0-9])(?=.*[a-z]).{3,}$",
+    "^(?!(?:x|y\"))",
+    "a(?!$)",
+]
+ALPHABET = ["a", "b", "x", "y", "0", ".", ":", " ", "\n", '"', "\\", "aws:", "é"]
+
+
+def _strings(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    out = ["", "aws:", "aws:x", "ab", "a.b", "a..b", " a", "a ", "x", "b", "ab1", "a1b2", 'y"', "a\n"]
+    for _ in range(n):
+        out.append("".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 6))))
+    # (Python's `$` also matches before a final newline, ECMA-262's does not: no string ends with one)
+    return [s + "a" if s.endswith("\n") else s for s in out]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("path", ["regex", "grammar"])
+def test_a_pattern_with_a_lookahead_agrees_with_jsonschema(pattern, path):
+    schema = {"type": "string", "pattern": pattern}
+    oracle = jsonschema.Draft202012Validator(schema)
+    accepts = acceptor(compile_json_schema(schema, path=path))
+    verdicts = set()
+    for s in _strings(PATTERNS.index(pattern), 150):
+        verdicts.add(oracle.is_valid(s))
+        assert accepts(json.dumps(s, ensure_ascii=False)) == oracle.is_valid(s), s
+        assert ecma_search(pattern, s) == oracle.is_valid(s), s
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("extra", [False, {"type": "string"}])
+def test_pattern_properties_with_a_lookahead_agree_with_jsonschema(path, extra):
+    schema = {"type": "object", "properties": {"aws:name": {"type": "boolean"}},
+              "patternProperties": {"^(?!aws:)[a-z:]+$": {"type": "integer"}}, "additionalProperties": extra}
+    oracle = jsonschema.Draft202012Validator(schema)
+    accepts = acceptor(compile_json_schema(schema, path=path))
+    keys = ["ab", "aws:x", "aws:name", "b:c", "AWS", "a b", "aws"]
+    values = [1, "s", True]
+    docs = [{}] + [{k: v} for k in keys for v in values] + \
+        [{k1: v1, k2: v2} for (k1, v1), (k2, v2) in itertools.combinations(itertools.product(keys[:4], values[:2]), 2)
+         if k1 != k2]
+    verdicts = set()
+    for doc in docs:
+        verdicts.add(oracle.is_valid(doc))
+        assert accepts(json.dumps(doc, separators=(",", ":"))) == oracle.is_valid(doc), doc
+    assert verdicts == {True, False}
+
+
+def test_a_pattern_of_lookaheads_alone_is_not_taken_for_one_every_string_matches():
+    """An empty match of `(?=x)` needs an `x` after it: not every string has one (a pattern of
+    width 0 without anchors was taken to match every string)."""
+    assert pattern_complement("(?=x)") is False
+    assert pattern_complement("x*") is None
+    schema = {"type": "object", "patternProperties": {"(?=x)": {"type": "integer"}}, "additionalProperties": False}
+    oracle = jsonschema.Draft202012Validator(schema)
+    for path in ("regex", "grammar"):
+        accepts = acceptor(compile_json_schema(schema, path=path))
+        for doc in ({}, {"ax": 1}, {"ab": 1}, {"x": "s"}):
+            assert accepts(json.dumps(doc, separators=(",", ":"))) == oracle.is_valid(doc), (path, doc)
+
+
+@pytest.mark.parametrize("pattern", ["(?<=a)b", "(?<!a)b", "(?=(a))\\1"])
+def test_lookbehinds_and_backreferences_stay_refused_by_name(pattern):
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema({"type": "object", "properties": {"p": {"type": "string", "pattern": pattern}}})
+    assert (info.value.keyword, info.value.pointer) == ("pattern", "#/properties/p/pattern")
