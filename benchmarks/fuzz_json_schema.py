@@ -24,6 +24,7 @@ import argparse
 import copy
 import json
 import multiprocessing as mp
+import re
 import signal
 import sys
 import time
@@ -41,6 +42,7 @@ if str(ROOT) not in sys.path:
 import jsonschema  # noqa: E402
 
 from benchmarks import bench_json_schema as bench  # noqa: E402
+from benchmarks.cloudformation_corpus import has_property_escape, property_search  # noqa: E402
 from benchmarks.schema_gen import random_instances, random_schema  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
@@ -59,6 +61,16 @@ def _multiple_of(validator, divisor, instance, schema):
         yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
 
 
+def _pattern(validator, pattern, instance, schema):
+    """pattern as jsonschema reads it (re.search), but with ECMA-262's property escapes (`\\p{L}`),
+    which re lacks, read by the `regex` module (cloudformation_corpus.property_search)."""
+    if not validator.is_type(instance, "string"):
+        return
+    found = property_search(pattern, instance) if has_property_escape(pattern) else re.search(pattern, instance)
+    if not found:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 _ORACLES: dict = {}
 
 
@@ -68,7 +80,7 @@ def oracle(schema: Any) -> Callable[[Any], bool]:
     written, as JSON Schema means them)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if cls not in _ORACLES:
-        _ORACLES[cls] = jsonschema.validators.extend(cls, {"multipleOf": _multiple_of})
+        _ORACLES[cls] = jsonschema.validators.extend(cls, {"multipleOf": _multiple_of, "pattern": _pattern})
     v = _ORACLES[cls](schema, format_checker=_CHECKER)
     return v.is_valid
 

@@ -191,3 +191,44 @@ def test_inline_local_refs_draft7_ignores_ref_siblings_and_budget(unseen):
     assert unseen.inline_local_refs(schema) == {"$schema": schema["$schema"], "properties": {"a": {"type": "string"}}}
     with pytest.raises(unseen.InlineTooLarge):
         unseen.inline_local_refs(TREE, repeat=50, budget=100)
+
+
+@pytest.fixture(scope="module")
+def cfn():
+    return load("cloudformation_corpus")
+
+
+def test_generation_patterns_are_a_subset_re_can_read(cfn):
+    """Property escapes become a few of their characters (a class, or inside a class the
+    characters alone): a subset of the language outside negated classes (inside one, a
+    superset: the oracle judges every generated instance anyway); an escaped backslash before
+    `p` stays as it is."""
+    pytest.importorskip("regex", reason="the regex module (the oracle for property escapes) is not installed")
+    import re
+
+    assert re.compile(cfn.generation_pattern("[^\\p{N}]"))
+    for pattern in ("^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$", "^\\p{Lu}\\P{L}+$", "x\\p{gc=Nd}y"):
+        assert cfn.has_property_escape(pattern)
+        generated = re.compile(cfn.generation_pattern(pattern))
+        for s in ("ab c_1", "Aé", "x5y", "a", "Q!!", "٣"):
+            if generated.search(s):
+                assert cfn.property_search(pattern, s), (pattern, s)
+    assert not cfn.has_property_escape("a\\\\p{L}")
+    assert cfn.generation_pattern("a\\\\p{L}") == "a\\\\p{L}"
+
+
+def test_the_oracle_reads_property_escapes_with_the_end_of_input_dollar(cfn):
+    pytest.importorskip("regex", reason="the regex module (the oracle for property escapes) is not installed")
+    fuzz = load("fuzz_json_schema")
+    valid = fuzz.oracle({"pattern": "^[\\p{L}\\p{Z}]+$"})
+    assert valid("héllo wörld") and not valid("h3llo") and not valid("hello\n") and valid(5)
+    assert fuzz.oracle({"type": "string", "pattern": "^a+$"})("aa") and not fuzz.oracle({"pattern": "^a+$"})("b")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cfnlint") is None, reason="cfn-lint (the bench extra) is not installed")
+def test_cloudformation_corpus_takes_every_nth_and_flags_remote_refs(unseen, cfn):
+    entries = cfn.cloudformation_corpus(300, 1, unseen.external_refs)
+    assert entries and all(name.startswith("cloudformation/AWS::") for name, _, _ in entries)
+    assert cfn.cloudformation_corpus(0, 0, unseen.external_refs) == []
+    for _, schema, skip in entries:
+        assert (skip != "") == any(True for _ in unseen.external_refs(schema))
