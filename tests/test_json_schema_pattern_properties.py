@@ -93,3 +93,19 @@ def test_an_escaped_backslash_before_p_is_no_property_escape():
     schema = {"type": "string", "pattern": "^a\\\\p$"}
     accepts = acceptor(compile_json_schema(schema, path="regex"))
     assert accepts(json.dumps("a\\p")) and not accepts(json.dumps("ab"))
+
+
+def test_a_tag_pattern_in_a_group_takes_its_length_in_the_repeat():
+    """`^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$` under maxLength 128 (every AWS resource's tags): the
+    group around the one repeat is looked through, so the length bounds the repeat. Written as a
+    length lookahead instead, the grammar path's automaton passed 2,000 states (UTF-8 letters
+    times 128) and the schema fell back to the depth-capped regex path."""
+    schema = {"type": "object", "properties": {"Key": {"type": "string", "minLength": 1, "maxLength": 128,
+                                                       "pattern": "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$"}},
+              "additionalProperties": {"type": "object"}}
+    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    oracle = _oracle("^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$")
+    for key in ("", "a", "é" * 128, "é" * 129, "ab c:1", "a!b", "Ж" * 127 + "1", "x" * 200):
+        expected = 1 <= len(key) <= 128 and oracle.search(key) is not None
+        doc = {"Key": key, "more": {"deep": {"er": [{}]}}}
+        assert accepts(json.dumps(doc, ensure_ascii=False, separators=(",", ":"))) == expected, key

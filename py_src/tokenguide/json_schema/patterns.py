@@ -315,6 +315,8 @@ def pattern_width(items: list) -> tuple[int, int]:
 
 def _fit_length(body: list, start: bool, end: bool, min_len: int, max_len: int | None, pattern: str) -> list:
     """Return `body` changed so its strings have a length in [min_len, max_len], or raise."""
+    while len(body) == 1 and body[0][0] == C.SUBPATTERN and not body[0][1][1] and not body[0][1][2]:
+        body = list(body[0][1][-1].data)  # `^(X*)$` is `^X*$` (AWS tags: `^([\p{L}\p{Z}...]*)$`)
     if start and end:
         lo, hi = pattern_width(body)
         if lo >= min_len and (max_len is None or hi <= max_len):
