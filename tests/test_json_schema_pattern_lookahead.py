@@ -94,3 +94,45 @@ def test_lookbehinds_and_backreferences_stay_refused_by_name(pattern):
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema({"type": "object", "properties": {"p": {"type": "string", "pattern": pattern}}})
     assert (info.value.keyword, info.value.pointer) == ("pattern", "#/properties/p/pattern")
+
+
+# Patterns of AWS CloudFormation's resource schemas that were refused: `$` inside a group, a
+# lookbehind before the final `$`, `(?s)` (re's reading: `.` takes every character), and a
+# surrogate pair escape (one code point, as in ECMA-262's `u` mode). The oracle is re, with `$`
+# as `\Z` (ECMA's end of input) and the pair as the code point it spells.
+READINGS = {
+    "^app-([0-9a]{2}$)": "^app-([0-9a]{2}\\Z)",
+    "a(b$|c)": "a(b\\Z|c)",
+    "(?s).*x": "(?s).*x",
+    "^(?s:a.b)$": "^(?s:a.b)\\Z",
+    "^[0-9a-z\\.\\-]*(?<!\\.)$": "^[0-9a-z\\.\\-]*(?<!\\.)\\Z",
+    "^[a-z]*(?<=ab)$": "^[a-z]*(?<=ab)\\Z",
+    "^[\\u0020-\\uD7FF\\uE000-\\uFFFD\\uD800\\uDC00-\\uDBFF\\uDFFF\\r\\n\\t]*$":
+        "^[\\u0020-\\uD7FF\\uE000-\\uFFFD\\U00010000-\\U0010FFFF\\r\\n\\t]*\\Z",
+}
+
+
+@pytest.mark.parametrize("pattern", sorted(READINGS))
+@pytest.mark.parametrize("path", ["regex", "grammar"])
+def test_anchors_lookbehinds_dotall_and_surrogate_pairs_agree_with_re(pattern, path):
+    import re
+
+    oracle = re.compile(READINGS[pattern])
+    accepts = acceptor(compile_json_schema({"type": "string", "pattern": pattern}, path=path))
+    rng = random.Random(len(pattern))
+    chars = ["a", "b", "ab", "x", "0", ".", "-", "\n", "\r", "😀", "\ufffe", "\u0001", "Z"]
+    verdicts = set()
+    for _ in range(300):
+        s = ("app-" if pattern.startswith("^app") else "") + "".join(rng.choice(chars) for _ in range(rng.randint(0, 5)))
+        verdicts.add(oracle.search(s) is not None)
+        assert accepts(json.dumps(s, ensure_ascii=False)) == (oracle.search(s) is not None), s
+        assert ecma_search(pattern, s) == (oracle.search(s) is not None), s
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("pattern", ["^a(?<=a)b", "a^b", "(?i)a", "^(?s).+$"])
+def test_other_anchors_and_flags_stay_refused_by_name(pattern):
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema({"type": "string", "pattern": pattern})
+    assert (info.value.keyword, info.value.pointer) == ("pattern", "#/pattern")
+

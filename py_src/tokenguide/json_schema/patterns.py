@@ -48,12 +48,13 @@ _CATEGORIES = {
 _PROPERTY_MARKS: dict[int, R.Ranges] = {}
 _MARK_OF: dict[tuple[bool, str], int] = {}
 _MARK_BASE = 0x10FD00  # (plane 16, private use: a pattern holding such characters is refused)
+_PAIR = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)  # a surrogate pair escape
 
 
 def _with_property_marks(pattern: str) -> str:
     """`pattern` with each Unicode property escape (read as ECMA-262's `u` mode does) replaced
     by a placeholder character that `item_ranges` reads back. Raises PatternError."""
-    if "\\p{" not in pattern and "\\P{" not in pattern:
+    if "\\p{" not in pattern and "\\P{" not in pattern and not _PAIR.search(pattern):
         return pattern
     if any(ord(ch) >= _MARK_BASE for ch in pattern):
         raise PatternError(f"pattern {pattern!r} holds property escapes and plane-16 private-use characters")
@@ -82,6 +83,12 @@ def _with_property_marks(pattern: str) -> str:
             out.append(chr(mark))
             i = end + 1
             continue
+        pair = _PAIR.match(pattern, i)
+        if pair is not None:  # `\\uD83D\\uDE00`: one code point in ECMA-262's `u` mode (re: two surrogates)
+            hi, lo = int(pair.group(1), 16), int(pair.group(2), 16)
+            out.append(f"\\U{0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00):08x}")
+            i = pair.end()
+            continue
         out.append(pattern[i:i + 2])  # any other escape, as re reads it
         i += 2
     return "".join(out)
@@ -95,9 +102,29 @@ def _parse(pattern: str):
     except (RecursionError, OverflowError) as exc:
         raise PatternError(f"pattern {pattern!r} is too complex ({exc})")
     flags = parsed.state.flags
-    if flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_MULTILINE | C.SRE_FLAG_DOTALL | C.SRE_FLAG_VERBOSE):
+    if flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_MULTILINE | C.SRE_FLAG_VERBOSE):
         raise PatternError(f"pattern {pattern!r} uses inline flags")
+    if flags & C.SRE_FLAG_DOTALL:
+        # `(?s)` (no ECMA-262 syntax, but schemas in the wild write `(?s).*`): `.` as re reads
+        # it then, every character
+        _dot_all(parsed.data)
     return parsed
+
+
+def _dot_all(items: list) -> None:
+    """Replace every `.` of a parsed sequence, at any depth, by the class of all characters."""
+    for i, (op, av) in enumerate(items):
+        if op == C.ANY:
+            items[i] = (C.IN, [(C.RANGE, (0, 0x10FFFF))])
+        elif op == C.SUBPATTERN:
+            _dot_all(av[-1].data)
+        elif op == C.BRANCH:
+            for b in av[1]:
+                _dot_all(b.data)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            _dot_all(av[2].data)
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            _dot_all(av[1].data)
 
 
 def _body(items: list) -> str | None:
@@ -154,8 +181,10 @@ def _item(op, av) -> str | None:
         return json_chars(rs)
     if op == C.SUBPATTERN:
         sub = av[-1]
-        if av[1] or av[2]:
-            raise PatternError("scoped inline flags")
+        if (av[1] & ~C.SRE_FLAG_DOTALL) or av[2]:
+            raise PatternError("scoped inline flags other than (?s:...)")
+        if av[1]:
+            _dot_all(sub.data)  # (ECMA-262's modifiers: `.` takes every character inside)
         body = _body(list(sub.data))
         return None if body is None else group(body) if body else ""
     if op == C.BRANCH:
@@ -171,8 +200,10 @@ def _item(op, av) -> str | None:
         return rep(body, lo, hi)
     if op in (C.ASSERT, C.ASSERT_NOT):
         return _lookahead(op, av)
+    if op == C.AT and av in (C.AT_END, C.AT_END_STRING):
+        return '(?=")'  # the end of the string, inside a group (`^app-([0-9A-Za-z]{10}$)`): the closing quote next
     if op == C.AT:
-        raise PatternError("an anchor (^, $, \\b) inside the pattern")
+        raise PatternError("an anchor (^, \\b) inside the pattern")
     raise PatternError(f"{str(op).lower()} (lookaround, backreference or similar) is not regular")
 
 
@@ -245,14 +276,33 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     results: list[str | None] = []
     for branch in _top_branches(list(parsed.data)):
         start, body, end = _split_anchors(branch)
+        ending = ""
+        if end and body and body[-1][0] in (C.ASSERT, C.ASSERT_NOT) and body[-1][1][0] < 0:
+            ending = _ending(body[-1])
+            body = body[:-1]
+            if ending is None:
+                results.append(None)
+                continue
         if min_len > 0 or max_len is not None:
             body = _fit_length(body, start, end, min_len, max_len, pattern)
         text = _body(body)
         if text is None:
             results.append(None)
             continue
-        results.append(("" if start else anychar) + text + ("" if end else anychar))
+        results.append(ending + ("" if start else anychar) + text + ("" if end else anychar))
     return alt(results)
+
+
+def _ending(item) -> str | None:
+    """A lookbehind right before the final `$` (`^[0-9a-z.-]*(?<!\\.)$`: "not ending with a dot")
+    as a lookahead at the start of the content: the content ends (or does not) with its body.
+    None when it must and its body matches nothing."""
+    op, (_, sub) = item
+    body = _body(list(sub.data))
+    if body is None:
+        return None if op == C.ASSERT else ""
+    return ("(?=" if op == C.ASSERT else "(?!") + STRING_CHAR + "*" + body + '")'
+
 
 
 def pattern_complement(pattern: str) -> str | None | bool:
