@@ -103,6 +103,10 @@ def test_lookbehinds_and_backreferences_stay_refused_by_name(pattern):
 READINGS = {
     "^app-([0-9a]{2}$)": "^app-([0-9a]{2}\\Z)",
     "a(b$|c)": "a(b\\Z|c)",
+    # a `^` that only zero-width items come before, in a start-anchored pattern, always holds
+    "^(^arn:[a-z]+)$": "^(^arn:[a-z]+)\\Z",
+    "^(?=^[a-z0-9-]+$).{3,5}$": "^(?=^[a-z0-9-]+\\Z).{3,5}\\Z",
+    "^(^a|b)": "^(^a|b)",
     "(?s).*x": "(?s).*x",
     "^(?s:a.b)$": "^(?s:a.b)\\Z",
     "^[0-9a-z\\.\\-]*(?<!\\.)$": "^[0-9a-z\\.\\-]*(?<!\\.)\\Z",
@@ -120,7 +124,7 @@ def test_anchors_lookbehinds_dotall_and_surrogate_pairs_agree_with_re(pattern, p
     oracle = re.compile(READINGS[pattern])
     accepts = acceptor(compile_json_schema({"type": "string", "pattern": pattern}, path=path))
     rng = random.Random(len(pattern))
-    chars = ["a", "b", "ab", "x", "0", ".", "-", "\n", "\r", "😀", "\ufffe", "\u0001", "Z"]
+    chars = ["a", "b", "ab", "x", "arn:", "0", ".", "-", "\n", "\r", "😀", "\ufffe", "\u0001", "Z"]
     verdicts = set()
     for _ in range(300):
         s = ("app-" if pattern.startswith("^app") else "") + "".join(rng.choice(chars) for _ in range(rng.randint(0, 5)))
@@ -130,7 +134,7 @@ def test_anchors_lookbehinds_dotall_and_surrogate_pairs_agree_with_re(pattern, p
     assert verdicts == {True, False}
 
 
-@pytest.mark.parametrize("pattern", ["^a(?<=a)b", "a^b", "(?i)a", "^(?s).+$"])
+@pytest.mark.parametrize("pattern", ["^a(?<=a)b", "a^b", "^a?^b", "(?i)a", "^(?s).+$"])
 def test_other_anchors_and_flags_stay_refused_by_name(pattern):
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema({"type": "string", "pattern": pattern})

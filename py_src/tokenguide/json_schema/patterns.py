@@ -276,6 +276,8 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     results: list[str | None] = []
     for branch in _top_branches(list(parsed.data)):
         start, body, end = _split_anchors(branch)
+        if start:
+            body = _without_leading_carets(body)
         ending = ""
         if end and body and body[-1][0] in (C.ASSERT, C.ASSERT_NOT) and body[-1][1][0] < 0:
             ending = _ending(body[-1])
@@ -291,6 +293,29 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
             continue
         results.append(ending + ("" if start else anychar) + text + ("" if end else anychar))
     return alt(results)
+
+
+def _without_leading_carets(items: list) -> list:
+    """A start-anchored sequence without the `^`s that only zero-width items come before (in
+    groups, alternatives and lookaheads at its start: `^(^arn:...)$`, `^(?=^[a-z]+$).{3,64}$`):
+    they hold at the one position the match starts at. Other `^`s stay (and are refused)."""
+    out: list = []
+    consumed = False
+    for op, av in items:
+        if not consumed:
+            if op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
+                continue
+            if op == C.SUBPATTERN:
+                sub = av[-1]
+                sub.data = _without_leading_carets(list(sub.data))
+            elif op == C.BRANCH:
+                for b in av[1]:
+                    b.data = _without_leading_carets(list(b.data))
+            elif op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0:
+                av[1].data = _without_leading_carets(list(av[1].data))
+            consumed = pattern_width([(op, av)])[1] != 0
+        out.append((op, av))
+    return out
 
 
 def _ending(item) -> str | None:
