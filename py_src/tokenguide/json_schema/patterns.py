@@ -95,8 +95,11 @@ def _with_property_marks(pattern: str) -> str:
 
 
 def _parse(pattern: str):
+    text = _with_property_marks(pattern)
+    if text.startswith("^(?s)"):
+        text = "(?s)^" + text[5:]  # (re takes a global flag at the very start only: `^(?s).+$`)
     try:
-        parsed = sre_parse(_with_property_marks(pattern), 0)
+        parsed = sre_parse(text, 0)
     except re.error as exc:
         raise PatternError(f"pattern {pattern!r} is not a regular expression tokenguide can read ({exc})")
     except (RecursionError, OverflowError) as exc:
