@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 from ..regex import ranges as R
 from ..regex.properties import UnknownPropertyError, property_ranges
@@ -47,6 +48,7 @@ _CATEGORIES = {
 #: for while re's parser, which has no property escapes, reads the pattern; never in any output
 _PROPERTY_MARKS: dict[int, R.Ranges] = {}
 _MARK_OF: dict[tuple[bool, str], int] = {}
+_MARKS_LOCK = threading.Lock()
 _MARK_BASE = 0x10FD00  # (plane 16, private use: a pattern holding such characters is refused)
 _PAIR = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)  # a surrogate pair escape
 
@@ -72,14 +74,15 @@ def _with_property_marks(pattern: str) -> str:
                 raise PatternError(f"pattern {pattern!r} has an unterminated property escape at {i}")
             name = pattern[i + 3:end]
             negated = pattern[i + 1] == "P"
-            mark = _MARK_OF.get((negated, name))
-            if mark is None:
-                try:
-                    found = property_ranges(name)
-                except UnknownPropertyError as exc:
-                    raise PatternError(f"pattern {pattern!r}: {exc}") from None
-                mark = _MARK_OF[(negated, name)] = _MARK_BASE + len(_MARK_OF)
-                _PROPERTY_MARKS[mark] = R.complement(found) if negated else found
+            try:
+                found = property_ranges(name)
+            except UnknownPropertyError as exc:
+                raise PatternError(f"pattern {pattern!r}: {exc}") from None
+            with _MARKS_LOCK:  # (one mark per escape, whichever thread meets it first)
+                mark = _MARK_OF.get((negated, name))
+                if mark is None:
+                    mark = _MARK_OF[(negated, name)] = _MARK_BASE + len(_MARK_OF)
+                    _PROPERTY_MARKS[mark] = R.complement(found) if negated else found
             out.append(chr(mark))
             i = end + 1
             continue
