@@ -37,7 +37,6 @@ _LONG = {
 _GROUPS = {"L": ("Lu", "Ll", "Lt", "Lm", "Lo"), "LC": ("Lu", "Ll", "Lt"), "M": ("Mn", "Mc", "Me"),
            "N": ("Nd", "Nl", "No"), "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"),
            "S": ("Sm", "Sc", "Sk", "So"), "Z": ("Zs", "Zl", "Zp"), "C": ("Cc", "Cf", "Cs", "Co", "Cn")}
-_SURROGATES = R.normalize([(0xD800, 0xDFFF)])
 
 
 class UnknownPropertyError(ValueError):
@@ -46,7 +45,8 @@ class UnknownPropertyError(ValueError):
 
 @functools.lru_cache(maxsize=1)
 def _by_category() -> dict[str, R.Ranges]:
-    """Two-letter category -> its code points, from the table's runs."""
+    """Two-letter category -> its code points, from the table's runs (`ranges.normalize` drops
+    the surrogates: Cs is empty)."""
     found: dict[str, list[tuple[int, int]]] = {}
     cp = 0
     for word in "".join(unicode_categories.RUNS).split():
@@ -56,7 +56,7 @@ def _by_category() -> dict[str, R.Ranges]:
         cp += n
     if cp != 0x110000:
         raise AssertionError(f"unicode_categories covers {cp:#x} code points, not 0x110000")
-    return {cat: R.difference(R.normalize(rs), _SURROGATES) for cat, rs in found.items()}
+    return {cat: R.normalize(rs) for cat, rs in found.items()}
 
 
 @functools.lru_cache(maxsize=128)
@@ -65,11 +65,11 @@ def property_ranges(name: str) -> R.Ranges:
     UnknownPropertyError for a name ECMA-262 does not give or this module has no table for."""
     cats = _by_category()
     if name == "Any":
-        return R.difference(R.normalize([(0, 0x10FFFF)]), _SURROGATES)
+        return R.ALL
     if name == "ASCII":
         return R.normalize([(0, 0x7F)])
     if name == "Assigned":
-        return R.difference(R.normalize([(0, 0x10FFFF)]), R.normalize(list(cats.get("Cn", ())) + list(_SURROGATES)))
+        return R.complement(cats["Cn"])
     value = name
     if "=" in name:
         key, value = name.split("=", 1)
@@ -79,7 +79,7 @@ def property_ranges(name: str) -> R.Ranges:
     short = _LONG.get(value, value)
     if short in _GROUPS:
         return R.normalize([r for c in _GROUPS[short] for r in cats.get(c, ())])
-    if short in cats or short in ("Cs",):
-        return cats.get(short, R.normalize([]))
+    if short in cats:
+        return cats[short]
     raise UnknownPropertyError(f"\\p{{{name}}} names no General_Category value (ECMA-262's, such as L, "
                                "Letter, Nd, gc=Lu) nor Any, ASCII or Assigned")
