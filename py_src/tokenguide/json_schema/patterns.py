@@ -53,9 +53,10 @@ _MARK_BASE = 0x10FD00  # (plane 16, private use: a pattern holding such characte
 _PAIR = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)  # a surrogate pair escape
 
 
-def _with_property_marks(pattern: str) -> str:
-    """`pattern` with each Unicode property escape (read as ECMA-262's `u` mode does) replaced
-    by a placeholder character that `item_ranges` reads back. Raises PatternError."""
+def _u_mode_escapes(pattern: str) -> str:
+    """`pattern` with the escapes re reads otherwise than ECMA-262's `u` mode rewritten: each
+    Unicode property escape as a placeholder character that `item_ranges` reads back, each
+    surrogate pair escape as the one code point it spells. Raises PatternError."""
     if "\\p{" not in pattern and "\\P{" not in pattern and not _PAIR.search(pattern):
         return pattern
     if any(ord(ch) >= _MARK_BASE for ch in pattern):
@@ -98,7 +99,7 @@ def _with_property_marks(pattern: str) -> str:
 
 
 def _parse(pattern: str):
-    text = _with_property_marks(pattern)
+    text = _u_mode_escapes(pattern)
     if text.startswith("^(?s)"):
         text = "(?s)^" + text[5:]  # (re takes a global flag at the very start only: `^(?s).+$`)
     try:
@@ -110,27 +111,39 @@ def _parse(pattern: str):
     flags = parsed.state.flags
     if flags & (C.SRE_FLAG_IGNORECASE | C.SRE_FLAG_MULTILINE | C.SRE_FLAG_VERBOSE):
         raise PatternError(f"pattern {pattern!r} uses inline flags")
-    if flags & C.SRE_FLAG_DOTALL:
-        # `(?s)` (no ECMA-262 syntax, but schemas in the wild write `(?s).*`): `.` as re reads
-        # it then, every character
-        _dot_all(parsed.data)
+    # `(?s)` and `(?s:...)` (re's syntax and ECMA-262's modifiers; schemas in the wild write
+    # `(?s).*`): `.` as re reads it then, every character
+    _dot_all(parsed.data, bool(flags & C.SRE_FLAG_DOTALL))
     return parsed
 
 
-def _dot_all(items: list) -> None:
-    """Replace every `.` of a parsed sequence, at any depth, by the class of all characters."""
+def _sequences(op, av) -> list:
+    """The parsed sequences (SubPatterns) inside one item: a group's, each alternative's, a
+    repeat's, a lookaround's; none for a single-character item or an anchor."""
+    if op == C.SUBPATTERN:
+        return [av[-1]]
+    if op == C.BRANCH:
+        return list(av[1])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        return [av[2]]
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return [av[1]]
+    return []
+
+
+def _dot_all(items: list, on: bool) -> None:
+    """Replace every `.` under a `(?s)` (`on`) or inside a `(?s:...)` group, at any depth, by
+    the class of all characters, and drop the group's flag once read."""
     for i, (op, av) in enumerate(items):
-        if op == C.ANY:
+        if op == C.ANY and on:
             items[i] = (C.IN, [(C.RANGE, (0, 0x10FFFF))])
-        elif op == C.SUBPATTERN:
-            _dot_all(av[-1].data)
-        elif op == C.BRANCH:
-            for b in av[1]:
-                _dot_all(b.data)
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
-            _dot_all(av[2].data)
-        elif op in (C.ASSERT, C.ASSERT_NOT):
-            _dot_all(av[1].data)
+            continue
+        inner = on
+        if op == C.SUBPATTERN and av[1] & C.SRE_FLAG_DOTALL and not av[2]:
+            inner = True
+            items[i] = (op, (av[0], av[1] & ~C.SRE_FLAG_DOTALL, av[2], av[3]))
+        for sub in _sequences(op, av):
+            _dot_all(sub.data, inner)
 
 
 def _body(items: list) -> str | None:
@@ -187,10 +200,8 @@ def _item(op, av) -> str | None:
         return json_chars(rs)
     if op == C.SUBPATTERN:
         sub = av[-1]
-        if (av[1] & ~C.SRE_FLAG_DOTALL) or av[2]:
+        if av[1] or av[2]:
             raise PatternError("scoped inline flags other than (?s:...)")
-        if av[1]:
-            _dot_all(sub.data)  # (ECMA-262's modifiers: `.` takes every character inside)
         body = _body(list(sub.data))
         return None if body is None else group(body) if body else ""
     if op == C.BRANCH:
@@ -230,16 +241,8 @@ def _lookahead(op, av) -> str | None:
 
 def _looks_ahead(items: list) -> bool:
     """Does a parsed sequence hold a lookahead at any depth? (an empty match then needs it to hold)"""
-    for op, av in items:
-        if op in (C.ASSERT, C.ASSERT_NOT):
-            return True
-        if op == C.SUBPATTERN and _looks_ahead(list(av[-1].data)):
-            return True
-        if op == C.BRANCH and any(_looks_ahead(list(b.data)) for b in av[1]):
-            return True
-        if op in (C.MAX_REPEAT, C.MIN_REPEAT) and _looks_ahead(list(av[2].data)):
-            return True
-    return False
+    return any(op in (C.ASSERT, C.ASSERT_NOT) or any(_looks_ahead(sub.data) for sub in _sequences(op, av))
+               for op, av in items)
 
 
 def _split_anchors(items: list):
@@ -311,14 +314,9 @@ def _without_leading_carets(items: list) -> list:
         if not consumed:
             if op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
                 continue
-            if op == C.SUBPATTERN:
-                sub = av[-1]
-                sub.data = _without_leading_carets(list(sub.data))
-            elif op == C.BRANCH:
-                for b in av[1]:
-                    b.data = _without_leading_carets(list(b.data))
-            elif op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0:
-                av[1].data = _without_leading_carets(list(av[1].data))
+            if op in (C.SUBPATTERN, C.BRANCH) or (op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0):
+                for sub in _sequences(op, av):
+                    sub.data = _without_leading_carets(list(sub.data))
             consumed = pattern_width([(op, av)])[1] != 0
         out.append((op, av))
     return out
@@ -333,7 +331,6 @@ def _ending(item) -> str | None:
     if body is None:
         return None if op == C.ASSERT else ""
     return ("(?=" if op == C.ASSERT else "(?!") + STRING_CHAR + "*" + body + '")'
-
 
 
 def pattern_complement(pattern: str) -> str | None | bool:
