@@ -66,6 +66,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import bench_json_schema as bench  # noqa: E402
 from benchmarks import fuzz_json_schema as fuzz  # noqa: E402
+from benchmarks.regexes import pattern_pieces  # noqa: E402
 from benchmarks.cloudformation_corpus import (  # noqa: E402
     cloudformation_corpus, for_generation, has_property_escape, property_search)
 
@@ -422,22 +423,8 @@ def invalid_instances(valid: list[Any], is_valid: Callable[[Any], bool], count: 
 def ecma_dot(pattern: str) -> str:
     """`pattern` with each `.` outside a class spelled as ECMA-262 reads it: any character but the
     line terminators (Python's `.` takes `\r`, U+2028 and U+2029 too)."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == ".":
-            c = "[^\\n\\r\\u2028\\u2029]"
-        out.append(c)
-        i += 1
-    return "".join(out)
+    return "".join("[^\\n\\r\\u2028\\u2029]" if piece == "." and not in_class else piece
+                   for piece, in_class in pattern_pieces(pattern))
 
 
 def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:

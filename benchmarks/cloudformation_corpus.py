@@ -21,10 +21,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from benchmarks.regexes import pattern_pieces
+
 __all__ = ["cloudformation_dir", "cloudformation_corpus", "has_property_escape", "property_search",
            "generation_pattern", "for_generation"]
 
-_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([pP])\{([^}]*)\}")
+_ESCAPE = re.compile(r"\\([pP])\{([^}]*)\}")  # one property escape (a piece of regexes.pattern_pieces)
 
 
 def cloudformation_dir() -> Path | None:
@@ -53,7 +55,7 @@ def cloudformation_corpus(every: int, offset: int, remote: Any) -> list[tuple[st
 
 
 def has_property_escape(pattern: str) -> bool:
-    return _ESCAPE.search(pattern) is not None
+    return any(_ESCAPE.fullmatch(piece) for piece, _ in pattern_pieces(pattern))
 
 
 def property_search(pattern: str, text: str) -> bool:
@@ -65,20 +67,7 @@ def property_search(pattern: str, text: str) -> bool:
 
 def _ecma_end(pattern: str) -> str:
     """`$` outside classes as `\\Z` (Python's `$` also matches before a final newline)."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if c == "[":
-            in_class = True
-        elif c == "]":
-            in_class = False
-        out.append("\\Z" if c == "$" and not in_class else c)
-        i += 1
-    return "".join(out)
+    return "".join("\\Z" if piece == "$" and not in_class else piece for piece, in_class in pattern_pieces(pattern))
 
 
 _SAMPLES: dict[str, str] = {}
@@ -101,25 +90,13 @@ def generation_pattern(pattern: str) -> str:
     """`pattern` with each property escape replaced by a few of its characters: a class of them,
     or inside a class, the characters alone (a subset of the pattern's language, but inside a
     negated class a superset)."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            m = _ESCAPE.match(pattern, i)
-            if m is not None and not m.group(1):
-                chars = re.escape(_sample(m.group(3), m.group(2) == "P"))
-                out.append(chars if in_class else f"[{chars}]")
-                i = m.end()
-                continue
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if c == "[" and not in_class:
-            in_class = True
-        elif c == "]" and in_class:
-            in_class = False
-        out.append(c)
-        i += 1
+    out = []
+    for piece, in_class in pattern_pieces(pattern):
+        m = _ESCAPE.fullmatch(piece)
+        if m is not None:
+            chars = re.escape(_sample(m.group(2), m.group(1) == "P"))
+            piece = chars if in_class else f"[{chars}]"
+        out.append(piece)
     return "".join(out)
 
 

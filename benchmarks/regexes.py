@@ -4,6 +4,8 @@ The first nine are outlines-core's benchmark suite (regex strings are facts of t
 suite); the rest are JSON pieces and bounded repetitions that are hard on automaton builders.
 """
 
+from typing import Iterator
+
 REGEX_CASES = {
     "email": r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?",
     "complex_phone": "\\+?\\d{1,4}?[-.\\s]?\\(?\\d{1,3}?\\)?[-.\\s]?\\d{1,4}[-.\\s]?\\d{1,4}[-.\\s]?\\d{1,9}",
@@ -27,26 +29,31 @@ HARD_REPETITIONS = {
 ASCII_CLASSES = {r"\d": "[0-9]", r"\w": "[a-zA-Z0-9_]", r"\s": r"[ \t\n\r\x0b\x0c]"}
 
 
-def ascii_version(regex: str) -> str:
-    """The regex with \\d, \\w, \\s spelled as ASCII classes, so engines with other Unicode tables agree."""
-    out = []
-    i = 0
-    in_class = False
+def pattern_pieces(regex: str) -> Iterator[tuple[str, bool]]:
+    """(piece, inside a class) for each piece of a regex's text: an escape (a backslash and the
+    character after it, or a whole property escape `\\p{...}`) or one character. The rewrites
+    of regex texts below and in the benchmarks read a text through it."""
+    i, in_class = 0, False
     while i < len(regex):
         ch = regex[i]
-        if ch == "\\" and i + 1 < len(regex):
-            pair = regex[i : i + 2]
-            if pair in ASCII_CLASSES:
-                body = ASCII_CLASSES[pair]
-                out.append(body[1:-1] if in_class else body)
-            else:
-                out.append(pair)
-            i += 2
+        if ch == "\\":
+            end = regex.find("}", i) + 1 if regex[i + 1:i + 3] in ("p{", "P{") else 0
+            piece = regex[i:end or i + 2]
+            yield piece, in_class
+            i += len(piece)
             continue
+        yield ch, in_class
         if ch == "[" and not in_class:
             in_class = True
         elif ch == "]" and in_class:
             in_class = False
-        out.append(ch)
         i += 1
+
+
+def ascii_version(regex: str) -> str:
+    """The regex with \\d, \\w, \\s spelled as ASCII classes, so engines with other Unicode tables agree."""
+    out = []
+    for piece, in_class in pattern_pieces(regex):
+        body = ASCII_CLASSES.get(piece)
+        out.append(piece if body is None else body[1:-1] if in_class else body)
     return "".join(out)
