@@ -50,13 +50,15 @@ def number_rules(name: str, regex: str, term: Callable[[str], str]) -> list[str]
 
 
 def lexeme_rules(name: str, regex: str, term: Callable[[str], str], holes: dict[int, str],
-                 end_holes: dict[int, str] | None = None) -> list[str]:
+                 end_holes: dict[int, str] | None = None, ended: set[str] | None = None) -> list[str]:
     """Right-linear rules for a lexeme (GrammarSink.lexeme), one per state of its character
     automaton, over terminals of one character class each (disjoint in every state) and the
     rules its holes stand for (`holes`: code point -> rule name, GrammarSink.union). A hole that
     ends the lexeme is `end_holes`' rule where given: a copy of the same body, whose LALR states
     (and lookaheads) are its own, so that what follows the lexeme (` ?}`, space included) and
-    what follows a hole inside one (a single ` `) never meet in one state."""
+    what follows a hole inside one (a single ` `) never meet in one state. The end rules used
+    are added to `ended`."""
+    ends = {holes[cp]: rule for cp, rule in (end_holes or {}).items()}  # hole rule -> its end copy
     d = lexeme_dfa(regex)
     assert d is not None  # strings.constrained_string and GrammarSink.value_lexeme refused it otherwise
     memo: dict = {}
@@ -75,8 +77,10 @@ def lexeme_rules(name: str, regex: str, term: Callable[[str], str], holes: dict[
             if d.live_bytes(t):
                 alts.extend(f"{step} {name}_{t}" for step in steps)
             else:
-                ends = {v: end_holes[cp] for cp, v in holes.items() if end_holes and cp in end_holes}
-                alts.extend(ends.get(step, step) for step in steps)
+                for step in steps:
+                    alts.append(ends.get(step, step))
+                    if step in ends and ended is not None:
+                        ended.add(ends[step])
         body = " | ".join(alts)
         rules.append(f"{name}_{q}: ({body})?" if q in d.finals else f"{name}_{q}: {body}")
     return rules

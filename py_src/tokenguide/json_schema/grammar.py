@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -729,12 +728,10 @@ def _grammar_text(root: str, sink: GrammarSink, restructure: bool, merge_cuts: b
             holes = sink.holes.get(conv.lexeme_placeholder[name], {})
             # (a hole with a rule body gets a copy for where it ends the lexeme: end_copies)
             ends = {cp: f"{conv.names[h]}_end" for cp, h in holes.items() if h in sink.bodies}
-            rules = automaton_rules.lexeme_rules(name, lexeme, conv.term,
-                                                 {cp: conv.names[h] for cp, h in holes.items()}, ends)
-            number_rules.extend(rules)
-            for cp, end in ends.items():
-                if end not in end_copies and any(re.search(rf"\b{end}\b", r) for r in rules):
-                    end_copies[end] = holes[cp]
+            ended: set[str] = set()
+            number_rules.extend(automaton_rules.lexeme_rules(
+                name, lexeme, conv.term, {cp: conv.names[h] for cp, h in holes.items()}, ends, ended))
+            end_copies.update((ends[cp], holes[cp]) for cp in ends if ends[cp] in ended)
             for h in holes.values():
                 if h in sink.lexemes:
                     conv.lexeme_placeholder[sink.names[h]] = h

@@ -28,7 +28,7 @@ from typing import Any
 from ..errors import UnsupportedSchemaError
 from . import required_sets
 from .negation import negation_branches
-from .normalize import VALIDATION, Conjunction, Group, Node, RuleRef, constrains_nothing, enum_values, types_of
+from .normalize import TYPE_KEYWORDS, VALIDATION, Conjunction, Group, Node, RuleRef, constrains_nothing, enum_values, types_of
 from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
@@ -521,8 +521,7 @@ def _without_condition(norm: Any, m: Any, cond: Any, ip: str) -> Any:
     return strict_merge(norm, m, norm.flatten(negated, ip))
 
 
-_SCALAR_KEYWORDS = frozenset({"enum", "const", "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
-                              "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+_SCALAR_KEYWORDS = frozenset({"enum", "const"}) | TYPE_KEYWORDS["string"] | TYPE_KEYWORDS["number"]
 _MAX_NEGATED_ONE_OF = 4  # oneOf branches whose negation is written out (one part per pair)
 
 

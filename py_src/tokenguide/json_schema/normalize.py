@@ -20,7 +20,7 @@ from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 from .unevaluated import apply_unevaluated, take_unevaluated
 
-__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "flatten_branch", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
+__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "flatten_branch", "TYPE_KEYWORDS", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
 
 # Keywords that constrain instances (the drafts' assertions and applicators); every other
 # keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
@@ -33,6 +33,17 @@ VALIDATION = frozenset({
     "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef",
     "$recursiveRef",
 })
+
+#: the keywords that test values of one type only (other values pass them)
+TYPE_KEYWORDS = {
+    "string": frozenset({"minLength", "maxLength", "pattern", "format"}),
+    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+    "object": frozenset({"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+                         "minProperties", "maxProperties", "unevaluatedProperties"}),
+    "array": frozenset({"items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+                        "unevaluatedItems"}),
+    "null": frozenset(), "boolean": frozenset(),
+}
 
 #: while set (compile_json_schema: a unique_check.UniqueItemsCheck), uniqueItems the language cannot
 #: express are written without the keyword and left to it, to be checked on the values

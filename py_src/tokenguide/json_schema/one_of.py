@@ -20,7 +20,7 @@ from ..regex import dfa as dfa_mod
 from ..regex import product
 from . import logic
 from .arrays import strictly
-from .normalize import VALIDATION, Conjunction, Node, RuleRef, enum_values, item_layout, types_of
+from .normalize import TYPE_KEYWORDS, VALIDATION, Conjunction, Node, RuleRef, enum_values, item_layout, types_of
 from .patterns import PatternError, ecma_search, pattern_to_string_body
 from .text import MAX_BRANCHES, canon, compact, json_type_of, nesting
 
@@ -77,16 +77,6 @@ def exclusive_value(em: Any, m: Any, excl: list) -> str | None:
     negs = [(o, "oneOf", o.ptr if isinstance(o, Node) else e.ptr) for e in excl for o in e.others]
     return logic.subtract(em, m, negs)
 
-_TYPE_KEYWORDS = {
-    "string": {"minLength", "maxLength", "pattern", "format"},
-    "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
-    "object": {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-               "minProperties", "maxProperties", "unevaluatedProperties"},
-    "array": {"items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
-              "unevaluatedItems"},
-    "null": set(), "boolean": set(),
-}
-
 
 def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
     """Rewrite oneOf branches, type by type, as branches no two of which accept the same value;
@@ -110,7 +100,7 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
             if t not in types or (f.groups and not ({t, "integer"} if t == "number" else {t}) & _group_types(em, f)):
                 continue
             if ("enum" in f or "const" in f or f.groups or f.not_enum or "not" in f
-                    or any(k in f for k in _TYPE_KEYWORDS[t])):
+                    or any(k in f for k in TYPE_KEYWORDS[t])):
                 part.append(f)
             else:
                 full.append(f)
@@ -464,7 +454,7 @@ def _presence_cubes(clauses: list, keys: list, fixed: dict) -> list[dict]:
 
 def _required_only(f: Node) -> bool:
     return (not f.groups and not f.not_enum and "enum" not in f and "const" not in f and "not" not in f
-            and not any(k in f for k in _TYPE_KEYWORDS["object"] - {"required"}))
+            and not any(k in f for k in TYPE_KEYWORDS["object"] - {"required"}))
 
 
 def _exactly_one_required(sets: list[list[str]]) -> list[tuple[dict, int]] | None:
