@@ -27,7 +27,7 @@ from ..regex import dfa as dfa_mod
 from .grammar_checks import refuse
 from .lexemes import HOLE_CHARS, MARKER, MAX_LEXEME_STATES, check_text_size, holes_apart, lexeme_dfa, regular_text
 from .logic import CANONICAL_NUMBER
-from .text import NUMBER, STRING, group_marks
+from .text import NUMBER, STRING, group_marks, has_lookahead
 
 __all__ = ["MAX_FREE_DEPTH", "U_STATES", "decomposition_conflict", "free_form_text", "lexeme_text",
            "lookahead_free_text"]
@@ -200,7 +200,7 @@ def lexeme_text(sink: Any, regex: str, keyword: str, ptr: str, rule_holes: bool)
         filled: dict[str, str] = {}
         text = regular_text(sink, regex, keyword, ptr, holes=filled if rule_holes else None,
                             free_form=_writer(sink, k, filled, number, keyword, ptr))
-        if number == NUMBER and ("(?!" in text or "(?=" in text):
+        if number == NUMBER and has_lookahead(text):
             number = CANONICAL_NUMBER  # lookaheads may test the free-form value's numbers
             filled = {}
             text = regular_text(sink, regex, keyword, ptr, holes=filled if rule_holes else None,

@@ -23,7 +23,7 @@ from .grammar import PLACEHOLDER_BASE, PLACEHOLDER_END
 from .lexemes import lexeme_dfa
 from .normalize import Node
 from .patterns import PatternError, pattern_complement, pattern_to_string_body
-from .text import STRING, alt, canon, lit, not_in_keys, ptr_escape, value_difference, value_intersection
+from .text import STRING, alt, canon, has_lookahead, lit, not_in_keys, ptr_escape, value_difference, value_intersection
 
 __all__ = ["extra_member", "MAX_PATTERN_GROUPS"]
 
@@ -66,7 +66,7 @@ def extra_member(em: Any, s: Node, names: list[str], addl: Any, pprops: dict) ->
             em.unsupported("patternProperties", ppt, str(exc))
             continue
         key = None if body is None else f'"{body}"'
-        if key is not None and em.sink is not None and ("(?=" in key or "(?!" in key):
+        if key is not None and em.sink is not None and has_lookahead(key):
             # the grammar path's keys are terminals, which hold no lookahead: the same keys by
             # the automaton (the lookahead reads the key alone: its content, then the quote)
             key = lookahead_free(key, (PLACEHOLDER_BASE, PLACEHOLDER_END))

@@ -15,7 +15,7 @@ from typing import Any
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
 from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
 from .patterns import PatternError, pattern_to_string_body
-from .text import STRING_CHAR, alt, group, rep, string_intersection
+from .text import STRING_CHAR, alt, group, has_lookahead, rep, string_intersection
 
 __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_BLOCKS", "STRING_BLOCK"]
 
@@ -187,7 +187,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
     for kw, check in checks:
         out = string_intersection(out, check)
     # grammar mode: rules from the exact automaton of the intersection, or of a pattern's lookahead
-    if em.sink is not None and (checks or "(?=" in out or "(?!" in out):
+    if em.sink is not None and (checks or has_lookahead(out)):
         d = lexeme_dfa(out)
         kw = checks[0][0] if checks else "pattern"
         if d is not None and not d.finals:  # no string satisfies them all: the value cannot occur

@@ -142,6 +142,12 @@ def value_intersection(a: str | None, b: str | None) -> str | None:
     return f"(?:(?=(?:{b}){VALUE_END})(?:{a}))"
 
 
+def has_lookahead(regex: str) -> bool:
+    """Does regex text hold a lookahead? (read from the text: `\\(?=` would be an escaped paren
+    made optional, and is taken for one too, which only sends it the exact automaton's way)"""
+    return "(?=" in regex or "(?!" in regex
+
+
 def string_intersection(a: str | None, b: str | None) -> str | None:
     """JSON strings of both `a` and `b` (regexes of quoted strings): a lookahead of `b` before `a`,
     without VALUE_END (a string token ends at its closing quote, so `b` can only match the token
