@@ -273,9 +273,9 @@ def acceptor_of(compiled):
     if compiled.unique is None:
         return base
     from tokenguide.json_schema.json_values import parse_document
-    from tokenguide.json_schema.unique_check import find_duplicate
+    from tokenguide.json_schema.unique_check import find_violation
 
-    return lambda x: base(x) and find_duplicate(compiled.unique, parse_document(x)) is None
+    return lambda x: base(x) and find_violation(compiled.unique, parse_document(x)) is None
 
 
 def _language_acceptor(compiled):

@@ -7,7 +7,8 @@ the grammar path; its `_judge`: compact JSON as written and with the keys in the
 order, json_key_order.KeyOrder; a valid instance must be accepted in one spelling, an invalid
 one refused in both). The oracle is jsonschema's validator for the schema's `$schema` (2020-12
 without one), with format checking for the formats its FormatChecker implements exactly (date,
-ipv4, ipv6: the only checked formats the generator writes). A schema is "pass", "wrong" (a valid
+ipv4, ipv6: the only checked formats the generator writes; and "regex" as Node's ECMA-262 parser
+reads it, module ecma_regex, when Node is installed). A schema is "pass", "wrong" (a valid
 instance rejected or an invalid one accepted; also an exception, or "accepts no value" although
 an instance is valid), "unsupported" (UnsupportedSchemaError, by keyword), "empty" (refused as
 accepting no value and no instance valid), "depth-capped ok" /
@@ -43,6 +44,7 @@ import jsonschema  # noqa: E402
 
 from benchmarks import bench_json_schema as bench  # noqa: E402
 from benchmarks.cloudformation_corpus import has_property_escape, property_search  # noqa: E402
+from benchmarks.ecma_regex import ecma_regex_valid, node_available  # noqa: E402
 from benchmarks.schema_gen import random_instances, random_schema  # noqa: E402
 from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 from tokenguide.json_schema import compile_json_schema  # noqa: E402
@@ -51,6 +53,8 @@ __all__ = ["ORACLE_FORMATS", "oracle", "tokenguide_acceptor", "judge_schema", "m
 
 ORACLE_FORMATS = ("date", "ipv4", "ipv6")
 _CHECKER = jsonschema.FormatChecker(ORACLE_FORMATS)
+if node_available():  # format "regex" as ECMA-262 reads it (jsonschema's own check compiles with Python's re)
+    _CHECKER.checks("regex")(ecma_regex_valid)
 
 
 def _multiple_of(validator, divisor, instance, schema):

@@ -50,6 +50,6 @@ def acceptor(compiled: Any) -> Callable[[str], bool]:
     if compiled.unique is None:
         return base
     from tokenguide.json_schema.json_values import parse_document
-    from tokenguide.json_schema.unique_check import find_duplicate
+    from tokenguide.json_schema.unique_check import find_violation
 
-    return lambda text: base(text) and find_duplicate(compiled.unique, parse_document(text)) is None
+    return lambda text: base(text) and find_violation(compiled.unique, parse_document(text)) is None

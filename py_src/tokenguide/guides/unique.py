@@ -1,4 +1,5 @@
-"""`UniqueItemsGuide`: a regex or grammar guide that also keeps the items of some arrays distinct.
+"""`UniqueItemsGuide`: a regex or grammar guide that also keeps the items of some arrays distinct
+and some strings valid regexes.
 
 JSON Schema's uniqueItems over unbounded items is no regular or context-free language, so
 `compile_json_schema` leaves it out of the regex/grammar and hands a `UniqueItemsCheck`
@@ -7,6 +8,8 @@ text with a small JSON scanner: it knows the location of every value (which arra
 distinct items), keeps each such array's items seen so far, and refuses a token that would end an
 item equal to one seen, or leave the current item no way to end as a new value (found by a search
 in the item's byte automaton along the texts seen: exact because items are spelled canonically).
+Strings that must be regexes (`format: "regex"`, json_schema.regex_strings) are kept as their
+JSON text so far: a token that leaves one no valid completion, or closes it invalid, is refused.
 A state is (inner state, scan); the scan is immutable, so states can be kept, compared and rolled back.
 """
 
@@ -19,6 +22,7 @@ from typing import Any, Optional
 
 from ..errors import InvalidTokenError
 from ..json_schema.json_values import canonical_number, parse_document, value_key
+from ..json_schema.regex_strings import SPECIAL_BYTES, regex_violation, viable_content
 from ..json_schema.unique_check import OPEN_OBJECTS, Mixed
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
@@ -128,10 +132,11 @@ def _number_value(raw: bytes) -> Any:
 @lru_cache(maxsize=4)
 def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
-    int bit sets the tokens holding a JSON delimiter and those holding whitespace."""
+    int bit sets the tokens holding a JSON delimiter, those holding whitespace, and those holding
+    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES)."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
-    struct = ws = 0
+    struct = ws = special = 0
     for i, b in enumerate(token_bytes):
         if not b:
             continue
@@ -140,7 +145,9 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             struct |= 1 << i
         elif _WS.intersection(b):
             ws |= 1 << i
-    return token_bytes, by_bytes, struct, ws
+        if SPECIAL_BYTES.intersection(b):
+            special |= 1 << i
+    return token_bytes, by_bytes, struct, ws, special
 
 
 def _bits(x: int):
@@ -165,19 +172,22 @@ class _Scan:
 
     def __init__(self, check: Any, state: tuple):
         self.check = check
-        frames, self.mode, self.key = state
+        frames, self.mode, self.key, self.rx = state  # rx: the JSON content so far of a string that must be a regex
         self.frames = [list(f) for f in frames]
 
     def freeze(self) -> tuple:
-        return tuple(tuple(f) for f in self.frames), self.mode, self.key
+        return tuple(tuple(f) for f in self.frames), self.mode, self.key, self.rx
 
-    def _value_loc(self) -> int:
+    def value_loc(self) -> int:
+        """The location of the value that starts next (or is being written)."""
         if not self.frames:
             return self.check.root
         top = self.frames[-1]
         return top[2] if top[0] == "o" else self.check.child_index(top[1], top[2])
 
     def _start_value(self, c: int) -> None:
+        if c == 0x22 and self.check.regex_string(self.value_loc()):
+            self.rx = b""
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
             f = self.frames[-1]  # ["a", loc, index, ItemAutomata, value keys, texts, inside an item, q, text,
             #                        the item's automaton]
@@ -221,10 +231,10 @@ class _Scan:
             if c == 0x22:
                 self.mode = "S"
             elif c == 0x7B:
-                self.frames.append(["o", self._value_loc(), None, None, None])  # + seen, capture
+                self.frames.append(["o", self.value_loc(), None, None, None])  # + seen, capture
                 self.mode = "K"
             elif c == 0x5B:
-                loc = self._value_loc()
+                loc = self.value_loc()
                 dfa = self.check.item_automaton(loc)
                 self.frames.append(["a", loc, 0, dfa, frozenset(), frozenset(), False, 0, _START, None])
                 self.mode = "V"
@@ -237,9 +247,15 @@ class _Scan:
             if c != 0x22 and self.frames and self.frames[-1][0] == "o":
                 self.frames[-1][4] = None  # (a discriminator that is no string: never written)
         elif mode == "S":
+            if c != 0x22 and self.rx is not None:
+                self.rx += bytes((c,))
             if c == 0x5C:
                 self.mode = "E"
             elif c == 0x22:
+                if self.rx is not None:
+                    if regex_violation(json.loads(b'"' + self.rx + b'"')) is not None:
+                        raise _Dup
+                    self.rx = None
                 self.mode = "A"
                 self._end_value()
                 top = self.frames[-1] if self.frames else None
@@ -249,6 +265,8 @@ class _Scan:
             self._capture(c)
         elif mode == "E":
             self.mode = "S"
+            if self.rx is not None:
+                self.rx += bytes((c,))
             self._capture(c)
         elif mode == "k":
             if c == 0x22:
@@ -305,7 +323,10 @@ class _Scan:
 
     def alive(self) -> bool:
         """Can every item begun, and the one a comma calls for, still end as a new value? (An
-        open object not closed yet always can: a member no value seen has.)"""
+        open object not closed yet always can: a member no value seen has.) Can a regex begun
+        still end valid?"""
+        if self.rx is not None and viable_content(self.rx) is None:
+            return False
         for f in self.frames:
             if f[0] == "a" and f[6] and not _unchecked(f[9]) and not _alive(f[9], f[7], f[8], f[5]):
                 return False
@@ -317,11 +338,13 @@ class _Scan:
 
 
 class UniqueItemsGuide(BaseGuide):
-    """`inner` (an Index or a BaseGuide over the regex/grammar) with `check`'s arrays kept distinct.
+    """`inner` (an Index or a BaseGuide over the regex/grammar) with `check`'s arrays kept distinct
+    and its regex strings valid.
 
     `vocabulary` gives each token's bytes. Masks are the inner guide's with the tokens this
     guide refuses cleared: only tokens that hold a JSON delimiter or whitespace, or that follow an
-    item seen so far, are tried, so a mask costs little more than the inner one away from such texts.
+    item seen so far, are tried, so a mask costs little more than the inner one away from such texts;
+    inside a regex string, the tokens with a syntax character, or all where plain text might not do.
     """
 
     def __init__(self, inner: Any, check: Any, vocabulary: Any):
@@ -330,10 +353,10 @@ class UniqueItemsGuide(BaseGuide):
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws = tables
+        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special = tables
         start = inner.initial_state
-        self.initial_state = self.start_state = (start, ((), "V", b""))
-        self.final_state = (getattr(inner, "final_state", -1), ((), "A", b""))
+        self.initial_state = self.start_state = (start, ((), "V", b"", None))
+        self.final_state = (getattr(inner, "final_state", -1), ((), "A", b"", None))
         self._masks: dict[Any, tuple[Any, bytes]] = {}
         try:
             hash(start)
@@ -371,10 +394,16 @@ class UniqueItemsGuide(BaseGuide):
             return found[1]
         base = self._inner_mask(inner)
         frames = [f for f in scan[0] if f[0] == "a" and f[3] is not None]
-        if not frames:
+        candidates = self._candidates(frames) if frames else 0
+        if scan[3] is not None:  # inside a regex string: tokens that may break it
+            status = viable_content(scan[3])
+            candidates |= self.special if status is not None and status.plain_ok else -1
+        elif scan[1] == "V" and self.check.regex_string(_Scan(self.check, scan).value_loc()):  # at its quote
+            candidates |= self.struct
+        if not candidates:
             return base
         mask = bytearray(base)
-        for t in _bits(int.from_bytes(base, "little") & self._candidates(frames)):
+        for t in _bits(int.from_bytes(base, "little") & candidates):
             if self.scan(scan, self.token_bytes[t]) is None:
                 mask[t >> 3] &= ~(1 << (t & 7)) & 0xFF
         out = bytes(mask)

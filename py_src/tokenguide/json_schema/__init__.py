@@ -168,7 +168,7 @@ from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
 from .text_counts import distinct_values_at_least
 from .json_values import parse_document
-from .unique_check import UniqueItemsCheck, find_duplicate
+from .unique_check import UniqueItemsCheck, find_violation
 from ..regex.lazy import lazy_regex
 
 __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "int_range_regex",
@@ -273,18 +273,18 @@ class CompiledSchema:
     regex: str | None = None
     grammar: str | None = None
     depth_capped: bool = False
-    #: arrays whose distinct items the regex/grammar leaves out, to check on the values
-    #: (a unique_check.UniqueItemsCheck; None: the regex/grammar alone is exact)
+    #: arrays whose distinct items and strings whose regex syntax the regex/grammar leaves out, to
+    #: check on the values (a unique_check.UniqueItemsCheck; None: the regex/grammar alone is exact)
     unique: Any = None
 
     def accepts(self, text: str) -> bool:
         """Does the document `text` belong to the schema's language as compiled (the regex with
-        re.fullmatch or the grammar with Lark, and the uniqueItems check on its values)?"""
+        re.fullmatch or the grammar with Lark, and the uniqueItems and regex checks on its values)?"""
         if self.path == "regex":
             ok = re.fullmatch(self.regex, text) is not None
         else:
             ok = _lark_accepts(self.grammar, text)
-        return ok and (self.unique is None or find_duplicate(self.unique, parse_document(text)) is None)
+        return ok and (self.unique is None or find_violation(self.unique, parse_document(text)) is None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -321,7 +321,8 @@ def compile_json_schema(
     from an unbounded set: strings, integers...) is left out of the language and returned as
     `CompiledSchema.unique` (json_schema.unique_check), which `Guide.from_json_schema` enforces
     token by token and `CompiledSchema.accepts` on whole documents; the regex or grammar alone then
-    accepts a superset. `value_checks=False` refuses such schemas (UnsupportedSchemaError).
+    accepts a superset. So is `format: "regex"` (valid ECMA-262 regexes, module regex_strings).
+    `value_checks=False` refuses such schemas (UnsupportedSchemaError).
     """
     value_checks = check_bool("compile_json_schema", "value_checks", value_checks)
     schema = load_schema(schema)
@@ -351,14 +352,14 @@ def compile_json_schema(
             raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
 
-    wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True)
+    wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True or d.get("format") == "regex")
     check = UniqueItemsCheck(schema, item, property_order == "any") if wanted else None
     token = VALUE_CHECKED_UNIQUE.set(check)
     try:
         compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
     finally:
         VALUE_CHECKED_UNIQUE.reset(token)
-    if check is None or not check.dropped:
+    if check is None or not (check.dropped or check.regex_dropped):
         return compiled
     check.finish()
     return dataclasses.replace(compiled, unique=check)

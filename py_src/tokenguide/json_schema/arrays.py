@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
-from .logic import json_whitespace_only, lookahead_allowed
+from .logic import lookahead_allowed, value_checked
 from .normalize import Node, RuleRef, enum_values, types_of
 from .text import VALUE_END, alt, cat, compact, group, json_type_of, rep, value_difference, value_intersection
 from .value_sets import MAX_UNIQUE_VALUES, finite_values, type_classes
@@ -539,22 +539,6 @@ def _unique(em: Any, parts: ArrayParts, bounds: tuple[int, int | None] | None, m
     if em.sink is None:
         return _wrap(em, looks + body)
     return _lexeme(em, _wrap(em, looks + body), uptr)
-
-
-def value_checked(em: Any, uptr: str) -> bool:
-    """Leave the uniqueItems at `uptr` to be checked on the values (module unique_check)? Only
-    while compile_json_schema collects such arrays, in an emitter writing values or the lookahead
-    side of an if or oneOf branch (not of a `not`, nor a membership check), with JSON whitespace."""
-    check = em.norm.unique_drops
-    if check is None or not json_whitespace_only(em.ws):
-        return False
-    if getattr(em, "lookahead_side", False) and not getattr(em.norm, "unique_side", False):
-        return False
-    why = check.take(uptr)
-    if why is not None:  # (raises, or in lenient mode ignores the keyword: the array without it)
-        em.unsupported("uniqueItems", uptr, f"uniqueItems over these items is not regular, and checked on the "
-                       f"values it would not be exact: {why}")
-    return True
 
 
 def _lexeme(em: Any, array: str | None, uptr: str) -> Any:

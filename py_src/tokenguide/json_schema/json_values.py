@@ -56,7 +56,7 @@ def value_key(v: Any) -> Any:
 
 def parse_document(text: str | bytes) -> Any:
     """A JSON text parsed with exact numbers (each a `_Number`: its canonical spelling), for
-    `find_duplicate` and `value_key`."""
+    `find_violation` and `value_key`."""
     return json.loads(text, parse_float=_number, parse_int=_number)
 
 

@@ -33,7 +33,7 @@ from .patterns import PatternError, ecma_search
 from .text import alt, group, json_literal, json_type_of, lit, value_difference, value_intersection
 
 __all__ = ["conditional_branches", "CANONICAL_NUMBER", "logic_value", "plain_negation", "subtract", "canonical", "order_compatible", "skeleton",
-           "json_whitespace_only", "lookahead_allowed", "strict_merge", "union"]
+           "json_whitespace_only", "lookahead_allowed", "strict_merge", "union", "value_checked"]
 
 #: The number spellings written where a value is tested against a lookahead: plain decimals
 #: (but not negative zero) and the exponent form json.dumps writes below 1e-4 ("1.5e-05"), not
@@ -46,6 +46,25 @@ CANONICAL_NUMBER = (r"(?:0(?:\.[0-9]+)?|-0\.[0-9]*[1-9][0-9]*|-?[1-9][0-9]*(?:\.
 _SCALARS = {"null", "boolean", "number", "integer", "string"}
 _LOCAL = ("pattern", "format", "multipleOf")  # keywords whose meaning does not depend on siblings
 _MAX_LEVEL = 8  # order_compatible gives up (refuses) deeper than this
+
+
+def value_checked(em: Any, ptr: str) -> bool:
+    """Leave the uniqueItems or format "regex" at `ptr` to be checked on the values (module
+    unique_check)? Only while compile_json_schema collects such keywords, in an emitter writing
+    values or the lookahead side of an if or oneOf branch (not of a `not`, nor a membership
+    check), with JSON whitespace. A check that cannot be exact is refused by name."""
+    check = em.norm.unique_drops
+    if check is None or not json_whitespace_only(em.ws):
+        return False
+    if getattr(em, "lookahead_side", False) and not getattr(em.norm, "unique_side", False):
+        return False
+    keyword = ptr.rsplit("/", 1)[1]
+    why = check.take(ptr)
+    if why is not None:  # (raises, or in lenient mode ignores the keyword: the value without it)
+        what = "uniqueItems over these items is not regular" if keyword == "uniqueItems" else \
+            "which strings are regexes is no regular or context-free language"
+        em.unsupported(keyword, ptr, f"{what}, and checked on the values it would not be exact: {why}")
+    return True
 
 
 def json_whitespace_only(ws: str) -> bool:

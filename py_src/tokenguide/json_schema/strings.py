@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
+from .logic import value_checked
 from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
 from .patterns import PatternError, pattern_to_string_body
 from .text import STRING_CHAR, alt, group, has_lookahead, rep, string_intersection
@@ -32,6 +33,13 @@ def string_format(em: Any, s: Any) -> str | None:
     unknown one, an annotation); a known but unsupported format is refused (or ignored)."""
     fmt = s.get("format")
     if not isinstance(fmt, str) or fmt not in KNOWN_FORMATS:
+        return None
+    if fmt == "regex" and value_checked(em, s.kptr("format")):  # (left to module regex_strings)
+        return None
+    if fmt == "regex":
+        em.unsupported("format", s.kptr("format"), "format 'regex' is checked on the values (value_checks), "
+                       "and only for values written with JSON whitespace, not under a `not` and not in a "
+                       "value compared with an enum, const or if")
         return None
     if format_regex(fmt, em.norm.draft) is None:
         em.unsupported("format", s.kptr("format"), f"format {fmt!r} is not supported (known formats "

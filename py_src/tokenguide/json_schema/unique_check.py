@@ -6,7 +6,7 @@ keyword, leaving it to this `UniqueItemsCheck` beside the regex or grammar: for 
 document it knows whether the array there must hold distinct items (a *location*: the schema
 objects that may apply there, as alternatives of conjunctions), and the byte automaton of one
 item there, so that a guide (guides.unique) refuses a token that repeats an item or leaves no
-way to write a new one, and `find_duplicate` checks a whole document.
+way to write a new one, and `find_violation` checks a whole document.
 
 It is exact only where it can prove it, and says why otherwise (`take`): every array left to it
 must lie only at locations where *every* alternative that accepts an array requires distinct
@@ -30,10 +30,11 @@ from .json_values import value_key
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
+from .regex_strings import is_regex_format, regex_strings_refusal, regex_violation
 from .text import json_type_of, ptr_escape
 from .text_counts import infinitely_many, suffixes_around_marks_infinite
 
-__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "UniqueItemsCheck", "find_duplicate"]
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "UniqueItemsCheck", "find_violation"]
 
 MAX_LOCATIONS = 4_000
 MAX_ALTERNATIVES = 64
@@ -136,6 +137,9 @@ class UniqueItemsCheck:
         self.resolver = RefResolver(schema, self.draft)
         self.objs: dict[str, Any] = {"#": schema}
         self.dropped: dict[str, str] = {}  # schema object -> pointer of its uniqueItems, left to check
+        self.regex_dropped: dict[str, str] = {}  # schema object -> pointer of its format "regex", left to check
+        self._regex_owners: dict[int, list[str]] = {}  # location -> the schema objects with format "regex" there
+        self._regex_locs: frozenset[int] = frozenset()
         self._compile_item = compile_item
         self._dnfs: dict[str, list[frozenset]] = {}
         self._locs: list[Dnf] = []
@@ -163,17 +167,20 @@ class UniqueItemsCheck:
             self._broken = exc.args[0]
 
     def refusal(self, uptr: str) -> str | None:
-        """Why the uniqueItems at `uptr` cannot be checked exactly on the values (None: it can)."""
+        """Why the uniqueItems (or format "regex") at `uptr` cannot be checked exactly on the
+        values (None: it can)."""
         self._explore_once()
-        owner = uptr.rsplit("/uniqueItems", 1)[0]
+        owner, keyword = uptr.rsplit("/", 1)
+        what = "string" if keyword == "format" else "array"
         if owner in self._negated_objs:
-            return "this array sits under a `not`, where a check of its values would be reversed"
+            return f"this {what} sits under a `not`, where a check of its values would be reversed"
         if self._broken is not None:
             return self._broken
-        if not any(owner in owners for owners in self._arrays.values()):
-            return "no place of a document reaches this array through the keywords the check follows " \
+        places = self._regex_owners if keyword == "format" else self._arrays
+        if not any(owner in owners for owners in places.values()):
+            return f"no place of a document reaches this {what} through the keywords the check follows " \
                 "(it sits under propertyNames or an unknown applicator)"
-        return self._verdicts.get(owner)
+        return self._verdicts.get(owner if keyword != "format" else uptr)
 
     @staticmethod
     def placeholder(uptr: str) -> None:
@@ -184,7 +191,8 @@ class UniqueItemsCheck:
         """Leave the uniqueItems at `uptr` to this check; else why not (see `refusal`)."""
         why = self.refusal(uptr)
         if why is None:
-            self.dropped[uptr.rsplit("/uniqueItems", 1)[0]] = uptr
+            owner, keyword = uptr.rsplit("/", 1)
+            (self.regex_dropped if keyword == "format" else self.dropped)[owner] = uptr
         return why
 
     def finish(self) -> None:
@@ -194,6 +202,12 @@ class UniqueItemsCheck:
             taken = [o for o in owners if o in self.dropped]
             if taken:
                 self._items[loc] = _automata_of(self, loc, self.dropped[taken[0]])
+        self._regex_locs = frozenset(loc for loc, owners in self._regex_owners.items()
+                                     if any(o in self.regex_dropped for o in owners))
+
+    def regex_string(self, loc: int) -> bool:
+        """Must a string at `loc` be a valid regex (a format "regex" left to this check)?"""
+        return loc in self._regex_locs
 
     # ---- locations ------------------------------------------------------------------------------
     def _location(self, dnf: Dnf) -> int:
@@ -399,6 +413,7 @@ class UniqueItemsCheck:
                 except _Refusal as exc:
                     for o in owners:
                         self._verdicts.setdefault(o, exc.args[0])
+            _judge_regex_strings(self, loc)
             kids = [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + [self.child_index(loc, -1)]
             kids += self._member_children(loc)
             for k in kids:
@@ -552,6 +567,17 @@ def _has_number(v: Any) -> bool:
     if isinstance(v, (int, float)):
         return True
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
+
+
+def _judge_regex_strings(check: UniqueItemsCheck, loc: int) -> None:
+    """Note in `check` the format "regex" objects of the strings at `loc`, and why they cannot be checked."""
+    live = check._live(loc, "string")
+    owners = sorted({p for c in live for p in c if is_regex_format(check.objs[p])})
+    if owners:
+        check._regex_owners[loc] = owners
+        why = regex_strings_refusal([[check.objs[p] for p in c] for c in live])
+        for o in owners if why else ():
+            check._verdicts.setdefault(f"{o}/format", why)
 
 
 def _canonical(check: "UniqueItemsCheck", loc: int, where: str, top: bool, seen: set) -> None:
@@ -709,6 +735,8 @@ class NestedDrops:
 
     def take(self, uptr: str) -> str | None:
         """Leave the uniqueItems at `uptr` (a pointer of the item schema) to the check; else why not."""
+        if uptr.endswith("/format"):
+            return "a regex string inside items whose distinctness is checked on the values"
         moved = f"#/$defs/{_ROOT}"
         where = "#" + uptr[len(moved):] if uptr == moved or uptr.startswith(moved + "/") else uptr
         why = self.check.refusal(where)
@@ -742,10 +770,12 @@ def _negated(schema: Any, resolver: Any, refused: Callable) -> set[str]:
     return out
 
 
-def find_duplicate(check: UniqueItemsCheck, value: Any) -> str | None:
+def find_violation(check: UniqueItemsCheck, value: Any) -> str | None:
     """The JSON pointer of the first array in `value` (a parsed document) whose items must be
-    distinct and are not, or None."""
+    distinct and are not, or of the first string that must be a regex and is not; or None."""
     def walk(v: Any, loc: int, ptr: str) -> str | None:
+        if isinstance(v, str):
+            return (ptr or "/") if check.regex_string(loc) and regex_violation(v) is not None else None
         if isinstance(v, list):
             if check.item_automaton(loc) is not None and len({value_key(x) for x in v}) < len(v):
                 return ptr or "/"
