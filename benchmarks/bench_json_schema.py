@@ -268,14 +268,14 @@ def _judge(accepts, tests, schema) -> list[str]:
 def acceptor_of(compiled):
     """text -> bool for a CompiledSchema: re.fullmatch on the regex path, Lark's own LALR parser
     on the grammar path (the language the CFG guide serves), and the uniqueItems check on the
-    values when the compile left one (CompiledSchema.unique)."""
+    values when the compile left one (CompiledSchema.checks)."""
     base = _language_acceptor(compiled)
-    if compiled.unique is None:
+    if compiled.checks is None:
         return base
     from tokenguide.json_schema.json_values import parse_document
-    from tokenguide.json_schema.unique_check import find_violation
+    from tokenguide.json_schema.value_checks import find_violation
 
-    return lambda x: base(x) and find_violation(compiled.unique, parse_document(x)) is None
+    return lambda x: base(x) and find_violation(compiled.checks, parse_document(x)) is None
 
 
 def _language_acceptor(compiled):

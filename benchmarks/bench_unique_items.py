@@ -3,9 +3,9 @@
     python -m benchmarks.bench_unique_items [--rounds 3]
 
 For each schema (arrays of strings or integers that must hold distinct items, which no regex or
-grammar expresses: json_schema.unique_check) and each compile path, a GPT-2 `Guide` writes the
+grammar expresses: json_schema.value_checks) and each compile path, a GPT-2 `Guide` writes the
 masks along the GPT-2 tokens of a fixed document, the first time each state is met (no mask
-cache): p50/p90/max ms per mask, with the check (UniqueItemsGuide around the inner guide) and
+cache): p50/p90/max ms per mask, with the check (ValueChecksGuide around the inner guide) and
 without it (the same schema minus uniqueItems: the inner guide alone). llguidance
 (`LLMatcher.grammar_from_json_schema`, same compact separators) is asked for the same schema:
 whether it compiles, and whether it accepts a document with a repeated item (it does when it

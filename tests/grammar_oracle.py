@@ -47,9 +47,9 @@ def acceptor(compiled: Any) -> Callable[[str], bool]:
         base = lambda text: rx.fullmatch(text) is not None  # noqa: E731
     else:
         base = grammar_acceptor(compiled.grammar)
-    if compiled.unique is None:
+    if compiled.checks is None:
         return base
     from tokenguide.json_schema.json_values import parse_document
-    from tokenguide.json_schema.unique_check import find_violation
+    from tokenguide.json_schema.value_checks import find_violation
 
-    return lambda text: base(text) and find_violation(compiled.unique, parse_document(text)) is None
+    return lambda text: base(text) and find_violation(compiled.checks, parse_document(text)) is None

@@ -1,5 +1,5 @@
 """json_schema.failed_ifs: which `if`s count as discriminators, and which conjunctions their
-failure proves empty (used by unique_check; the end-to-end cases are in
+failure proves empty (used by value_checks; the end-to-end cases are in
 test_json_schema_unique_values.py)."""
 
 from __future__ import annotations

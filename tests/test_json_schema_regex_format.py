@@ -1,4 +1,4 @@
-"""`format: "regex"` checked on the values (json_schema.regex_strings, guides.unique): strings that
+"""`format: "regex"` checked on the values (json_schema.regex_strings, guides.value_checks): strings that
 must be valid ECMA-262 regexes (u flag), beside the regex or the grammar.
 
 Oracle: Node's own parser, `new RegExp(s, "u")`, for documents (CompiledSchema.accepts, both
@@ -70,7 +70,7 @@ def test_documents_agree_with_node(path):
     assert True in want and False in want
     for schema, wrap in ((REGEX, lambda s: s), (JOB, lambda s: {"regexes": [s, "ok"]})):
         compiled = compile_json_schema(schema, path=path)
-        assert compiled.unique is not None
+        assert compiled.checks is not None
         for s, ok in zip(SAMPLES, want):
             text = json.dumps(wrap(s), ensure_ascii=False, separators=(",", ":"))
             assert compiled.accepts(text) == ok, (s, ok)
@@ -78,7 +78,7 @@ def test_documents_agree_with_node(path):
 
 def test_recursive_schemas_check_every_level():
     compiled = compile_json_schema(RECURSIVE)
-    assert compiled.path == "grammar" and compiled.unique is not None
+    assert compiled.path == "grammar" and compiled.checks is not None
     good = {"match": "a+", "kids": [{"match": "b*", "kids": [{"match": "(c)"}]}]}
     bad = {"match": "a+", "kids": [{"match": "b*", "kids": [{"match": "(c"}]}]}
     assert compiled.accepts(json.dumps(good, separators=(",", ":")))

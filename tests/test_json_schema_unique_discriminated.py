@@ -1,4 +1,4 @@
-"""Unique arrays whose uniqueness depends on a sibling's value (UniqueItemsCheck.discriminator).
+"""Unique arrays whose uniqueness depends on a sibling's value (ValueChecks.discriminator).
 
 GitHub issue forms: a form item's `type` (required, a string, declared first everywhere) picks
 its members by `if: {properties: {type: {const: ...}}}`; a dropdown's options must be distinct,
@@ -18,7 +18,7 @@ from test_json_schema_unique_values import assert_agrees, char_vocabulary, greed
 from tokenguide import Guide
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
-from tokenguide.json_schema.unique_check import UniqueItemsCheck
+from tokenguide.json_schema.value_checks import ValueChecks
 
 PATHS = ("regex", "grammar")
 LABELS = {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}}
@@ -55,7 +55,7 @@ def documents() -> list:
 @pytest.mark.parametrize("path", PATHS)
 def test_documents_agree_with_jsonschema(path):
     compiled = compile_json_schema(FORM, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     judged = [0, 0]
     for v in documents():
         want = valid(FORM, v)
@@ -100,14 +100,14 @@ def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, pat
 
 def test_discriminator_needs_the_member_required_first_and_a_string():
     options = "#/$defs/item/allOf/0/then/properties/options/uniqueItems"
-    check = UniqueItemsCheck(FORM, lambda *a: None)
+    check = ValueChecks(FORM, lambda *a: None)
     assert check.refusal(options) is None  # (explores the places)
     item = check.child_index(check.child_key(check.root, "body"), 0)
     assert check.discriminator(item) == "type"
     for change in ({"required": []}, {"properties": {"label": {"type": "string"}, "type": {"$ref": "#/$defs/kind"}}}):
         schema = json.loads(json.dumps(FORM))
         schema["$defs"]["item"].update(change)
-        other = UniqueItemsCheck(schema, lambda *a: None)
+        other = ValueChecks(schema, lambda *a: None)
         assert "another schema that applies there" in other.refusal(options)
         at = other.child_index(other.child_key(other.root, "body"), 0)
         assert other.discriminator(at) is None
@@ -139,7 +139,7 @@ def hidden_keys(kind: str) -> dict:
 def test_a_member_that_may_be_anything_needs_no_check_inside(path):
     schema = hidden_keys("anyOf")
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     docs = [{".a": {"tags": ["x", "x"]}}, {".a": [1, 1]}, {"b": {"tags": ["x", "x"]}}, {"b": {"tags": ["x", "y"]}},
             {".a": {"tags": ["x", "x"]}, "b": {"tags": ["y", "y"]}}, {".a": 1, "b": {"tags": []}}]
     assert_agrees(compiled, schema, docs)
@@ -148,7 +148,7 @@ def test_a_member_that_may_be_anything_needs_no_check_inside(path):
 def test_oneof_with_an_alternative_that_accepts_anything_is_no_free_member():
     """`oneOf [job, {}]` holds for values that are no job: the member is not free there."""
     schema = hidden_keys("oneOf")
-    check = UniqueItemsCheck(schema, lambda *a: None)
+    check = ValueChecks(schema, lambda *a: None)
     assert check.refusal("#/$defs/job/properties/tags/uniqueItems") is not None
 
 
@@ -158,5 +158,5 @@ def test_a_free_alternative_under_one_object_alternative_only_is_no_free_member(
     schema = {"anyOf": [
         {"type": "object", "properties": {"x": {}, "y": unique}, "required": ["y"]},
         {"type": "object", "properties": {"x": unique, "y": {"type": "integer"}}, "required": ["y"]}]}
-    check = UniqueItemsCheck(schema, lambda *a: None)
+    check = ValueChecks(schema, lambda *a: None)
     assert "another schema that applies there" in check.refusal("#/anyOf/1/properties/x/uniqueItems")

@@ -100,7 +100,7 @@ def test_a_unique_lexeme_over_the_state_limit_is_refused_by_name():
     assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
     assert compile_json_schema(schema, path="regex").path == "regex"  # lookaheads there
     checked = compile_json_schema(schema, path="grammar")  # (by default: on the values)
-    assert checked.unique is not None and checked.accepts("[1,2]") and not checked.accepts("[1,1]")
+    assert checked.checks is not None and checked.accepts("[1,2]") and not checked.accepts("[1,1]")
 
 
 #: contains that distinct items cannot satisfy, whatever the items (fuzzer seeds 356 and 214)

@@ -1,4 +1,4 @@
-"""Unique arrays whose items hold unique arrays (json_schema.unique_check.NestedDrops).
+"""Unique arrays whose items hold unique arrays (json_schema.value_checks.NestedDrops).
 
 The item automaton of the outer array leaves the inner arrays' uniqueItems out (a superset,
 the inner arrays are checked at their own places). That answers "can a new item still be
@@ -42,7 +42,7 @@ def entries_documents() -> list:
 @pytest.mark.parametrize("path", PATHS)
 def test_documents_agree_with_jsonschema(path):
     compiled = compile_json_schema(ENTRIES, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     judged = [0, 0]
     for v in entries_documents():
         want = valid(ENTRIES, v)
@@ -143,7 +143,7 @@ def test_a_finite_inner_array_followed_by_a_member_that_grows_without_bound(path
     because after the inner array a string member may always follow (the marked automaton)."""
     schema = records(("licenses", "notes"))
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     docs = [[{"licenses": ["w1"]}, {"licenses": ["w1"]}], [{"licenses": ["w1"]}, {"licenses": ["w1"], "notes": ""}],
             [{"licenses": ["w1", "w1"]}], [{"licenses": ["w1", "w2"]}, {"licenses": ["w2", "w1"]}],
             [{"licenses": [], "notes": "a"}, {"licenses": [], "notes": "a"}], [{"licenses": ["x"]}], []]

@@ -1,4 +1,4 @@
-"""uniqueItems checked on the values (json_schema.unique_check, guides.unique): arrays of
+"""uniqueItems checked on the values (json_schema.value_checks, guides.value_checks): arrays of
 strings or integers that must hold distinct items, which no regex or grammar can say.
 
 Oracles: jsonschema for whole documents (CompiledSchema.accepts, on both paths); for masks, the
@@ -19,7 +19,7 @@ from test_json_schema_arrays import dumps, valid
 from tokenguide import Guide
 from tokenguide.errors import ArgumentError, InvalidTokenError, UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
-from tokenguide.json_schema.unique_check import UniqueItemsCheck
+from tokenguide.json_schema.value_checks import ValueChecks
 from tokenguide.vocabulary import Vocabulary
 
 PATHS = ("regex", "grammar")
@@ -58,7 +58,7 @@ def documents() -> list:
 @pytest.mark.parametrize("schema", [STRINGS, TAGS, NESTED], ids=["strings", "tags", "nested"])
 def test_documents_agree_with_jsonschema(schema, path):
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     judged = [0, 0]
     for v in documents():
         for text in (dumps(v), dumps(v, compact=False)):
@@ -118,13 +118,13 @@ def test_the_check_itself_refuses_an_array_under_not():
     repeat), nor one it meets at no place of a document (under propertyNames)."""
     schema = {"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"items": {"$ref": "#/$defs/u"}}}},
               "$defs": {"u": U}}
-    check = UniqueItemsCheck(schema, lambda *a: None)
+    check = ValueChecks(schema, lambda *a: None)
     assert "under a `not`" in check.take("#/$defs/u/uniqueItems") and not check.dropped
-    check = UniqueItemsCheck({"items": {"type": "array"}, "contains": U}, lambda *a: None)
+    check = ValueChecks({"items": {"type": "array"}, "contains": U}, lambda *a: None)
     assert "accepts arrays with equal items" in check.refusal("#/contains/uniqueItems")
-    check = UniqueItemsCheck({"propertyNames": U}, lambda *a: None)
+    check = ValueChecks({"propertyNames": U}, lambda *a: None)
     assert "no place of a document reaches" in check.refusal("#/propertyNames/uniqueItems")
-    check = UniqueItemsCheck({"properties": {"a": U}}, lambda *a: None)
+    check = ValueChecks({"properties": {"a": U}}, lambda *a: None)
     assert check.take("#/properties/a/uniqueItems") is None and check.dropped
 
 
@@ -268,7 +268,7 @@ def check_masks_exact(schema, docs: set[str], extra: list[str], path: str, probe
     vocab, tokens = char_vocabulary(extra)
     prefixes = {d[:i] for d in docs for i in range(len(d) + 1)}
     guide = Guide.from_json_schema(schema, vocab, whitespace_pattern="", path=path)
-    assert guide.compiled.unique is not None
+    assert guide.compiled.checks is not None
     todo = sorted(prefixes) if only is None else only
     if probes is not None:
         todo = random.Random(7).sample(todo, min(probes, len(todo)))
@@ -427,7 +427,7 @@ def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, pat
     words = ["".join(p) for n in range(3) for p in itertools.product("ab", repeat=n)]
     vocab = gpt2_vocabulary
     guide = Guide.from_json_schema(schema, vocab, path=path, whitespace_pattern="")
-    assert guide.compiled.unique is not None
+    assert guide.compiled.checks is not None
     finished = random_generations(guide, vocab, 3, 12, 200, 0.3, (b'"', b"]"), 0.5)
     for text in finished:
         assert valid(schema, json.loads(text)), text
@@ -463,7 +463,7 @@ def test_the_check_survives_the_fall_back_to_the_grammar_path():
     check goes along (a guide without it would accept repeated items)."""
     vocab, tokens = char_vocabulary([])
     guide = Guide.from_json_schema(STRINGS, vocab, lazy=False, max_states=3, use_cache=False)
-    assert "too large" in guide.compiled.reason and guide.compiled.unique is not None
+    assert "too large" in guide.compiled.reason and guide.compiled.checks is not None
     assert guide.accepts_tokens([tokens.index(c) for c in '["a","b"]'])
     assert not guide.accepts_tokens([tokens.index(c) for c in '["a","a"]'])
     eager = Guide.from_json_schema(STRINGS, vocab, lazy=False, use_cache=False)  # (a RegexGuide inside)
@@ -513,7 +513,7 @@ def test_an_array_merged_in_by_allof_through_a_ref_is_checked(path):
                                                            "uniqueItems": True}}},
         "svc": {"type": "object", "allOf": [{"$ref": "#/$defs/base"}], "properties": {"name": {"type": "string"}}}}}
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     verdicts = set()
     for tags in ([], ["a"], ["a", "b"], ["a", "a"], ["b", "a", "b"], ["", "x", ""]):
         for v in ({"tags": tags}, {"name": "n", "tags": tags}):
@@ -535,7 +535,7 @@ def test_strings_beside_objects_open_to_extension_members(path, gpt2_vocabulary)
     in their automaton, an object not closed yet can always become new (an `x-` name no item
     has). After ["a","b", no string can be new, so only `{` may start the third item."""
     compiled = compile_json_schema(PORTS, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     docs = [["a", "b"], ["a", "a"], [{"p": 1}, {"p": 1}], [{"p": 1}, {"p": 2}], ["a", {"p": 1, "x-q": [1]}, "b"],
             [{"p": 1, "x-q": 1}, {"p": 1, "x-q": 1.0}], [{"x-a": {"m": 1, "n": 2}}, {"x-a": {"n": 2, "m": 1}}],
             [{"p": 1, "x-a": 1}, {"p": 1, "x-b": 1}], [{"q": 1}], ["a", "b", {}], ["c"]]
@@ -560,7 +560,7 @@ def test_strings_beside_objects_open_to_extension_members(path, gpt2_vocabulary)
 
 def test_objects_open_to_extensions_only_where_every_closed_side_allows_one_family():
     """open_objects: an infinite family of names each schema allows with any value, or not open."""
-    from tokenguide.json_schema.unique_check import open_objects
+    from tokenguide.json_schema.value_checks import open_objects
 
     ext = {"type": "object", "additionalProperties": False, "patternProperties": {"^x-": {}}}
     assert open_objects([ext]) and open_objects([{"type": "object"}])
@@ -582,7 +582,7 @@ def test_items_that_may_be_any_value(path, items):
     become new): after [true,false,null, no item may start with t, f or n."""
     schema = {"type": "array", "uniqueItems": True, **({} if items is None else {"items": items})}
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     docs = [[1, "1", [1], {"1": 1}], [1, 1.0], [{"a": 1, "b": [2]}, {"b": [2], "a": 1}], [[1, 2], [2, 1]],
             [True, 1], [None, None], ["a", "a"], [[], {}], [[[]], [[]]], [0, -0], [True, False, None, "x"]]
     assert_agrees(compiled, schema, docs)
@@ -608,7 +608,7 @@ def test_a_position_no_item_can_take_ends_the_array(path):
     schema = {"type": "array", "uniqueItems": True, "prefixItems": [
         {"type": "null"}, {"type": "string", "maxLength": 5, "format": "ipv4"}, {"type": "string"}]}
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     for v in ([], [None], [None, "1.2.3.4"], [None, None], ["x"]):
         assert compiled.accepts(dumps(v)) == valid(schema, v), v
 
@@ -629,7 +629,7 @@ def form(required: bool = True, kinds: tuple = ("pick", "note"), if_required: bo
 def test_ifs_on_a_members_every_value_leave_no_other_alternative(schema):
     """(`kind` optional: absent, it passes both `if`s, and the `note` kind's `then` forbids options.)"""
     compiled = compile_json_schema(schema)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     docs = [{"kind": "pick", "options": ["a", "b"]}, {"kind": "pick", "options": ["a", "a"]}, {"kind": "pick"},
             {"kind": "note", "text": "x"}, {"kind": "note", "options": []}, {"kind": "other"}, {},
             {"kind": "pick", "options": ["a", "b", "a"]}, {"kind": "pick", "options": []}]
@@ -640,7 +640,7 @@ def test_ifs_that_leave_an_alternative_open_are_refused():
     """`kind` absent fails `if`s that require it: then no `then` applies and options may repeat
     items; `kind` is not required, so which applies is not known before options is written."""
     schema = form(required=False, if_required=True)
-    check = UniqueItemsCheck(schema, lambda *a: None)
+    check = ValueChecks(schema, lambda *a: None)
     why = check.refusal("#/allOf/0/then/properties/options/uniqueItems")
     assert why is not None and "another schema that applies there" in why
 
@@ -649,10 +649,10 @@ def test_ifs_that_leave_an_alternative_open_are_refused():
 def test_a_kind_no_if_takes_is_told_apart_by_its_value(path):
     """A third kind fails both `if`s, and its options may repeat items; `kind` is required and
     written first, so its value (read before options) says whether options must be distinct
-    (UniqueItemsCheck.discriminator)."""
+    (ValueChecks.discriminator)."""
     schema = form(kinds=("pick", "note", "other"))
     compiled = compile_json_schema(schema, path=path)
-    assert compiled.unique is not None
+    assert compiled.checks is not None
     docs = [{"kind": "pick", "options": ["a", "a"]}, {"kind": "pick", "options": ["a", "b"]},
             {"kind": "other", "options": ["a", "a"]}, {"kind": "other", "options": ["a", "b"]},
             {"kind": "note", "options": ["a"]}, {"kind": "note", "text": "t"}, {"kind": "other"}]

@@ -183,7 +183,7 @@ class Guide:
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
                         f"({why}); {fix}", exc.pattern) from None
                 compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})",
-                                          grammar=regrammar.grammar, unique=regrammar.unique)
+                                          grammar=regrammar.grammar, checks=regrammar.checks)
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
         guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
@@ -191,12 +191,12 @@ class Guide:
 
     @classmethod
     def _checked(cls, guide: "Guide", compiled: Any, vocabulary: Any, max_rollback: int) -> "Guide":
-        """`guide` with its CompiledSchema; around a UniqueItemsGuide when the compile left
-        uniqueItems to check on the values (CompiledSchema.unique)."""
-        if compiled.unique is not None:
-            from .unique import UniqueItemsGuide
+        """`guide` with its CompiledSchema; around a ValueChecksGuide when the compile left
+        uniqueItems to check on the values (CompiledSchema.checks)."""
+        if compiled.checks is not None:
+            from .value_checks import ValueChecksGuide
 
-            guide = cls(UniqueItemsGuide(guide.source, compiled.unique, vocabulary), max_rollback)
+            guide = cls(ValueChecksGuide(guide.source, compiled.checks, vocabulary), max_rollback)
         guide.compiled = compiled
         return guide
 

@@ -5,7 +5,7 @@
 same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems),
-`unique_check` (uniqueItems checked on the values, beside the regex or grammar), `one_of`, `logic` (not,
+`value_checks` (uniqueItems checked on the values, beside the regex or grammar), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
 `member_rules` (wide objects as left-linear rules).
@@ -86,7 +86,7 @@ closed objects of those; an item that occurs once with types no other item has m
 and so may one that the others meet only in finitely many strings, booleans or null, with at most
 256 arrays; at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), and otherwise, with compile_json_schema's
-``value_checks``, checked on the values (module `unique_check`: items of strings, integers,
+``value_checks``, checked on the values (module `value_checks`: items of strings, integers,
 unbounded numbers, booleans, null, closed objects and arrays of those, or open objects; not
 under `not`, beside contains, or where another applicable schema lets items repeat), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
@@ -139,7 +139,7 @@ unevaluatedItems beside contains; otherwise they are the merged object's additio
 or items, json_schema.unevaluated), $dynamicRef/$recursiveRef where the dynamic scope matters
 (embedded $id resources; in one resource they are $refs), remote $ref, uniqueItems over
 unbounded item sets that other items may equal (not regular: checked on the values by
-compile_json_schema where `unique_check` can be exact, refused otherwise), two different contains in one allOf, oneOf with a branch
+compile_json_schema where `value_checks` can be exact, refused otherwise), two different contains in one allOf, oneOf with a branch
 that may overlap more than 7 others, patterns that are not regular or use inline flags, on the
 grammar path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose
 free-form values no text written out 4 levels deep tells apart), and the combinations above
@@ -168,7 +168,7 @@ from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
 from .text_counts import distinct_values_at_least
 from .json_values import parse_document
-from .unique_check import UniqueItemsCheck, find_violation
+from .value_checks import ValueChecks, find_violation
 from ..regex.lazy import lazy_regex
 
 __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "int_range_regex",
@@ -274,8 +274,8 @@ class CompiledSchema:
     grammar: str | None = None
     depth_capped: bool = False
     #: arrays whose distinct items and strings whose regex syntax the regex/grammar leaves out, to
-    #: check on the values (a unique_check.UniqueItemsCheck; None: the regex/grammar alone is exact)
-    unique: Any = None
+    #: check on the values (a value_checks.ValueChecks; None: the regex/grammar alone is exact)
+    checks: Any = None
 
     def accepts(self, text: str) -> bool:
         """Does the document `text` belong to the schema's language as compiled (the regex with
@@ -284,7 +284,7 @@ class CompiledSchema:
             ok = re.fullmatch(self.regex, text) is not None
         else:
             ok = _lark_accepts(self.grammar, text)
-        return ok and (self.unique is None or find_violation(self.unique, parse_document(text)) is None)
+        return ok and (self.checks is None or find_violation(self.checks, parse_document(text)) is None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -319,7 +319,7 @@ def compile_json_schema(
 
     With `value_checks` (default), a uniqueItems no regex or grammar can express (distinct items
     from an unbounded set: strings, integers...) is left out of the language and returned as
-    `CompiledSchema.unique` (json_schema.unique_check), which `Guide.from_json_schema` enforces
+    `CompiledSchema.checks` (json_schema.value_checks), which `Guide.from_json_schema` enforces
     token by token and `CompiledSchema.accepts` on whole documents; the regex or grammar alone then
     accepts a superset. So is `format: "regex"` (valid ECMA-262 regexes, module regex_strings).
     `value_checks=False` refuses such schemas (UnsupportedSchemaError).
@@ -329,7 +329,7 @@ def compile_json_schema(
 
     def item(synthetic: Any, where: str, min_items: int, drops: Any = None) -> Any:
         """The byte automaton of one item (the regex path of `synthetic`), or a refusal by name;
-        `drops` (a unique_check.NestedDrops) takes the uniqueItems of arrays inside the items."""
+        `drops` (a value_checks.NestedDrops) takes the uniqueItems of arrays inside the items."""
         def refused(why: str) -> UnsupportedSchemaError:
             return UnsupportedSchemaError(f"uniqueItems checked on the values: {why} (keyword 'uniqueItems' at "
                                           f"{where})", "uniqueItems", where)
@@ -353,7 +353,7 @@ def compile_json_schema(
         return automaton
 
     wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True or d.get("format") == "regex")
-    check = UniqueItemsCheck(schema, item, property_order == "any") if wanted else None
+    check = ValueChecks(schema, item, property_order == "any") if wanted else None
     token = VALUE_CHECKED_UNIQUE.set(check)
     try:
         compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
@@ -362,7 +362,7 @@ def compile_json_schema(
     if check is None or not (check.dropped or check.regex_dropped):
         return compiled
     check.finish()
-    return dataclasses.replace(compiled, unique=check)
+    return dataclasses.replace(compiled, checks=check)
 
 
 def _mentions(schema: Any, holds: Callable[[dict], bool]) -> bool:

@@ -1,6 +1,6 @@
 """`if`s that test one member's value, and the conjunctions their failure leaves empty.
 
-unique_check's locations are alternatives of conjunctions of schema objects; an `if`'s `else`
+value_checks's locations are alternatives of conjunctions of schema objects; an `if`'s `else`
 side is one of them. When the `if` only tests one member's const/enum, its failure says
 something (the member is present, if the `if` does not require it, and holds another value), so
 a conjunction can be proved empty: a member some conjunct requires, with no value left by the

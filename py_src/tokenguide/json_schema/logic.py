@@ -50,7 +50,7 @@ _MAX_LEVEL = 8  # order_compatible gives up (refuses) deeper than this
 
 def value_checked(em: Any, ptr: str) -> bool:
     """Leave the uniqueItems or format "regex" at `ptr` to be checked on the values (module
-    unique_check)? Only while compile_json_schema collects such keywords, in an emitter writing
+    value_checks)? Only while compile_json_schema collects such keywords, in an emitter writing
     values or the lookahead side of an if or oneOf branch (not of a `not`, nor a membership
     check), with JSON whitespace. A check that cannot be exact is refused by name."""
     check = em.norm.unique_drops
@@ -285,7 +285,7 @@ def subtract(em: Any, a: Any, negs: list[tuple[Any, str, str]]) -> str | None:
     subtracted: list[str | None] = []
     for b, kw, ptr in sides:
         # the side of an if or of another oneOf branch is an alternative at the same place, where
-        # uniqueItems may be checked on the values (unique_check); a `not` side is not
+        # uniqueItems may be checked on the values (value_checks); a `not` side is not
         outer, norm.unique_side = getattr(norm, "unique_side", False), kw != "not" and \
             (getattr(norm, "unique_side", False) or not getattr(em, "lookahead_side", False))
         try:

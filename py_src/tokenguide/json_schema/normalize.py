@@ -45,7 +45,7 @@ TYPE_KEYWORDS = {
     "null": frozenset(), "boolean": frozenset(),
 }
 
-#: while set (compile_json_schema: a unique_check.UniqueItemsCheck), uniqueItems the language cannot
+#: while set (compile_json_schema: a value_checks.ValueChecks), uniqueItems the language cannot
 #: express are written without the keyword and left to it, to be checked on the values
 VALUE_CHECKED_UNIQUE: ContextVar[Any] = ContextVar("value_checked_unique", default=None)
 

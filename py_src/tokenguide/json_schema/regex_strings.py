@@ -3,7 +3,7 @@
 Which strings are regexes is no regular language (groups nest) and not even context-free
 (`{3,2}`, a `\\k<name>` whose group comes later), so `compile_json_schema` writes such a string
 without the keyword and leaves it to the values check beside the regex or grammar
-(unique_check.UniqueItemsCheck finds where in a document such strings stand): the guide refuses
+(value_checks.ValueChecks finds where in a document such strings stand): the guide refuses
 a token that leaves the string no valid completion (regex.ecma_syntax.prefix_status) or closes
 it invalid, and `CompiledSchema.accepts` checks whole documents.
 

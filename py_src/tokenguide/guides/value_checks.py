@@ -1,9 +1,9 @@
-"""`UniqueItemsGuide`: a regex or grammar guide that also keeps the items of some arrays distinct
+"""`ValueChecksGuide`: a regex or grammar guide that also keeps the items of some arrays distinct
 and some strings valid regexes.
 
 JSON Schema's uniqueItems over unbounded items is no regular or context-free language, so
-`compile_json_schema` leaves it out of the regex/grammar and hands a `UniqueItemsCheck`
-(json_schema.unique_check) beside it. This guide runs the inner guide unchanged and follows the
+`compile_json_schema` leaves it out of the regex/grammar and hands a `ValueChecks`
+(json_schema.value_checks) beside it. This guide runs the inner guide unchanged and follows the
 text with a small JSON scanner: it knows the location of every value (which arrays must hold
 distinct items), keeps each such array's items seen so far, and refuses a token that would end an
 item equal to one seen, or leave the current item no way to end as a new value (found by a search
@@ -23,12 +23,12 @@ from typing import Any, Optional
 from ..errors import InvalidTokenError
 from ..json_schema.json_values import canonical_number, parse_document, value_key
 from ..json_schema.regex_strings import SPECIAL_BYTES, regex_violation, viable_content
-from ..json_schema.unique_check import OPEN_OBJECTS, Mixed
+from ..json_schema.value_checks import OPEN_OBJECTS, Mixed
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import Generate, Instruction, mask_has
 
-__all__ = ["UniqueItemsGuide"]
+__all__ = ["ValueChecksGuide"]
 
 _WS = frozenset(b" \t\n\r")
 _ENDS_SCALAR = frozenset(b" \t\n\r,]}")
@@ -168,7 +168,7 @@ class _Dup(Exception):
 
 
 class _Scan:
-    """The JSON scanner over a frozen scan state (see `UniqueItemsGuide`)."""
+    """The JSON scanner over a frozen scan state (see `ValueChecksGuide`)."""
 
     def __init__(self, check: Any, state: tuple):
         self.check = check
@@ -308,7 +308,7 @@ class _Scan:
 
     def _member_key(self, name: str) -> None:
         """The object at the top reads member `name`: its location, narrowed by the value of the
-        object's discriminator (UniqueItemsCheck.discriminator), which the schema's key order
+        object's discriminator (ValueChecks.discriminator), which the schema's key order
         writes first (a member before it is refused: never expected)."""
         top = self.frames[-1]
         d = self.check.discriminator(top[1])
@@ -337,7 +337,7 @@ class _Scan:
         return True
 
 
-class UniqueItemsGuide(BaseGuide):
+class ValueChecksGuide(BaseGuide):
     """`inner` (an Index or a BaseGuide over the regex/grammar) with `check`'s arrays kept distinct
     and its regex strings valid.
 
@@ -372,7 +372,7 @@ class UniqueItemsGuide(BaseGuide):
         if self.is_index:
             nxt = self.inner.get_next_state(s, token_id)
             if nxt is None:
-                raise InvalidTokenError(f"UniqueItemsGuide: token {token_id} is not allowed in state {s!r:.60}")
+                raise InvalidTokenError(f"ValueChecksGuide: token {token_id} is not allowed in state {s!r:.60}")
             return nxt
         return self.inner.get_next_state(s, token_id)
 
@@ -441,7 +441,7 @@ class UniqueItemsGuide(BaseGuide):
         data = self.token_bytes[token_id] if 0 <= token_id < self.vocab_size else None
         nxt = None if data is None else self.scan(scan, data)
         if nxt is None:
-            raise InvalidTokenError(f"UniqueItemsGuide: token {token_id} repeats an item of an array whose items "
+            raise InvalidTokenError(f"ValueChecksGuide: token {token_id} repeats an item of an array whose items "
                                     "must be distinct, or leaves one no new value to end as")
         return (self._inner_next(inner, token_id), nxt)
 

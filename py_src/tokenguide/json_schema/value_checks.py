@@ -1,11 +1,11 @@
-"""uniqueItems checked on the values, where no regular language or grammar can say it.
+"""uniqueItems and `format: "regex"` checked on the values, where no regular language or grammar can say them.
 
 Distinct items drawn from an unbounded set (strings, integers...) are not a regular language, so
 module `arrays` refuses them. `compile_json_schema` can instead write such an array without the
-keyword, leaving it to this `UniqueItemsCheck` beside the regex or grammar: for every place in a
+keyword, leaving it to this `ValueChecks` beside the regex or grammar: for every place in a
 document it knows whether the array there must hold distinct items (a *location*: the schema
 objects that may apply there, as alternatives of conjunctions), and the byte automaton of one
-item there, so that a guide (guides.unique) refuses a token that repeats an item or leaves no
+item there, so that a guide (guides.value_checks) refuses a token that repeats an item or leaves no
 way to write a new one, and `find_violation` checks a whole document.
 
 It is exact only where it can prove it, and says why otherwise (`take`): every array left to it
@@ -16,6 +16,9 @@ are spelled canonically (strings, integers, unbounded numbers, booleans, null, c
 with one key order, arrays of those; no free-form values), so that "some new item can still be
 written" is a question about texts; or items that are open objects, which can always become new
 until they close.
+
+Strings that must be regexes are found by the same locations (module regex_strings judges
+what may stand beside the format): `regex_string(loc)`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from .regex_strings import is_regex_format, regex_strings_refusal, regex_violati
 from .text import json_type_of, ptr_escape
 from .text_counts import infinitely_many, suffixes_around_marks_infinite
 
-__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "UniqueItemsCheck", "find_violation"]
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "ValueChecks", "find_violation"]
 
 MAX_LOCATIONS = 4_000
 MAX_ALTERNATIVES = 64
@@ -120,10 +123,11 @@ def _types_of(obj: Any) -> set[str]:
     return out
 
 
-class UniqueItemsCheck:
-    """Where arrays must hold distinct items, for a schema whose regex/grammar leaves them out.
+class ValueChecks:
+    """Where arrays must hold distinct items and strings must be regexes, for a schema whose
+    regex/grammar leaves them out.
 
-    Made while the schema is emitted: `take(pointer)` leaves a uniqueItems to it, or says why its
+    Made while the schema is emitted: `take(pointer)` leaves a uniqueItems (or format "regex") to it, or says why its
     check could not be exact; `finish()` then builds the item automata. `root` is the location
     id of the whole document; `child_key(loc, key)` and `child_index(loc, i)` step into a member
     or an item; `item_automaton(loc)` is the byte automaton of one item of the array at `loc`
@@ -569,7 +573,7 @@ def _has_number(v: Any) -> bool:
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
 
 
-def _judge_regex_strings(check: UniqueItemsCheck, loc: int) -> None:
+def _judge_regex_strings(check: ValueChecks, loc: int) -> None:
     """Note in `check` the format "regex" objects of the strings at `loc`, and why they cannot be checked."""
     live = check._live(loc, "string")
     owners = sorted({p for c in live for p in c if is_regex_format(check.objs[p])})
@@ -580,7 +584,7 @@ def _judge_regex_strings(check: UniqueItemsCheck, loc: int) -> None:
             check._verdicts.setdefault(f"{o}/format", why)
 
 
-def _canonical(check: "UniqueItemsCheck", loc: int, where: str, top: bool, seen: set) -> None:
+def _canonical(check: "ValueChecks", loc: int, where: str, top: bool, seen: set) -> None:
     """Refuse (in `check`) item values with several spellings of one value (open or mixed-order objects,
     bounded numbers with fractions, numeric enums) or free-form ones: there "a new item" is
     not a question about texts."""
@@ -611,7 +615,7 @@ def _canonical(check: "UniqueItemsCheck", loc: int, where: str, top: bool, seen:
             _canonical(check, check.child_index(loc, -1), where, False, seen)
 
 
-def _objects_canonical(check: "UniqueItemsCheck", loc: int, where: str, seen: set) -> None:
+def _objects_canonical(check: "ValueChecks", loc: int, where: str, seen: set) -> None:
     """Objects among the items: one spelling per value only when closed (additionalProperties
     false, no patternProperties) with their names in one order wherever several alternatives
     declare them; their member values canonical in turn."""
@@ -637,7 +641,7 @@ def _objects_canonical(check: "UniqueItemsCheck", loc: int, where: str, seen: se
 _OTHER = ("other value",)  # the key of a value no discriminator `if` lists (no value_key is this)
 
 
-def _discriminator(check: "UniqueItemsCheck", loc: int) -> str | None:
+def _discriminator(check: "ValueChecks", loc: int) -> str | None:
     """A member that every object at `loc` requires, every schema object there declares first
     (written first: the key order is the schema's), whose value is a string and which `if`s of
     the alternatives test by const/enum (failed_ifs): its value, read before any other member,
@@ -660,7 +664,7 @@ def _discriminator(check: "UniqueItemsCheck", loc: int) -> str | None:
     return None
 
 
-def _nested_drops(check: "UniqueItemsCheck", item: int, where: str, synthetic: Any) -> "NestedDrops | None":
+def _nested_drops(check: "ValueChecks", item: int, where: str, synthetic: Any) -> "NestedDrops | None":
     """What lets `check`'s item automaton at `item` leave out the uniqueItems of arrays inside the
     items (checked at their own locations), when that superset automaton answers "can a new
     item still be written" as the exact one would; else None (the item build refuses them).
@@ -693,7 +697,7 @@ def _nested_drops(check: "UniqueItemsCheck", item: int, where: str, synthetic: A
         return None  # (the build without marks says why)
     return NestedDrops(check) if marked is not None and suffixes_around_marks_infinite(marked, MARK) else None
 
-def _unbounded(check: "UniqueItemsCheck", loc: int, where: str) -> bool:
+def _unbounded(check: "ValueChecks", loc: int, where: str) -> bool:
     """Does the array at `loc` always take one more new item (no maxItems, infinitely many items)?"""
     if loc in check._building or check.prefix_length(loc) or any(
             isinstance(check.objs[p], dict) and "maxItems" in check.objs[p] for c in check._live(loc, "array") for p in c):
@@ -702,7 +706,7 @@ def _unbounded(check: "UniqueItemsCheck", loc: int, where: str) -> bool:
     automaton = rest.automaton if isinstance(rest, Mixed) else rest
     return automaton is None or automaton is OPEN_OBJECTS or infinitely_many(automaton)
 
-def _automata_of(check: "UniqueItemsCheck", loc: int, where: str) -> "ItemAutomata":
+def _automata_of(check: "ValueChecks", loc: int, where: str) -> "ItemAutomata":
     """`_item_automaton(loc)`, built once per location."""
     if loc not in check._built:
         check._building.add(loc)
@@ -720,10 +724,10 @@ MARK = 0x01  # the byte an inner array stands as, in a marked item automaton (ra
 class NestedDrops:
     """Stands for the check while an item automaton is built (`compile_item`'s last argument):
     the uniqueItems of arrays inside the items are left to `check` at their own locations, in
-    the item schema's pointers (the user's root moved under $defs, `UniqueItemsCheck._moved`).
+    the item schema's pointers (the user's root moved under $defs, `ValueChecks._moved`).
     With `marking`, each such array is written as the one byte MARK instead (`placeholder`)."""
 
-    def __init__(self, check: UniqueItemsCheck, marking: bool = False):
+    def __init__(self, check: ValueChecks, marking: bool = False):
         self.check = check
         self.marking = marking
         self.taken: set[str] = set()
@@ -770,7 +774,7 @@ def _negated(schema: Any, resolver: Any, refused: Callable) -> set[str]:
     return out
 
 
-def find_violation(check: UniqueItemsCheck, value: Any) -> str | None:
+def find_violation(check: ValueChecks, value: Any) -> str | None:
     """The JSON pointer of the first array in `value` (a parsed document) whose items must be
     distinct and are not, or of the first string that must be a regex and is not; or None."""
     def walk(v: Any, loc: int, ptr: str) -> str | None:
