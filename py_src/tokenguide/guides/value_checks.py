@@ -163,6 +163,17 @@ def _unchecked(automaton: Any) -> bool:
     return automaton is None or automaton is OPEN_OBJECTS
 
 
+def _code_points(pending: bytes) -> tuple[int, int]:
+    """The code points a UTF-8 character that begins with `pending` may still be."""
+    lead = pending[0]
+    size = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    value = lead & (0x1F if size == 2 else 0x0F if size == 3 else 0x07)
+    for b in pending[1:]:
+        value = value << 6 | (b & 0x3F)
+    left = 6 * (size - len(pending))
+    return value << left, (value << left) | ((1 << left) - 1)
+
+
 class _Dup(Exception):
     """A token ends an item equal to one before it, or leaves an item no new value to end as."""
 
@@ -172,11 +183,13 @@ class _Scan:
 
     def __init__(self, check: Any, state: tuple):
         self.check = check
-        frames, self.mode, self.key, self.rx = state  # rx: the JSON content so far of a string that must be a regex
+        # rx: the JSON content so far of a string that must be a regex; ln: (location, state, characters,
+        # bytes of a character not complete yet) of a string whose lengths are checked (string_lengths)
+        frames, self.mode, self.key, self.rx, self.ln = state
         self.frames = [list(f) for f in frames]
 
     def freeze(self) -> tuple:
-        return tuple(tuple(f) for f in self.frames), self.mode, self.key, self.rx
+        return tuple(tuple(f) for f in self.frames), self.mode, self.key, self.rx, self.ln
 
     def value_loc(self) -> int:
         """The location of the value that starts next (or is being written)."""
@@ -186,8 +199,13 @@ class _Scan:
         return top[2] if top[0] == "o" else self.check.child_index(top[1], top[2])
 
     def _start_value(self, c: int) -> None:
-        if c == 0x22 and self.check.regex_string(self.value_loc()):
-            self.rx = b""
+        if c == 0x22:
+            loc = self.value_loc()
+            if self.check.regex_string(loc):
+                self.rx = b""
+            auto = self.check.length_automaton(loc)
+            if auto is not None:
+                self.ln = (loc, auto.start(), 0, b"")
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
             f = self.frames[-1]  # ["a", loc, index, ItemAutomata, value keys, texts, inside an item, q, text,
             #                        the item's automaton]
@@ -249,6 +267,8 @@ class _Scan:
         elif mode == "S":
             if c != 0x22 and self.rx is not None:
                 self.rx += bytes((c,))
+            if c != 0x22 and self.ln is not None:
+                self._length_byte(c)
             if c == 0x5C:
                 self.mode = "E"
             elif c == 0x22:
@@ -256,6 +276,11 @@ class _Scan:
                     if regex_violation(json.loads(b'"' + self.rx + b'"')) is not None:
                         raise _Dup
                     self.rx = None
+                if self.ln is not None:
+                    loc, state, count, _ = self.ln
+                    if not self.check.length_automaton(loc).ends(state, count):
+                        raise _Dup
+                    self.ln = None
                 self.mode = "A"
                 self._end_value()
                 top = self.frames[-1] if self.frames else None
@@ -267,6 +292,8 @@ class _Scan:
             self.mode = "S"
             if self.rx is not None:
                 self.rx += bytes((c,))
+            if self.ln is not None:
+                self._length_byte(c)
             self._capture(c)
         elif mode == "k":
             if c == 0x22:
@@ -306,6 +333,19 @@ class _Scan:
         if top is not None and top[0] == "o" and top[4] is not None and not (c == 0x22 and self.mode == "A"):
             top[4] += bytes((c,))
 
+    def _length_byte(self, c: int) -> None:
+        """A byte of a string whose lengths are checked: one more code point of its JSON text
+        once its UTF-8 is complete."""
+        loc, state, count, pending = self.ln
+        pending += bytes((c,))
+        if pending[0] >= 0x80 and len(pending) < (2 if pending[0] < 0xE0 else 3 if pending[0] < 0xF0 else 4):
+            self.ln = (loc, state, count, pending)
+            return
+        state, added = self.check.length_automaton(loc).step(state, ord(pending.decode("utf-8")))
+        if state < 0:
+            raise _Dup  # (the grammar's lexeme and the check's automaton disagree: never expected)
+        self.ln = (loc, state, count + added, b"")
+
     def _member_key(self, name: str) -> None:
         """The object at the top reads member `name`: its location, narrowed by the value of the
         object's discriminator (ValueChecks.discriminator), which the schema's key order
@@ -327,6 +367,11 @@ class _Scan:
         still end valid?"""
         if self.rx is not None and viable_content(self.rx) is None:
             return False
+        if self.ln is not None:
+            loc, state, count, pending = self.ln
+            auto = self.check.length_automaton(loc)
+            if not (auto.viable_after(state, count, *_code_points(pending)) if pending else auto.viable(state, count)):
+                return False
         for f in self.frames:
             if f[0] == "a" and f[6] and not _unchecked(f[9]) and not _alive(f[9], f[7], f[8], f[5]):
                 return False
@@ -354,9 +399,10 @@ class ValueChecksGuide(BaseGuide):
         self.eos_token_id = int(inner.eos_token_id)
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
         self.token_bytes, self.by_bytes, self.struct, self.ws, self.special = tables
+        self.longest = max((len(b) for b in self.token_bytes if b), default=0)
         start = inner.initial_state
-        self.initial_state = self.start_state = (start, ((), "V", b"", None))
-        self.final_state = (getattr(inner, "final_state", -1), ((), "A", b"", None))
+        self.initial_state = self.start_state = (start, ((), "V", b"", None, None))
+        self.final_state = (getattr(inner, "final_state", -1), ((), "A", b"", None, None))
         self._masks: dict[Any, tuple[Any, bytes]] = {}
         try:
             hash(start)
@@ -398,8 +444,15 @@ class ValueChecksGuide(BaseGuide):
         if scan[3] is not None:  # inside a regex string: tokens that may break it
             status = viable_content(scan[3])
             candidates |= self.special if status is not None and status.plain_ok else -1
-        elif scan[1] == "V" and self.check.regex_string(_Scan(self.check, scan).value_loc()):  # at its quote
-            candidates |= self.struct
+        elif scan[1] == "V":  # a string checked on the values may begin: at its quote
+            loc = _Scan(self.check, scan).value_loc()
+            if self.check.regex_string(loc) or self.check.length_automaton(loc) is not None:
+                candidates |= self.struct
+        if scan[4] is not None:  # inside a string whose lengths are checked: near the bounds, every token
+            loc, _, count, _ = scan[4]
+            auto = self.check.length_automaton(loc)
+            if count < auto.lo or (auto.hi is not None and auto.hi - count < self.longest + auto.longest_minimum):
+                candidates = -1
         if not candidates:
             return base
         mask = bytearray(base)

@@ -321,7 +321,9 @@ def compile_json_schema(
     from an unbounded set: strings, integers...) is left out of the language and returned as
     `CompiledSchema.checks` (json_schema.value_checks), which `Guide.from_json_schema` enforces
     token by token and `CompiledSchema.accepts` on whole documents; the regex or grammar alone then
-    accepts a superset. So is `format: "regex"` (valid ECMA-262 regexes, module regex_strings).
+    accepts a superset. So is `format: "regex"` (valid ECMA-262 regexes, module regex_strings),
+    and on the grammar path, the lengths of a patterned string whose lexeme would be too large
+    (module string_lengths).
     `value_checks=False` refuses such schemas (UnsupportedSchemaError).
     """
     value_checks = check_bool("compile_json_schema", "value_checks", value_checks)
@@ -352,14 +354,15 @@ def compile_json_schema(
             raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
 
-    wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True or d.get("format") == "regex")
+    wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True or d.get("format") == "regex"
+                                        or "maxLength" in d or "minLength" in d)
     check = ValueChecks(schema, item, property_order == "any") if wanted else None
     token = VALUE_CHECKED_UNIQUE.set(check)
     try:
         compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
     finally:
         VALUE_CHECKED_UNIQUE.reset(token)
-    if check is None or not (check.dropped or check.regex_dropped):
+    if check is None or not (check.dropped or check.regex_dropped or check.length_dropped):
         return compiled
     check.finish()
     return dataclasses.replace(compiled, checks=check)

@@ -61,8 +61,9 @@ def value_checked(em: Any, ptr: str) -> bool:
     keyword = ptr.rsplit("/", 1)[1]
     why = check.take(ptr)
     if why is not None:  # (raises, or in lenient mode ignores the keyword: the value without it)
-        what = "uniqueItems over these items is not regular" if keyword == "uniqueItems" else \
-            "which strings are regexes is no regular or context-free language"
+        what = {"uniqueItems": "uniqueItems over these items is not regular",
+                "format": "which strings are regexes is no regular or context-free language"}.get(
+            keyword, f"{keyword} beside this pattern makes a lexeme too large for the grammar path")
         em.unsupported(keyword, ptr, f"{what}, and checked on the values it would not be exact: {why}")
     return True
 

@@ -8,15 +8,16 @@ arrays only) likewise give an array with an item outside S, or with every item o
 down to the member value, where it may again be an enum left out or another such condition:
 the `else` of `if: {properties: {runs: {properties: {using: {const: composite}}}}}` is a union
 of objects instead of a value lexeme of the whole object (GitHub action metadata).
+`negated_objects` lists the schema objects under some `not` (the values check stays out of them).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from .text import ALL_TYPES
+from .text import ALL_TYPES, ptr_escape
 
-__all__ = ["EACH_VALUE_KEYWORDS", "negation_branches"]
+__all__ = ["EACH_VALUE_KEYWORDS", "negated_objects", "negation_branches"]
 
 _NEGATABLE = frozenset({"type", "properties", "required", "items", "contains"})
 #: keywords of one schema that every member, name or item is tested against: with a schema that
@@ -96,4 +97,29 @@ def negation_branches(kw: dict, types: list[str], validation: frozenset, draft: 
         else:
             continue
         before[name] = sub
+    return out
+
+
+def negated_objects(schema: Any, resolver: Any, refused: Callable) -> set[str]:
+    """The pointers of the schema objects under a `not` (through $refs too)."""
+    out: set[str] = set()
+
+    def walk(node: Any, ptr: str, neg: bool) -> None:
+        if neg:
+            if ptr in out:
+                return
+            out.add(ptr)
+        if isinstance(node, dict):
+            if neg and isinstance(node.get("$ref"), str):
+                target = resolver.resolve(node["$ref"], ptr, refused)
+                if target is not None:
+                    walk(target[0], target[1], True)
+            for k, v in node.items():
+                if k not in ("enum", "const", "examples", "default"):
+                    walk(v, f"{ptr}/{ptr_escape(k)}", neg or k == "not")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{ptr}/{i}", neg)
+
+    walk(schema, "#", False)
     return out

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..regex.ecma_syntax import PLAIN_EXCLUDED, pattern_error, prefix_status
 
-__all__ = ["is_regex_format", "regex_strings_refusal", "framing_pattern", "partial_content", "regex_violation",
+__all__ = ["is_regex_format", "regex_owners", "regex_strings_refusal", "framing_pattern", "partial_content", "regex_violation",
            "viable_content", "SPECIAL_BYTES"]
 
 #: bytes of the string's JSON text after which appending plain text may not stay viable (the
@@ -45,6 +45,16 @@ def framing_pattern(pattern: Any) -> bool:
     """Is `pattern` `^P.+S$` (or `.*`, `.{n,}`) with literal ends P and S of characters that are
     regex atoms and no digits? Then it cannot strand a regex begun (module docstring)."""
     return isinstance(pattern, str) and _FRAME.fullmatch(pattern) is not None
+
+
+def regex_owners(alternatives: list[list[tuple[str, Any]]]) -> tuple[list[str], str | None]:
+    """The schema objects (pointers) with format "regex" among a place's string `alternatives`
+    (each the (pointer, object) pairs that apply together), and why their check could not be
+    exact there (None: it can)."""
+    owners = sorted({p for objs in alternatives for p, o in objs if is_regex_format(o)})
+    if not owners:
+        return owners, None
+    return owners, regex_strings_refusal([[o for _, o in objs] for objs in alternatives])
 
 
 def regex_strings_refusal(alternatives: list[list[Any]]) -> str | None:

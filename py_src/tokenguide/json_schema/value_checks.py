@@ -30,10 +30,12 @@ from typing import Any, Callable
 from ..errors import UnsupportedSchemaError
 from .failed_ifs import FailedIfs
 from .json_values import value_key
+from .negation import negated_objects
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
-from .regex_strings import is_regex_format, regex_strings_refusal, regex_violation
+from .regex_strings import regex_owners, regex_violation
+from .string_lengths import LengthAutomaton, automata_refusal, length_automaton, length_owners
 from .text import json_type_of, ptr_escape
 from .text_counts import infinitely_many, suffixes_around_marks_infinite
 
@@ -144,6 +146,9 @@ class ValueChecks:
         self.regex_dropped: dict[str, str] = {}  # schema object -> pointer of its format "regex", left to check
         self._regex_owners: dict[int, list[str]] = {}  # location -> the schema objects with format "regex" there
         self._regex_locs: frozenset[int] = frozenset()
+        self.length_dropped: dict[str, str] = {}  # schema object -> pointer of its min/maxLength, left to check
+        self._length_owners: dict[int, list[str]] = {}  # location -> the schema objects with lengths there
+        self._lengths: dict[int, LengthAutomaton] = {}  # location -> its strings' automaton, once taken
         self._compile_item = compile_item
         self._dnfs: dict[str, list[frozenset]] = {}
         self._locs: list[Dnf] = []
@@ -164,26 +169,30 @@ class ValueChecks:
         if self.root >= 0 or self._broken is not None:
             return
         try:
-            self._negated_objs = _negated(self.schema, self.resolver, self._ref_refused)
+            self._negated_objs = negated_objects(self.schema, self.resolver, self._ref_refused)
             self.root = self._location(frozenset(self._dnf("#", ())))
             self._explore()
         except _Refusal as exc:
             self._broken = exc.args[0]
 
     def refusal(self, uptr: str) -> str | None:
-        """Why the uniqueItems (or format "regex") at `uptr` cannot be checked exactly on the
+        """Why the uniqueItems (format "regex", min/maxLength) at `uptr` cannot be checked exactly on the
         values (None: it can)."""
         self._explore_once()
         owner, keyword = uptr.rsplit("/", 1)
-        what = "string" if keyword == "format" else "array"
+        what = "array" if keyword == "uniqueItems" else "string"
         if owner in self._negated_objs:
             return f"this {what} sits under a `not`, where a check of its values would be reversed"
         if self._broken is not None:
             return self._broken
-        places = self._regex_owners if keyword == "format" else self._arrays
+        places = self._arrays if keyword == "uniqueItems" else \
+            self._regex_owners if keyword == "format" else self._length_owners
         if not any(owner in owners for owners in places.values()):
             return f"no place of a document reaches this {what} through the keywords the check follows " \
                 "(it sits under propertyNames or an unknown applicator)"
+        if keyword in ("minLength", "maxLength"):
+            return self._verdicts.get(f"{owner}/lengths") or automata_refusal(
+                [[self.objs[p] for p in self._live(loc, "string")[0]] for loc, o in self._length_owners.items() if owner in o])
         return self._verdicts.get(owner if keyword != "format" else uptr)
 
     @staticmethod
@@ -196,7 +205,9 @@ class ValueChecks:
         why = self.refusal(uptr)
         if why is None:
             owner, keyword = uptr.rsplit("/", 1)
-            (self.regex_dropped if keyword == "format" else self.dropped)[owner] = uptr
+            kept = self.dropped if keyword == "uniqueItems" else \
+                self.regex_dropped if keyword == "format" else self.length_dropped
+            kept[owner] = uptr
         return why
 
     def finish(self) -> None:
@@ -208,6 +219,14 @@ class ValueChecks:
                 self._items[loc] = _automata_of(self, loc, self.dropped[taken[0]])
         self._regex_locs = frozenset(loc for loc, owners in self._regex_owners.items()
                                      if any(o in self.regex_dropped for o in owners))
+        for loc, owners in self._length_owners.items():
+            if any(o in self.length_dropped for o in owners):
+                self._lengths[loc] = length_automaton([self.objs[p] for p in self._live(loc, "string")[0]])
+
+    def length_automaton(self, loc: int) -> LengthAutomaton | None:
+        """The automaton whose lengths a string at `loc` must keep (a min/maxLength left to this
+        check, module string_lengths), else None."""
+        return self._lengths.get(loc)
 
     def regex_string(self, loc: int) -> bool:
         """Must a string at `loc` be a valid regex (a format "regex" left to this check)?"""
@@ -377,25 +396,7 @@ class ValueChecks:
     def child_index(self, loc: int, i: int) -> int:
         """The location of item `i` of an array at `loc`."""
         cls = i if i < self.prefix_length(loc) else -1
-        return self._child((loc, "i", cls), lambda: self._item_alternatives(loc, cls))
-
-    def _item_alternatives(self, loc: int, cls: int) -> list[frozenset]:
-        out: list[frozenset] = []
-        for c in self._live(loc, "array"):
-            alts = [frozenset()]
-            for p in c:
-                obj = self.objs[p]
-                tuple_kw = "prefixItems" if isinstance(obj.get("prefixItems"), list) else \
-                    "items" if isinstance(obj.get("items"), list) else None
-                rest_kw = "items" if tuple_kw == "prefixItems" else "additionalItems" if tuple_kw else "items"
-                if tuple_kw and 0 <= cls < len(obj[tuple_kw]):
-                    alts = self._product(alts, self._sub(f"{p}/{tuple_kw}/{cls}", obj[tuple_kw][cls], ()), p)
-                elif rest_kw in obj and not isinstance(obj[rest_kw], list):
-                    alts = self._product(alts, self._sub(f"{p}/{rest_kw}", obj[rest_kw], ()), p)
-                if "contains" in obj:  # (an item may match it or not)
-                    alts = self._product(alts, self._sub(f"{p}/contains", obj["contains"], ()) + [frozenset()], p)
-            out.extend(alts)
-        return out
+        return self._child((loc, "i", cls), lambda: _item_alternatives(self, loc, cls))
 
     # ---- which arrays, and their items ----------------------------------------------------------
     def item_automaton(self, loc: int) -> "ItemAutomata | None":
@@ -417,7 +418,7 @@ class ValueChecks:
                 except _Refusal as exc:
                     for o in owners:
                         self._verdicts.setdefault(o, exc.args[0])
-            _judge_regex_strings(self, loc)
+            _judge_strings(self, loc)
             kids = [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + [self.child_index(loc, -1)]
             kids += self._member_children(loc)
             for k in kids:
@@ -522,6 +523,38 @@ class ValueChecks:
 _EXTENSION = re.compile(r"\^[A-Za-z0-9_-]+")  # a pattern every name with this literal prefix matches
 
 
+def _judge_strings(check: ValueChecks, loc: int) -> None:
+    """Note the objects with format "regex" or lengths of the strings at `loc`, and why
+    their checks could not be exact (modules regex_strings, string_lengths)."""
+    live = [[(p, check.objs[p]) for p in sorted(c)] for c in check._live(loc, "string")]
+    for places, (owners, why), tag in ((check._regex_owners, regex_owners(live), "format"),
+                                       (check._length_owners, length_owners(live), "lengths")):
+        if owners:
+            places[loc] = owners
+        for o in owners if why else ():
+            check._verdicts.setdefault(f"{o}/{tag}", why)
+
+
+def _item_alternatives(check: ValueChecks, loc: int, cls: int) -> list[frozenset]:
+    """The alternatives at item `cls` (-1: past the tuple) of an array at `loc`."""
+    out: list[frozenset] = []
+    for c in check._live(loc, "array"):
+        alts = [frozenset()]
+        for p in c:
+            obj = check.objs[p]
+            tuple_kw = "prefixItems" if isinstance(obj.get("prefixItems"), list) else \
+                "items" if isinstance(obj.get("items"), list) else None
+            rest_kw = "items" if tuple_kw == "prefixItems" else "additionalItems" if tuple_kw else "items"
+            if tuple_kw and 0 <= cls < len(obj[tuple_kw]):
+                alts = check._product(alts, check._sub(f"{p}/{tuple_kw}/{cls}", obj[tuple_kw][cls], ()), p)
+            elif rest_kw in obj and not isinstance(obj[rest_kw], list):
+                alts = check._product(alts, check._sub(f"{p}/{rest_kw}", obj[rest_kw], ()), p)
+            if "contains" in obj:  # (an item may match it or not)
+                alts = check._product(alts, check._sub(f"{p}/contains", obj["contains"], ()) + [frozenset()], p)
+        out.extend(alts)
+    return out
+
+
 def open_objects(objs: list) -> bool:
     """Can an object that the schema objects `objs` (one alternative, together) accept, not closed
     yet, always take one more member that no value seen has? True when each allows a name of one
@@ -571,17 +604,6 @@ def _has_number(v: Any) -> bool:
     if isinstance(v, (int, float)):
         return True
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
-
-
-def _judge_regex_strings(check: ValueChecks, loc: int) -> None:
-    """Note in `check` the format "regex" objects of the strings at `loc`, and why they cannot be checked."""
-    live = check._live(loc, "string")
-    owners = sorted({p for c in live for p in c if is_regex_format(check.objs[p])})
-    if owners:
-        check._regex_owners[loc] = owners
-        why = regex_strings_refusal([[check.objs[p] for p in c] for c in live])
-        for o in owners if why else ():
-            check._verdicts.setdefault(f"{o}/format", why)
 
 
 def _canonical(check: "ValueChecks", loc: int, where: str, top: bool, seen: set) -> None:
@@ -749,36 +771,14 @@ class NestedDrops:
         return why
 
 
-def _negated(schema: Any, resolver: Any, refused: Callable) -> set[str]:
-    """The pointers of the schema objects under a `not` (through $refs too)."""
-    out: set[str] = set()
-
-    def walk(node: Any, ptr: str, neg: bool) -> None:
-        if neg:
-            if ptr in out:
-                return
-            out.add(ptr)
-        if isinstance(node, dict):
-            if neg and isinstance(node.get("$ref"), str):
-                target = resolver.resolve(node["$ref"], ptr, refused)
-                if target is not None:
-                    walk(target[0], target[1], True)
-            for k, v in node.items():
-                if k not in ("enum", "const", "examples", "default"):
-                    walk(v, f"{ptr}/{ptr_escape(k)}", neg or k == "not")
-        elif isinstance(node, list):
-            for i, v in enumerate(node):
-                walk(v, f"{ptr}/{i}", neg)
-
-    walk(schema, "#", False)
-    return out
-
-
 def find_violation(check: ValueChecks, value: Any) -> str | None:
     """The JSON pointer of the first array in `value` (a parsed document) whose items must be
     distinct and are not, or of the first string that must be a regex and is not; or None."""
     def walk(v: Any, loc: int, ptr: str) -> str | None:
         if isinstance(v, str):
+            auto = check.length_automaton(loc)
+            if auto is not None and not (auto.lo <= len(v) and (auto.hi is None or len(v) <= auto.hi)):
+                return ptr or "/"
             return (ptr or "/") if check.regex_string(loc) and regex_violation(v) is not None else None
         if isinstance(v, list):
             if check.item_automaton(loc) is not None and len({value_key(x) for x in v}) < len(v):

@@ -1,0 +1,120 @@
+"""minLength/maxLength of a patterned string checked on the values on the grammar path
+(json_schema.string_lengths, guides.value_checks), where the pattern and the lengths together are
+a lexeme too large to write (AWS ARNs under maxLength 2,048).
+
+Oracles: jsonschema for whole documents (CompiledSchema.accepts); for masks, the prefixes of every
+valid document of a small language (each mask exactly the tokens that keep the text a prefix of
+one, EOS exactly on documents), with the lexeme limit lowered so that small bounds are left to
+the check too; on GPT-2's vocabulary, random generations near the bound never strand and end
+valid. Refusals name keyword, pointer and reason."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import json
+
+import jsonschema
+import pytest
+from test_json_schema_unique_values import check_masks_exact, greedy, guide_accepts, random_generations
+
+from tokenguide import Guide
+from tokenguide.errors import UnsupportedSchemaError
+from tokenguide.json_schema import compile_json_schema, lexemes
+from tokenguide.json_schema.string_lengths import LengthAutomaton
+
+ARN = "^arn:aws(-[a-z]+)?:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]+$"
+ROLE = {"type": "string", "pattern": ARN, "minLength": 20, "maxLength": 2048}
+TREE = {"type": "object", "properties": {"role": ROLE, "kids": {"type": "array", "items": {"$ref": "#"}}},
+        "additionalProperties": False}
+
+
+def dumps(v) -> str:
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_a_long_bounded_pattern_is_left_to_the_check_on_the_grammar_path():
+    compiled = compile_json_schema(TREE)
+    assert compiled.path == "grammar" and compiled.checks is not None
+    head = "arn:aws:iam::123456789012:role/"
+    docs = [{"role": head + "x" * n} for n in (0, 1, 2017, 2018, 2100)] + \
+        [{"kids": [{"role": head + "é" * 2017}]}, {"kids": [{"role": head + "é" * 2018}]},
+         {"role": "arn:aws:iam::1234:role/x"}, {"role": head + "x y"}, {"kids": [{"kids": [{"role": head + "a"}]}]}]
+    verdicts = set()
+    for d in docs:
+        want = jsonschema.Draft202012Validator(TREE).is_valid(d)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(d)) == want, (str(d)[:60], want)
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("pattern, lo, hi", [("^a[ab]*$", 0, 6), ("^(ab)+$", 3, 9), ('^[a"]*b$', 2, 5), ("^x.*$", 1, None)])
+def test_length_levels_against_enumeration(pattern, lo, hi):
+    """The automaton's answer for every text of a small alphabet (as JSON text, escapes one
+    character): a whole string exactly when re and the bounds say so."""
+    import re
+
+    auto = LengthAutomaton(pattern, lo, hi)
+    for n in range(8):
+        for chars in itertools.product('ab"x', repeat=n):
+            text = "".join(chars)
+            state, count = auto.start(), 0
+            for cp in json.dumps(text)[1:-1]:
+                state, added = auto.step(state, ord(cp))
+                count += added
+                if state < 0:
+                    break
+            want = re.search(pattern, text) is not None and lo <= len(text) <= (hi if hi is not None else 99)
+            assert (state >= 0 and auto.ends(state, count)) == want, (pattern, text)
+            if state >= 0:
+                assert count == len(text)
+
+
+@pytest.mark.parametrize("path", ["grammar"])
+def test_masks_are_exact_over_a_small_language(path, monkeypatch):
+    """With the lexeme limit lowered to 3 states, `^a+[b"é]*$` under lengths 2..4 is left to the
+    check: each mask allows exactly the tokens that keep the text a prefix of a document."""
+    monkeypatch.setattr(lexemes, "MAX_LEXEME_STATES", 3)
+    schema = {"type": "array", "items": {"type": "string", "pattern": '^a+[b"é]*$', "minLength": 2, "maxLength": 4},
+              "maxItems": 2}
+    words = [w for n in range(2, 5) for w in map("".join, itertools.product('ab"é', repeat=n)) if re.fullmatch('a+[b"é]*', w)]
+    docs = {dumps([])} | {dumps([w]) for w in words} | {dumps([w, v]) for w in words for v in words}
+    extra = ['"a', 'b"', '\\"', "é", "\\", "aa", "ab\"", "\u00e9\""]
+    assert check_masks_exact(schema, docs, extra, path, probes=500) == 500
+
+
+def test_gpt2_generations_near_the_bound_never_strand_and_end_valid(gpt2_vocabulary):
+    schema = {"$ref": "#/$defs/t", "$defs": {"t": {"type": "object", "properties": {
+        "name": {"type": "string", "pattern": "^[a-z]+(-[a-z0-9]+)*$", "maxLength": 700},
+        "kids": {"type": "array", "items": {"$ref": "#/$defs/t"}}}, "additionalProperties": False}}}
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary, whitespace_pattern="")
+    assert guide.compiled.checks is not None
+    finished = random_generations(guide, gpt2_vocabulary, 5, 6, 60, 0.3, (b'"', b"}", b"]"), 0.5)
+    assert finished
+    for text in finished:
+        assert jsonschema.Draft202012Validator(schema).is_valid(json.loads(text)), text
+    assert guide_accepts(guide, greedy(gpt2_vocabulary, dumps({"name": "a" * 700})))
+    assert not guide_accepts(guide, greedy(gpt2_vocabulary, dumps({"name": "a" * 701})))
+    guide.reset()
+    for t in greedy(gpt2_vocabulary, '{"name":"' + "a" * 698):
+        guide.advance(t, return_tokens=False)
+    allowed = {gpt2_vocabulary.id_to_bytes(t) for t in guide.get_tokens() if t != gpt2_vocabulary.eos_token_id}
+    # two characters left: `-` needs one after it, `-a` fits, `aaa` and `-ab` do not
+    assert {b"a", b"aa", b"-", b'"', b'"}'} <= allowed and not {b"aaa", b"-ab", b"ab-"} & allowed
+
+
+@pytest.mark.parametrize("schema, pointer, why", [
+    ({"anyOf": [{"type": "string", "pattern": ARN, "maxLength": 2048}, {"type": "string", "pattern": "^x"}]},
+     "#/anyOf/0/maxLength", "several alternatives accept strings"),
+    ({"type": "string", "pattern": "^(?!arn:aws-cn)" + ARN[1:], "maxLength": 2048}, "#/maxLength",
+     "a lookahead"),
+    ({"not": {"type": "string", "pattern": ARN, "maxLength": 2048}}, None, None),
+])
+def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why):
+    if pointer is None:  # (under `not`: the grammar path's lexeme refusal, as before)
+        with pytest.raises(UnsupportedSchemaError):
+            compile_json_schema({"type": "array", "items": schema}, path="grammar")
+        return
+    with pytest.raises(UnsupportedSchemaError) as info:
+        compile_json_schema(schema, path="grammar")
+    assert info.value.keyword == "maxLength" and info.value.pointer == pointer and why in str(info.value)
