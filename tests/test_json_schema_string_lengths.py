@@ -118,3 +118,11 @@ def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why)
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(schema, path="grammar")
     assert info.value.keyword == "maxLength" and info.value.pointer == pointer and why in str(info.value)
+
+
+def test_a_token_into_a_state_that_cannot_end_within_the_bound_is_refused(monkeypatch):
+    """`^(a+|b{9})$` under maxLength 5: a `b` can never end, far from the bound as it is."""
+    monkeypatch.setattr(lexemes, "MAX_LEXEME_STATES", 3)
+    schema = {"type": "string", "pattern": "^(a+|b{9})$", "maxLength": 5}
+    docs = {dumps("a" * n) for n in range(1, 6)}
+    assert check_masks_exact(schema, docs, ["b", "ab", "aa"], "grammar") > 5

@@ -451,7 +451,9 @@ class ValueChecksGuide(BaseGuide):
         if scan[4] is not None:  # inside a string whose lengths are checked: near the bounds, every token
             loc, _, count, _ = scan[4]
             auto = self.check.length_automaton(loc)
-            if count < auto.lo or (auto.hi is not None and auto.hi - count < self.longest + auto.longest_minimum):
+            near = auto.longest_minimum is None or (auto.hi is not None and
+                                                    auto.hi - count < self.longest + auto.longest_minimum)
+            if count < auto.lo or near:
                 candidates = -1
         if not candidates:
             return base

@@ -120,7 +120,11 @@ class LengthAutomaton:
         self._levels, self._first, self._period = _levels(
             _closure({q * 6 for q in self.dfa.finals}, pre0), pre0, pre1, hi)
         self._cache: dict[tuple[int, int], bool] = {}
-        self.longest_minimum = max((m for m in self._minimum() if m is not None), default=0)
+        # the longest of the shortest endings of the states a text can reach (None: one of them
+        # cannot end within the bound at all; then every token is tried, guides.value_checks)
+        shortest = self._minimum()
+        reached = [shortest[s] for s in self._reachable()]
+        self.longest_minimum = None if None in reached else max(reached, default=0)
 
     def start(self) -> int:
         return 0
@@ -166,6 +170,18 @@ class LengthAutomaton:
         """Is the text so far, `count` characters in `state`, a whole string of the place?"""
         return state in self.at_length(0) and state % 6 == 0 and self.lo <= count and \
             (self.hi is None or count <= self.hi)
+
+    def _reachable(self) -> set[int]:
+        """The states some text reaches from the start (escapes open only where one can be)."""
+        seen, todo = {0}, [0]
+        while todo:
+            q, e = divmod(todo.pop(), 6)
+            for lo, hi, t in self.dfa.edges[q]:
+                for nxt, _ in _escape_moves(e, lo, hi):
+                    if t * 6 + nxt not in seen:
+                        seen.add(t * 6 + nxt)
+                        todo.append(t * 6 + nxt)
+        return seen
 
     def _minimum(self) -> list[int | None]:
         """The shortest ending of each state (None: none within the bound)."""
