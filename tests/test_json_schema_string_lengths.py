@@ -48,26 +48,36 @@ def test_a_long_bounded_pattern_is_left_to_the_check_on_the_grammar_path():
     assert verdicts == {True, False}
 
 
-@pytest.mark.parametrize("pattern, lo, hi", [("^a[ab]*$", 0, 6), ("^(ab)+$", 3, 9), ('^[a"]*b$', 2, 5), ("^x.*$", 1, None)])
-def test_length_levels_against_enumeration(pattern, lo, hi):
-    """The automaton's answer for every text of a small alphabet (as JSON text, escapes one
-    character): a whole string exactly when re and the bounds say so."""
-    import re
+def test_a_pattern_with_a_lookahead_keeps_it_beside_the_checked_lengths():
+    schema = {"type": "array", "items": {"type": "string", "pattern": "^(?!arn:aws-cn:)" + ARN[1:], "maxLength": 2048}}
+    compiled = compile_json_schema(schema, path="grammar")
+    assert compiled.checks is not None
+    head = "arn:aws:iam::123456789012:role/"
+    for v, ok in (([head + "x"], True), ([head + "x" * 2018], False), (["arn:aws-cn:iam::123456789012:role/x"], False)):
+        assert compiled.accepts(dumps(v)) == ok == jsonschema.Draft202012Validator(schema).is_valid(v), v
 
+
+@pytest.mark.parametrize("pattern, lo, hi", [("^a[ab]*$", 0, 6), ("^(ab)+$", 3, 9), ('^[a"é]*b$', 2, 5), ("^x.*$", 1, None),
+                                             ("^(?!ab)[abé]+$", 1, 4)])
+def test_length_levels_against_enumeration(pattern, lo, hi):
+    """The automaton's answer for every text of a small alphabet (its JSON bytes: an escape and a
+    UTF-8 character are one character each): a whole string exactly when re and the bounds say
+    so, and every prefix of one viable."""
     auto = LengthAutomaton(pattern, lo, hi)
     for n in range(8):
-        for chars in itertools.product('ab"x', repeat=n):
+        for chars in itertools.product('ab"xé', repeat=n):
             text = "".join(chars)
-            state, count = auto.start(), 0
-            for cp in json.dumps(text)[1:-1]:
-                state, added = auto.step(state, ord(cp))
+            state, count, viable = auto.begin, 0, True
+            for byte in json.dumps(text, ensure_ascii=False)[1:].encode():
+                state, added = auto.step(state, byte)
                 count += added
                 if state < 0:
                     break
+                viable = viable and (auto.viable(state, count) or auto.ends(state, count))
             want = re.search(pattern, text) is not None and lo <= len(text) <= (hi if hi is not None else 99)
             assert (state >= 0 and auto.ends(state, count)) == want, (pattern, text)
-            if state >= 0:
-                assert count == len(text)
+            if want:
+                assert count == len(text) and viable, (pattern, text)
 
 
 @pytest.mark.parametrize("path", ["grammar"])
@@ -106,8 +116,8 @@ def test_gpt2_generations_near_the_bound_never_strand_and_end_valid(gpt2_vocabul
 @pytest.mark.parametrize("schema, pointer, why", [
     ({"anyOf": [{"type": "string", "pattern": ARN, "maxLength": 2048}, {"type": "string", "pattern": "^x"}]},
      "#/anyOf/0/maxLength", "several alternatives accept strings"),
-    ({"type": "string", "pattern": "^(?!arn:aws-cn)" + ARN[1:], "maxLength": 2048}, "#/maxLength",
-     "a lookahead"),
+    ({"type": "string", "allOf": [{"pattern": ARN}, {"pattern": "[0-9]{12}"}], "maxLength": 2048}, "#/maxLength",
+     "only beside exactly one pattern"),
     ({"not": {"type": "string", "pattern": ARN, "maxLength": 2048}}, None, None),
 ])
 def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why):

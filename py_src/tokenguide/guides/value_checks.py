@@ -163,17 +163,6 @@ def _unchecked(automaton: Any) -> bool:
     return automaton is None or automaton is OPEN_OBJECTS
 
 
-def _code_points(pending: bytes) -> tuple[int, int]:
-    """The code points a UTF-8 character that begins with `pending` may still be."""
-    lead = pending[0]
-    size = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-    value = lead & (0x1F if size == 2 else 0x0F if size == 3 else 0x07)
-    for b in pending[1:]:
-        value = value << 6 | (b & 0x3F)
-    left = 6 * (size - len(pending))
-    return value << left, (value << left) | ((1 << left) - 1)
-
-
 class _Dup(Exception):
     """A token ends an item equal to one before it, or leaves an item no new value to end as."""
 
@@ -183,8 +172,8 @@ class _Scan:
 
     def __init__(self, check: Any, state: tuple):
         self.check = check
-        # rx: the JSON content so far of a string that must be a regex; ln: (location, state, characters,
-        # bytes of a character not complete yet) of a string whose lengths are checked (string_lengths)
+        # rx: the JSON content so far of a string that must be a regex; ln: (location, state,
+        # characters) of a string whose lengths are checked (json_schema.string_lengths)
         frames, self.mode, self.key, self.rx, self.ln = state
         self.frames = [list(f) for f in frames]
 
@@ -205,7 +194,7 @@ class _Scan:
                 self.rx = b""
             auto = self.check.length_automaton(loc)
             if auto is not None:
-                self.ln = (loc, auto.start(), 0, b"")
+                self.ln = (loc, auto.begin, 0)
         if self.frames and self.frames[-1][0] == "a" and self.frames[-1][3] is not None:
             f = self.frames[-1]  # ["a", loc, index, ItemAutomata, value keys, texts, inside an item, q, text,
             #                        the item's automaton]
@@ -277,8 +266,8 @@ class _Scan:
                         raise _Dup
                     self.rx = None
                 if self.ln is not None:
-                    loc, state, count, _ = self.ln
-                    if not self.check.length_automaton(loc).ends(state, count):
+                    self._length_byte(c)
+                    if not self.check.length_automaton(self.ln[0]).ends(*self.ln[1:]):
                         raise _Dup
                     self.ln = None
                 self.mode = "A"
@@ -334,17 +323,12 @@ class _Scan:
             top[4] += bytes((c,))
 
     def _length_byte(self, c: int) -> None:
-        """A byte of a string whose lengths are checked: one more code point of its JSON text
-        once its UTF-8 is complete."""
-        loc, state, count, pending = self.ln
-        pending += bytes((c,))
-        if pending[0] >= 0x80 and len(pending) < (2 if pending[0] < 0xE0 else 3 if pending[0] < 0xF0 else 4):
-            self.ln = (loc, state, count, pending)
-            return
-        state, added = self.check.length_automaton(loc).step(state, ord(pending.decode("utf-8")))
+        """A byte of a string whose lengths are checked, through its automaton."""
+        loc, state, count = self.ln
+        state, added = self.check.length_automaton(loc).step(state, c)
         if state < 0:
             raise _Dup  # (the grammar's lexeme and the check's automaton disagree: never expected)
-        self.ln = (loc, state, count + added, b"")
+        self.ln = (loc, state, count + added)
 
     def _member_key(self, name: str) -> None:
         """The object at the top reads member `name`: its location, narrowed by the value of the
@@ -367,11 +351,8 @@ class _Scan:
         still end valid?"""
         if self.rx is not None and viable_content(self.rx) is None:
             return False
-        if self.ln is not None:
-            loc, state, count, pending = self.ln
-            auto = self.check.length_automaton(loc)
-            if not (auto.viable_after(state, count, *_code_points(pending)) if pending else auto.viable(state, count)):
-                return False
+        if self.ln is not None and not self.check.length_automaton(self.ln[0]).viable(*self.ln[1:]):
+            return False
         for f in self.frames:
             if f[0] == "a" and f[6] and not _unchecked(f[9]) and not _alive(f[9], f[7], f[8], f[5]):
                 return False
@@ -449,7 +430,7 @@ class ValueChecksGuide(BaseGuide):
             if self.check.regex_string(loc) or self.check.length_automaton(loc) is not None:
                 candidates |= self.struct
         if scan[4] is not None:  # inside a string whose lengths are checked: near the bounds, every token
-            loc, _, count, _ = scan[4]
+            loc, _, count = scan[4]
             auto = self.check.length_automaton(loc)
             near = auto.longest_minimum is None or (auto.hi is not None and
                                                     auto.hi - count < self.longest + auto.longest_minimum)

@@ -5,7 +5,7 @@ A `pattern` under a long maxLength (AWS ARNs: maxLength 1,011-2,048) is, as one 
 pattern's states times every length: tens of thousands of states, past what a lexeme is written
 as. `compile_json_schema` can instead write the pattern alone and leave the lengths to the
 values check (value_checks.ValueChecks finds where such strings stand). `LengthAutomaton` is the
-pattern over the string's JSON text (code points), each state paired with its place in a JSON
+pattern's byte automaton over the string's JSON text, quotes included, each state paired with its place in a JSON
 escape (an escape is one character), and knows for each length L the states from which some
 text of exactly L characters ends the string (`_levels`: the sets repeat with a period, so few
 are kept). A guide then refuses a token that passes maxLength or leaves no ending within
@@ -13,7 +13,8 @@ minLength..maxLength, and `find_violation` checks lengths of whole documents.
 
 Taken only where the check can prove the guide and the grammar agree on the language without
 lengths: one alternative accepts strings at each such place, with exactly one `pattern` (no
-lookahead, no format, enum or const) and the lengths (`lengths_refusal`).
+known format, enum or const) and the lengths (`lengths_refusal`); the automaton is the one the
+grammar's lexeme for the pattern is (lookaheads included).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import functools
 from typing import Any
 
 from ..errors import StateLimitError
-from ..regex.char_dfa import compile_char_dfa
+from ..regex import dfa as dfa_mod
 from .patterns import PatternError, pattern_to_string_body
-from .text import has_lookahead
+from .formats import KNOWN_FORMATS
 
 __all__ = ["LengthAutomaton", "automata_refusal", "length_automaton", "length_owners", "lengths_refusal", "string_constraints"]
 
@@ -53,15 +54,13 @@ def lengths_refusal(alternatives: list[list[Any]]) -> str | None:
     if len(found.get("pattern", [])) != 1:
         return "a length is checked on the values only beside exactly one pattern"
     for k in ("format", "enum", "const"):
-        if k in found:
+        if k in found and (k != "format" or any(f in KNOWN_FORMATS for f in found[k])):
             return f"{k!r} beside the lengths"
     try:
         body = pattern_to_string_body(found["pattern"][0])
     except PatternError as exc:
         return str(exc)
-    if body is None or has_lookahead(body):
-        return "a pattern with a lookahead beside the lengths"
-    return None
+    return "a pattern that matches no string" if body is None else None
 
 
 def length_owners(alternatives: list[list[tuple[str, Any]]]) -> tuple[list[str], str | None]:
@@ -101,43 +100,44 @@ def _automaton(pattern: str, lo: int, hi: int | None) -> "LengthAutomaton":
 
 
 class LengthAutomaton:
-    """The pattern of one place's strings over their JSON text, with its length bounds (see the
-    module docstring). States are `state * 6 + place in an escape` (0: none open)."""
+    """The pattern of one place's strings as a byte automaton of their JSON text, quotes
+    included, with its length bounds (see the module docstring). States are `state * 6 + place
+    in an escape` (0: none open); a character counts at its first byte, an escape at its backslash."""
 
     def __init__(self, pattern: str, lo: int, hi: int | None):
         body = pattern_to_string_body(pattern)
-        self.dfa = compile_char_dfa(body, max_states=MAX_LENGTH_STATES)
+        self.dfa = dfa_mod.compile_regex('"' + body + '"', max_states=MAX_LENGTH_STATES)
         self.lo, self.hi = lo, hi
-        n = self.dfa.num_states * 6
+        d = self.dfa
+        n = d.num_states * 6
         pre0: list[set[int]] = [set() for _ in range(n)]
         pre1: list[set[int]] = [set() for _ in range(n)]
-        for q, row in enumerate(self.dfa.edges):
-            for lo_cp, hi_cp, t in row:
+        kinds = [sorted({_kind(b) for b in d.class_bytes[c]}) for c in range(d.num_classes)]
+        for q, row in enumerate(d.table):
+            for c, t in enumerate(row):
+                if t < 0:
+                    continue
                 for e in range(6):
-                    for nxt, w in _escape_moves(e, lo_cp, hi_cp):
+                    for kind in kinds[c]:
+                        nxt, w = _MOVES[e][kind]
                         (pre1 if w else pre0)[t * 6 + nxt].add(q * 6 + e)
-        self._pre0, self._pre1 = pre0, pre1
-        self._levels, self._first, self._period = _levels(
-            _closure({q * 6 for q in self.dfa.finals}, pre0), pre0, pre1, hi)
+        self._levels, self._first, self._period = _levels(_closure({f * 6 for f in d.finals}, pre0), pre0, pre1, hi)
         self._cache: dict[tuple[int, int], bool] = {}
+        self.begin = d.next_state(0, 0x22) * 6  # after the opening quote
         # the longest of the shortest endings of the states a text can reach (None: one of them
         # cannot end within the bound at all; then every token is tried, guides.value_checks)
         shortest = self._minimum()
-        reached = [shortest[s] for s in self._reachable()]
+        reached = [shortest[x] for x in self._reachable()]
         self.longest_minimum = None if None in reached else max(reached, default=0)
 
-    def start(self) -> int:
-        return 0
-
-    def step(self, state: int, code_point: int) -> tuple[int, int]:
-        """(next state or -1, characters added: 0 or 1) after one code point of JSON text."""
+    def step(self, state: int, byte: int) -> tuple[int, int]:
+        """(next state or -1, characters added: 0 or 1) after one byte of the JSON text."""
         q, e = divmod(state, 6)
-        t = self.dfa.step(q, code_point)
+        t = self.dfa.next_state(q, byte)
         if t < 0:
             return -1, 0
-        for nxt, w in _escape_moves(e, code_point, code_point):
-            return t * 6 + nxt, w
-        return -1, 0  # pragma: no cover - every place has a move for every code point
+        nxt, w = _MOVES[e][_kind(byte)]
+        return t * 6 + nxt, w
 
     def at_length(self, length: int) -> frozenset[int]:
         """The states from which some text of exactly `length` characters ends the string."""
@@ -159,50 +159,48 @@ class LengthAutomaton:
             found = self._cache[key] = any(state in self.at_length(n) for n in range(a, b + 1))
         return found
 
-    def viable_after(self, state: int, count: int, lo: int, hi: int) -> bool:
-        """`viable` once one more character, a code point in lo..hi (a UTF-8 character begun), is read."""
-        q, e = divmod(state, 6)
-        if e:
-            return False  # (escapes are ASCII)
-        return any(self.viable(t * 6, count + 1) for a, b, t in self.dfa.edges[q] if a <= hi and b >= lo)
-
     def ends(self, state: int, count: int) -> bool:
-        """Is the text so far, `count` characters in `state`, a whole string of the place?"""
-        return state in self.at_length(0) and state % 6 == 0 and self.lo <= count and \
+        """Has the text, `count` characters long, just closed as a whole string of the place?"""
+        return state // 6 in self.dfa.finals and state % 6 == 0 and self.lo <= count and \
             (self.hi is None or count <= self.hi)
 
     def _reachable(self) -> set[int]:
-        """The states some text reaches from the start (escapes open only where one can be)."""
-        seen, todo = {0}, [0]
+        """The states some text reaches from the opening quote on."""
+        seen, todo = {self.begin}, [self.begin]
         while todo:
             q, e = divmod(todo.pop(), 6)
-            for lo, hi, t in self.dfa.edges[q]:
-                for nxt, _ in _escape_moves(e, lo, hi):
-                    if t * 6 + nxt not in seen:
-                        seen.add(t * 6 + nxt)
-                        todo.append(t * 6 + nxt)
+            for b in range(256):
+                t = self.dfa.next_state(q, b)
+                if t >= 0:
+                    nxt = t * 6 + _MOVES[e][_kind(b)][0]
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
         return seen
 
     def _minimum(self) -> list[int | None]:
         """The shortest ending of each state (None: none within the bound)."""
         out: list[int | None] = [None] * (self.dfa.num_states * 6)
         for n in range(len(self._levels) + self._period):
-            for s in self.at_length(n):
-                if out[s] is None:
-                    out[s] = n
+            for x in self.at_length(n):
+                if out[x] is None:
+                    out[x] = n
         return out
 
 
-def _escape_moves(e: int, lo: int, hi: int) -> list[tuple[int, int]]:
-    """(next place in an escape, characters added) for the code points lo..hi read at place `e`:
-    0 no escape open, 1 after a backslash, 2-5 the hex digits of \\uXXXX."""
-    if e == 0:
-        out = [(1, 1)] if lo <= _BACKSLASH <= hi else []
-        return out + ([(0, 1)] if (lo, hi) != (_BACKSLASH, _BACKSLASH) else [])
-    if e == 1:
-        out = [(2, 0)] if lo <= _U <= hi else []
-        return out + ([(0, 0)] if (lo, hi) != (_U, _U) else [])
-    return [((e + 1) % 6, 0)]
+_QUOTE, _OPEN, _UNICODE, _CONTINUATION, _OTHER = range(5)
+#: place in an escape -> byte kind -> (next place, characters added): 0 no escape open, 1 after a
+#: backslash, 2-5 the hex digits of \\uXXXX; a UTF-8 continuation byte and the closing quote add none
+_MOVES = [
+    [(0, 0), (1, 1), (0, 1), (0, 0), (0, 1)],
+    [(0, 0), (0, 0), (2, 0), (0, 0), (0, 0)],
+    *[[((e + 1) % 6, 0)] * 5 for e in range(2, 6)],
+]
+
+
+def _kind(byte: int) -> int:
+    return _QUOTE if byte == 0x22 else _OPEN if byte == _BACKSLASH else _UNICODE if byte == _U else \
+        _CONTINUATION if 0x80 <= byte < 0xC0 else _OTHER
 
 
 def _closure(states: set[int], pre0: list[set[int]]) -> frozenset[int]:

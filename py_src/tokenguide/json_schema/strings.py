@@ -204,9 +204,10 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             return None
         if d is not None:
             return em.sink.lexeme(out)
-        if len(checks) == 1 and kw in ("minLength", "maxLength") and fmt is None and kw in s \
-                and value_checked(em, s.kptr(kw)):  # the pattern alone, its lengths on the values
-            return main  # (string_lengths.lengths_refusal: a pattern without lookaheads)
+        if len(checks) == 1 and kw in ("minLength", "maxLength") and fmt is None and kw in s and \
+                (not has_lookahead(main) or lexeme_dfa(main) is not None) and value_checked(em, s.kptr(kw)):
+            # the pattern alone, its lengths on the values (module string_lengths)
+            return em.sink.lexeme(main) if has_lookahead(main) else main
         if kw in s:
             where, what = s.kptr(kw), f"{kw} together with format/pattern"
         else:
