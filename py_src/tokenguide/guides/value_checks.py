@@ -22,7 +22,8 @@ from typing import Any, Optional
 
 from ..errors import InvalidTokenError
 from ..json_schema.json_values import canonical_number, parse_document, value_key
-from ..json_schema.regex_strings import SPECIAL_BYTES, regex_violation, viable_content
+from ..json_schema.regex_strings import (SPECIAL_BYTES, partial_content, piece_viable, plain_tail, regex_violation,
+                                         viable_content)
 from ..json_schema.value_checks import OPEN_OBJECTS, Mixed
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
@@ -148,6 +149,27 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
         if SPECIAL_BYTES.intersection(b):
             special |= 1 << i
     return token_bytes, by_bytes, struct, ws, special
+
+
+@lru_cache(maxsize=4)
+def _piece_table(token_bytes: tuple) -> list:
+    return [_piece(b) for b in token_bytes]
+
+
+def _pieces(token_bytes: list) -> list:
+    """Per token, (its characters, where their plain tail begins) when it holds no quote or
+    escape and is whole UTF-8 (it stays inside a string as those characters); else None."""
+    return _piece_table(tuple(token_bytes))
+
+
+def _piece(data: Optional[bytes]) -> Optional[tuple[str, int]]:
+    if not data or b'"' in data or b"\\" in data or any(c < 0x20 for c in data):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text, plain_tail(text)
 
 
 def _bits(x: int):
@@ -381,6 +403,7 @@ class ValueChecksGuide(BaseGuide):
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
         self.token_bytes, self.by_bytes, self.struct, self.ws, self.special = tables
         self.longest = max((len(b) for b in self.token_bytes if b), default=0)
+        self.pieces = _pieces(self.token_bytes)
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b"", None, None))
         self.final_state = (getattr(inner, "final_state", -1), ((), "A", b"", None, None))
@@ -439,14 +462,28 @@ class ValueChecksGuide(BaseGuide):
         if not candidates:
             return base
         mask = bytearray(base)
+        quick = self._regex_pieces(scan, frames)
         for t in _bits(int.from_bytes(base, "little") & candidates):
-            if self.scan(scan, self.token_bytes[t]) is None:
+            piece = None if quick is None else self.pieces[t]
+            if not (piece_viable(quick[0], piece[0], piece[1], quick[1]) if piece is not None
+                    else self.scan(scan, self.token_bytes[t]) is not None):
                 mask[t >> 3] &= ~(1 << (t & 7)) & 0xFF
         out = bytes(mask)
         if len(self._masks) > 256:
             self._masks.clear()
         self._masks[key] = (inner, out)  # (an unhashable inner state is kept alive with its id)
         return out
+
+    def _regex_pieces(self, scan: tuple, frames: list) -> Optional[tuple[str, dict]]:
+        """Inside a regex string with nothing else to check and its text complete so far (no
+        escape or UTF-8 character open): (its text, a memo for `piece_viable`), so that a token
+        that stays inside the string is judged from its characters (`pieces`); else None."""
+        if scan[3] is None or frames or scan[4] is not None:
+            return None
+        text, pending = partial_content(scan[3])
+        if pending or json.dumps(text, ensure_ascii=False)[1:-1].encode() != scan[3]:
+            return None
+        return text, {}
 
     def _candidates(self, frames: list) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace

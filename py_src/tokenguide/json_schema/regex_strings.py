@@ -23,7 +23,7 @@ from typing import Any
 from ..regex.ecma_syntax import PLAIN_EXCLUDED, pattern_error, prefix_status
 
 __all__ = ["is_regex_format", "regex_owners", "regex_strings_refusal", "framing_pattern", "partial_content", "regex_violation",
-           "viable_content", "SPECIAL_BYTES"]
+           "viable_content", "plain_tail", "piece_viable", "SPECIAL_BYTES"]
 
 #: bytes of the string's JSON text after which appending plain text may not stay viable (the
 #: regex's syntax characters, the escape and the closing quote)
@@ -123,6 +123,31 @@ def viable_content(raw: bytes) -> Any:
         if status is not None:
             return status._replace(plain_ok=False)
     return None
+
+
+def plain_tail(piece: str) -> int:
+    """Where the run of plain characters (regex.ecma_syntax.PLAIN_EXCLUDED left out) that ends
+    `piece` begins."""
+    k = len(piece)
+    while k and piece[k - 1] not in PLAIN_EXCLUDED:
+        k -= 1
+    return k
+
+
+def piece_viable(text: str, piece: str, tail: int, memo: dict) -> bool:
+    """Is the regex begun as `text` still viable with `piece` (characters, no quote) after it?
+    `tail` is `plain_tail(piece)`: past a head after which plain text is always fine, the rest of
+    the piece needs no parse; the heads' answers are kept in `memo` (one per `text`)."""
+    for k in range(tail, len(piece) + 1):
+        head = piece[:k]
+        if head not in memo:
+            memo[head] = prefix_status(text + head)
+        status = memo[head]
+        if status is None:
+            return False
+        if k == len(piece) or status.plain_ok:
+            return True
+    return True  # pragma: no cover - the loop ends at k == len(piece)
 
 
 def regex_violation(text: str) -> str | None:
