@@ -10,6 +10,9 @@ item equal to one seen, or leave the current item no way to end as a new value (
 in the item's byte automaton along the texts seen: exact because items are spelled canonically).
 Strings that must be regexes (`format: "regex"`, json_schema.regex_strings) are kept as their
 JSON text so far: a token that leaves one no valid completion, or closes it invalid, is refused.
+Strings whose lengths beside a pattern are checked (json_schema.string_lengths) are followed
+through the pattern's automaton with their count of characters: a token that passes the bound
+or leaves no ending within it is refused.
 A state is (inner state, scan); the scan is immutable, so states can be kept, compared and rolled back.
 """
 
@@ -134,7 +137,8 @@ def _number_value(raw: bytes) -> Any:
 def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
     int bit sets the tokens holding a JSON delimiter, those holding whitespace, and those holding
-    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES)."""
+    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES); and each
+    token's characters inside a string (`_piece`)."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
     struct = ws = special = 0
@@ -148,21 +152,12 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             ws |= 1 << i
         if SPECIAL_BYTES.intersection(b):
             special |= 1 << i
-    return token_bytes, by_bytes, struct, ws, special
-
-
-@lru_cache(maxsize=4)
-def _piece_table(token_bytes: tuple) -> list:
-    return [_piece(b) for b in token_bytes]
-
-
-def _pieces(token_bytes: list) -> list:
-    """Per token, (its characters, where their plain tail begins) when it holds no quote or
-    escape and is whole UTF-8 (it stays inside a string as those characters); else None."""
-    return _piece_table(tuple(token_bytes))
+    return token_bytes, by_bytes, struct, ws, special, [_piece(b) for b in token_bytes]
 
 
 def _piece(data: Optional[bytes]) -> Optional[tuple[str, int]]:
+    """(its characters, where their plain tail begins) for a token that holds no quote or escape
+    and is whole UTF-8 (it stays inside a string as those characters); else None."""
     if not data or b'"' in data or b"\\" in data or any(c < 0x20 for c in data):
         return None
     try:
@@ -401,9 +396,8 @@ class ValueChecksGuide(BaseGuide):
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special = tables
+        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special, self.pieces = tables
         self.longest = max((len(b) for b in self.token_bytes if b), default=0)
-        self.pieces = _pieces(self.token_bytes)
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b"", None, None))
         self.final_state = (getattr(inner, "final_state", -1), ((), "A", b"", None, None))
