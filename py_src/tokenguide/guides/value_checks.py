@@ -138,7 +138,7 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
     int bit sets the tokens holding a JSON delimiter, those holding whitespace, and those holding
     a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES); and each
-    token's characters inside a string (`_piece`)."""
+    token's characters inside a string (`_piece`), and past the opening quote of one."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
     struct = ws = special = 0
@@ -152,7 +152,8 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             ws |= 1 << i
         if SPECIAL_BYTES.intersection(b):
             special |= 1 << i
-    return token_bytes, by_bytes, struct, ws, special, [_piece(b) for b in token_bytes]
+    quoted = [("", 0) if b == b'"' else _piece(b[1:]) if b and b[:1] == b'"' else None for b in token_bytes]
+    return token_bytes, by_bytes, struct, ws, special, [_piece(b) for b in token_bytes], quoted
 
 
 def _piece(data: Optional[bytes]) -> Optional[tuple[str, int]]:
@@ -396,7 +397,7 @@ class ValueChecksGuide(BaseGuide):
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
         tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special, self.pieces = tables
+        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special, self.pieces, self.quoted = tables
         self.longest = max((len(b) for b in self.token_bytes if b), default=0)
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b"", None, None))
@@ -458,7 +459,7 @@ class ValueChecksGuide(BaseGuide):
         mask = bytearray(base)
         quick = self._regex_pieces(scan, frames)
         for t in _bits(int.from_bytes(base, "little") & candidates):
-            piece = None if quick is None else self.pieces[t]
+            piece = None if quick is None else quick[2][t]
             if not (piece_viable(quick[0], piece[0], piece[1], quick[1]) if piece is not None
                     else self.scan(scan, self.token_bytes[t]) is not None):
                 mask[t >> 3] &= ~(1 << (t & 7)) & 0xFF
@@ -468,16 +469,21 @@ class ValueChecksGuide(BaseGuide):
         self._masks[key] = (inner, out)  # (an unhashable inner state is kept alive with its id)
         return out
 
-    def _regex_pieces(self, scan: tuple, frames: list) -> Optional[tuple[str, dict]]:
+    def _regex_pieces(self, scan: tuple, frames: list) -> Optional[tuple[str, dict, list]]:
         """Inside a regex string with nothing else to check and its text complete so far (no
-        escape or UTF-8 character open): (its text, a memo for `piece_viable`), so that a token
-        that stays inside the string is judged from its characters (`pieces`); else None."""
-        if scan[3] is None or frames or scan[4] is not None:
+        escape or UTF-8 character open), or where one begins: (its text, a memo for
+        `piece_viable`, each token's characters there: `pieces`, or `quoted` past an opening
+        quote), so that a token that stays inside the string is judged from its characters;
+        else None."""
+        if frames or scan[4] is not None:
             return None
+        if scan[3] is None:
+            begins = scan[1] == "V" and self.check.regex_string(_Scan(self.check, scan).value_loc())
+            return ("", {}, self.quoted) if begins else None
         text, pending = partial_content(scan[3])
         if pending or json.dumps(text, ensure_ascii=False)[1:-1].encode() != scan[3]:
             return None
-        return text, {}
+        return text, {}, self.pieces
 
     def _candidates(self, frames: list) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
