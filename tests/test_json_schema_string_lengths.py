@@ -118,6 +118,9 @@ def test_gpt2_generations_near_the_bound_never_strand_and_end_valid(gpt2_vocabul
      "#/anyOf/0/maxLength", "several alternatives accept strings"),
     ({"type": "string", "allOf": [{"pattern": ARN}, {"pattern": "[0-9]{12}"}], "maxLength": 2048}, "#/maxLength",
      "only beside exactly one pattern"),
+    # AWS S3 bucket names: a search pattern with a counted repeat is over 4,000 states by itself
+    ({"type": "string", "pattern": "[a-z0-9][\\.\\-a-z0-9]{1,61}[a-z0-9]", "minLength": 3, "maxLength": 63},
+     "#/maxLength", "the pattern's automaton for the lengths check"),
     ({"not": {"type": "string", "pattern": ARN, "maxLength": 2048}}, None, None),
 ])
 def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why):
@@ -136,3 +139,19 @@ def test_a_token_into_a_state_that_cannot_end_within_the_bound_is_refused(monkey
     schema = {"type": "string", "pattern": "^(a+|b{9})$", "maxLength": 5}
     docs = {dumps("a" * n) for n in range(1, 6)}
     assert check_masks_exact(schema, docs, ["b", "ab", "aa"], "grammar") > 5
+
+
+@pytest.mark.parametrize("alternatives, why", [
+    ([[{"pattern": "^a", "maxLength": 3}], [{"maxLength": 2}]], "several alternatives accept strings"),
+    ([[{"pattern": "^a", "maxLength": 3}, {"pattern": "b$"}]], "exactly one pattern"),
+    ([[{"pattern": "^a", "format": "date-time", "maxLength": 3}]], "'format' beside the lengths"),
+    ([[{"pattern": "^a", "enum": ["ab"], "maxLength": 3}]], "'enum' beside the lengths"),
+    ([[{"pattern": "^[^\\s\\S]$", "maxLength": 3}]], "matches no string"),
+    ([[{"pattern": "(?<=a)b", "maxLength": 3}]], "lookbehind"),
+    ([[{"pattern": "^a", "format": "AWS::IAM::Role.Arn", "maxLength": 3}]], None),  # an unknown format: an annotation
+])
+def test_which_places_the_lengths_check_takes(alternatives, why):
+    from tokenguide.json_schema.string_lengths import lengths_refusal
+
+    got = lengths_refusal(alternatives)
+    assert (got is None) if why is None else (got is not None and why in got), got
