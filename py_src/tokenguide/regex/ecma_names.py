@@ -12,22 +12,14 @@ import functools
 from bisect import bisect_right
 
 from . import properties
+from . import ranges as R
 
 __all__ = ["GENERAL_CATEGORY_VALUES", "BINARY_PROPERTIES", "SCRIPT_VALUES", "PROPERTY_KEYS",
            "PATTERN_SYNTAX", "OTHER_ID_START", "OTHER_ID_CONTINUE", "property_escape_names",
-           "id_start_ranges", "id_continue_ranges", "in_ranges", "first_in_ranges"]
+           "id_start_ranges", "id_continue_ranges", "first_in_ranges"]
 
 #: every General_Category value name ECMA-262 accepts (short, long and alias names)
-GENERAL_CATEGORY_VALUES: frozenset[str] = frozenset("""
-    C Other Cc Control cntrl Cf Format Cn Unassigned Co Private_Use Cs Surrogate
-    L Letter LC Cased_Letter Ll Lowercase_Letter Lm Modifier_Letter Lo Other_Letter
-    Lt Titlecase_Letter Lu Uppercase_Letter M Mark Combining_Mark Mc Spacing_Mark
-    Me Enclosing_Mark Mn Nonspacing_Mark N Number Nd Decimal_Number digit Nl Letter_Number
-    No Other_Number P Punctuation punct Pc Connector_Punctuation Pd Dash_Punctuation
-    Pe Close_Punctuation Pf Final_Punctuation Pi Initial_Punctuation Po Other_Punctuation
-    Ps Open_Punctuation S Symbol Sc Currency_Symbol Sk Modifier_Symbol Sm Math_Symbol
-    So Other_Symbol Z Separator Zl Line_Separator Zp Paragraph_Separator Zs Space_Separator
-""".split())
+GENERAL_CATEGORY_VALUES: frozenset[str] = properties.GENERAL_CATEGORY_NAMES
 
 #: ECMA-262's table of binary properties (names and aliases) usable alone in `\p{...}`: the
 #: ES2020 table plus the short aliases EBase, EComp, EMod, EPres, ExtPict that ES2021 added and
@@ -121,37 +113,10 @@ def property_escape_names() -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def _minus(ranges: list[tuple[int, int]], cut: Ranges) -> list[tuple[int, int]]:
-    """`ranges` (sorted, disjoint) without the code points of `cut`."""
-    out = []
-    for lo, hi in ranges:
-        for clo, chi in cut:
-            if chi < lo or clo > hi:
-                continue
-            if clo > lo:
-                out.append((lo, clo - 1))
-            lo = chi + 1
-            if lo > hi:
-                break
-        if lo <= hi:
-            out.append((lo, hi))
-    return out
-
-
-def _merge(parts: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(parts):
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-        else:
-            merged.append((lo, hi))
-    return merged
-
-
 def _id_ranges(categories: tuple[str, ...], others: tuple[int, ...]) -> list[tuple[int, int]]:
     parts = [r for cat in categories for r in properties.property_ranges(cat)]
     parts += [(c, c) for c in others]
-    return _minus(_minus(_merge(parts), PATTERN_SYNTAX), PATTERN_WHITE_SPACE)
+    return list(R.difference(R.normalize(parts), R.union(PATTERN_SYNTAX, PATTERN_WHITE_SPACE)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -159,7 +124,7 @@ def id_start_ranges() -> Ranges:
     """Code points that may start a group name: ID_Start (L + Nl + Other_ID_Start minus
     Pattern_Syntax and Pattern_White_Space, as UAX #31 derives it), `$` and `_`."""
     ids = _id_ranges(("L", "Nl"), OTHER_ID_START)
-    return tuple(_merge(ids + [(0x24, 0x24), (0x5F, 0x5F)]))
+    return R.normalize(ids + [(0x24, 0x24), (0x5F, 0x5F)])
 
 
 @functools.lru_cache(maxsize=1)
@@ -167,13 +132,7 @@ def id_continue_ranges() -> Ranges:
     """Code points that may continue a group name: ID_Continue (ID_Start + Mn + Mc + Nd + Pc +
     Other_ID_Continue, minus Pattern_Syntax and Pattern_White_Space), `$`, ZWNJ and ZWJ."""
     ids = _id_ranges(("L", "Nl", "Mn", "Mc", "Nd", "Pc"), OTHER_ID_START + OTHER_ID_CONTINUE)
-    return tuple(_merge(ids + [(0x24, 0x24), (0x200C, 0x200D)]))
-
-
-def in_ranges(ranges: Ranges, cp: int) -> bool:
-    """Whether code point `cp` is in the sorted, disjoint `ranges`."""
-    i = bisect_right(ranges, (cp, 0x110000)) - 1
-    return i >= 0 and ranges[i][1] >= cp
+    return R.normalize(ids + [(0x24, 0x24), (0x200C, 0x200D)])
 
 
 def first_in_ranges(ranges: Ranges, lo: int, hi: int) -> int | None:

@@ -15,6 +15,7 @@ from bisect import bisect_left
 from typing import NamedTuple
 
 from . import ecma_names as names
+from . import ranges as R
 
 __all__ = ["PLAIN_EXCLUDED", "MAX_COMPLETION_GROUPS", "PrefixStatus", "pattern_error", "prefix_status", "completion"]
 
@@ -293,11 +294,11 @@ class _Parser:
                     cp = self.unicode_escape(i, want)
                 except _Eof as eof:
                     return self.unfinished_name(start, cps + [eof.value], eof.suffix, define)
-                if not names.in_ranges(want, cp):
+                if not R.contains(want, cp):
                     raise self.fail(i, f"U+{cp:04X} cannot {'continue' if cps else 'start'} a group name")
             else:
                 cp = ord(c)
-                if not names.in_ranges(want, cp):
+                if not R.contains(want, cp):
                     if cps:
                         raise self.fail(i, f"{c!r} cannot continue a group name (expected '>')")
                     raise self.fail(i, f"{c!r} cannot start a group name")
@@ -452,7 +453,7 @@ class _Parser:
                 self.i = j + 6
                 return _pair(value, int(rest[2:], 16))
             if j + len(rest) == n and (0 < len(rest) < 6 and _is_trail_prefix(rest)
-                                       or not rest and want is not None and not names.in_ranges(want, value)):
+                                       or not rest and want is not None and not R.contains(want, value)):
                 self.unfinished_escape(start, want)
         self.i = j
         return value

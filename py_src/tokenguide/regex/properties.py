@@ -16,7 +16,7 @@ import functools
 from . import ranges as R
 from . import unicode_categories
 
-__all__ = ["UnknownPropertyError", "property_ranges", "UNICODE_VERSION"]
+__all__ = ["GENERAL_CATEGORY_NAMES", "UnknownPropertyError", "property_ranges", "UNICODE_VERSION"]
 
 UNICODE_VERSION = unicode_categories.UNICODE_VERSION
 
@@ -37,6 +37,8 @@ _LONG = {
 _GROUPS = {"L": ("Lu", "Ll", "Lt", "Lm", "Lo"), "LC": ("Lu", "Ll", "Lt"), "M": ("Mn", "Mc", "Me"),
            "N": ("Nd", "Nl", "No"), "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"),
            "S": ("Sm", "Sc", "Sk", "So"), "Z": ("Zs", "Zl", "Zp"), "C": ("Cc", "Cf", "Cs", "Co", "Cn")}
+#: every General_Category value name ECMA-262 accepts: short, long and alias names
+GENERAL_CATEGORY_NAMES: frozenset[str] = frozenset(_LONG) | frozenset(_LONG.values())
 
 
 class UnknownPropertyError(ValueError):
