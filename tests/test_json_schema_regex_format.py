@@ -13,10 +13,9 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import shutil
-import subprocess
 
 import pytest
+from ecma_oracle import node_valid
 from test_json_schema_unique_values import char_vocabulary, greedy, guide_accepts, random_generations
 
 from tokenguide import Guide
@@ -38,25 +37,6 @@ JOB = {  # (GitLab CI's coverage and mergify's regexes, in one schema)
 RECURSIVE = {"$ref": "#/$defs/node", "$defs": {"node": {
     "type": "object", "properties": {"match": REGEX, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
     "additionalProperties": False}}}
-
-_NODE = r"""
-let data = "";
-process.stdin.on("data", (d) => data += d);
-process.stdin.on("end", () => {
-  const out = JSON.parse(data).map((s) => { try { new RegExp(s, "u"); return true; } catch (e) { return false; } });
-  process.stdout.write(JSON.stringify(out));
-});
-"""
-
-
-def node_valid(texts: list[str]) -> list[bool]:
-    """Node's verdict on each text as a u-mode pattern (skips the test without Node)."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node (Node.js) is not installed: it is the oracle of ECMA-262 regex syntax")
-    out = subprocess.run([node, "-e", _NODE], input=json.dumps(texts), capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
 
 SAMPLES = ["", "a", "a+", "^/x/$", ".*+", "a{2,1}", "a{1,2}", "(?<n>a)\\k<n>", "\\k<n>", "(a", "a)", "[z-a]",
            "[a-z]", "\\p{L}", "\\p{Letter}", "\\p{Foo}", "(?=a)*", "\\1(a)", "\\2(a)", "{", "a|*", "\\/", "\\-",

@@ -11,33 +11,15 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import subprocess
 
 import pytest
+from ecma_oracle import NODE, needs_node, node_valid
 
 from tokenguide.regex import ecma_names
 from tokenguide.regex.ecma_syntax import PLAIN_EXCLUDED, completion, pattern_error, prefix_status
 from tokenguide.regex.properties import property_ranges
 from tokenguide.regex.ranges import contains
-
-NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (the oracle of these tests)")
-
-_NODE_CHECK = r"""
-let data = ""; process.stdin.on("data", d => data += d); process.stdin.on("end", () => {
-  const out = JSON.parse(data).map(s => { try { new RegExp(s, "u"); return true } catch { return false } });
-  process.stdout.write(JSON.stringify(out));
-});
-"""
-
-
-def node_valid(patterns: list[str]) -> list[bool]:
-    """Whether Node's `new RegExp(s, "u")` accepts each pattern (one subprocess for all)."""
-    done = subprocess.run([NODE, "-e", _NODE_CHECK], input=json.dumps(patterns), capture_output=True,
-                          text=True, check=True, timeout=120)
-    return json.loads(done.stdout)
-
 
 def offset(text: str) -> int | None:
     message = pattern_error(text)
