@@ -25,9 +25,9 @@ from typing import Any, Optional
 
 from ..errors import InvalidTokenError
 from ..json_schema.json_values import canonical_number, parse_document, value_key
-from ..json_schema.regex_strings import (SPECIAL_BYTES, partial_content, piece_viable, plain_tail, regex_violation,
-                                         viable_content)
+from ..json_schema.regex_strings import SPECIAL_BYTES, partial_content, piece_viable, plain_tail, viable_content
 from ..json_schema.value_checks import OPEN_OBJECTS, Mixed
+from ..regex.ecma_syntax import pattern_error
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
 from .instructions import Generate, Instruction, mask_has
@@ -137,8 +137,7 @@ def _number_value(raw: bytes) -> Any:
 def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
     int bit sets the tokens holding a JSON delimiter, those holding whitespace, and those holding
-    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES); and each
-    token's characters inside a string (`_piece`), and past the opening quote of one."""
+    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES)."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
     struct = ws = special = 0
@@ -152,8 +151,16 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             ws |= 1 << i
         if SPECIAL_BYTES.intersection(b):
             special |= 1 << i
+    return token_bytes, by_bytes, struct, ws, special
+
+
+@lru_cache(maxsize=4)
+def _string_pieces(vocab: Any, size: int, eos: int) -> tuple[list, list]:
+    """Per vocabulary, once and only for guides with regex strings: each token's characters
+    inside a string (`_piece`), and past the opening quote of one."""
+    token_bytes = _token_tables(vocab, size, eos)[0]
     quoted = [("", 0) if b == b'"' else _piece(b[1:]) if b and b[:1] == b'"' else None for b in token_bytes]
-    return token_bytes, by_bytes, struct, ws, special, [_piece(b) for b in token_bytes], quoted
+    return [_piece(b) for b in token_bytes], quoted
 
 
 def _piece(data: Optional[bytes]) -> Optional[tuple[str, int]]:
@@ -280,7 +287,7 @@ class _Scan:
                 self.mode = "E"
             elif c == 0x22:
                 if self.rx is not None:
-                    if regex_violation(json.loads(b'"' + self.rx + b'"')) is not None:
+                    if pattern_error(json.loads(b'"' + self.rx + b'"')) is not None:
                         raise _Dup
                     self.rx = None
                 if self.ln is not None:
@@ -396,8 +403,8 @@ class ValueChecksGuide(BaseGuide):
         self.is_index = not isinstance(inner, BaseGuide)
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
-        tables = _token_tables(core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special, self.pieces, self.quoted = tables
+        self._vocab_key = (core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
+        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special = _token_tables(*self._vocab_key)
         self.longest = max((len(b) for b in self.token_bytes if b), default=0)
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b"", None, None))
@@ -472,18 +479,18 @@ class ValueChecksGuide(BaseGuide):
     def _regex_pieces(self, scan: tuple, frames: list) -> Optional[tuple[str, dict, list]]:
         """Inside a regex string with nothing else to check and its text complete so far (no
         escape or UTF-8 character open), or where one begins: (its text, a memo for
-        `piece_viable`, each token's characters there: `pieces`, or `quoted` past an opening
-        quote), so that a token that stays inside the string is judged from its characters;
+        `piece_viable`, each token's characters there: `_string_pieces`, inside or past an
+        opening quote), so that a token that stays inside the string is judged from its characters;
         else None."""
         if frames or scan[4] is not None:
             return None
         if scan[3] is None:
             begins = scan[1] == "V" and self.check.regex_string(_Scan(self.check, scan).value_loc())
-            return ("", {}, self.quoted) if begins else None
+            return ("", {}, _string_pieces(*self._vocab_key)[1]) if begins else None
         text, pending = partial_content(scan[3])
         if pending or json.dumps(text, ensure_ascii=False)[1:-1].encode() != scan[3]:
             return None
-        return text, {}, self.pieces
+        return text, {}, _string_pieces(*self._vocab_key)[0]
 
     def _candidates(self, frames: list) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace

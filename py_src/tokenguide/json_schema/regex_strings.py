@@ -20,9 +20,9 @@ import json
 import re
 from typing import Any
 
-from ..regex.ecma_syntax import PLAIN_EXCLUDED, pattern_error, prefix_status
+from ..regex.ecma_syntax import PLAIN_EXCLUDED, prefix_status
 
-__all__ = ["is_regex_format", "regex_owners", "regex_strings_refusal", "framing_pattern", "partial_content", "regex_violation",
+__all__ = ["is_regex_format", "regex_owners", "regex_strings_refusal", "framing_pattern", "partial_content",
            "viable_content", "plain_tail", "piece_viable", "SPECIAL_BYTES"]
 
 #: bytes of the string's JSON text after which appending plain text may not stay viable (the
@@ -138,7 +138,8 @@ def piece_viable(text: str, piece: str, tail: int, memo: dict) -> bool:
     """Is the regex begun as `text` still viable with `piece` (characters, no quote) after it?
     `tail` is `plain_tail(piece)`: past a head after which plain text is always fine, the rest of
     the piece needs no parse; the heads' answers are kept in `memo` (one per `text`)."""
-    for k in range(tail, len(piece) + 1):
+    k = tail
+    while True:
         head = piece[:k]
         if head not in memo:
             memo[head] = prefix_status(text + head)
@@ -147,9 +148,4 @@ def piece_viable(text: str, piece: str, tail: int, memo: dict) -> bool:
             return False
         if k == len(piece) or status.plain_ok:
             return True
-    return True  # pragma: no cover - the loop ends at k == len(piece)
-
-
-def regex_violation(text: str) -> str | None:
-    """Why `text` is no valid regex (ECMA-262 with the u flag), or None."""
-    return pattern_error(text)
+        k += 1

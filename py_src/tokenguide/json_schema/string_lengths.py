@@ -112,7 +112,7 @@ class LengthAutomaton:
         n = d.num_states * 6
         pre0: list[set[int]] = [set() for _ in range(n)]
         pre1: list[set[int]] = [set() for _ in range(n)]
-        kinds = [sorted({_kind(b) for b in d.class_bytes[c]}) for c in range(d.num_classes)]
+        kinds = self._kinds = [sorted({_kind(b) for b in d.class_bytes[c]}) for c in range(d.num_classes)]
         for q, row in enumerate(d.table):
             for c, t in enumerate(row):
                 if t < 0:
@@ -169,10 +169,9 @@ class LengthAutomaton:
         seen, todo = {self.begin}, [self.begin]
         while todo:
             q, e = divmod(todo.pop(), 6)
-            for b in range(256):
-                t = self.dfa.next_state(q, b)
-                if t >= 0:
-                    nxt = t * 6 + _MOVES[e][_kind(b)][0]
+            for c, t in enumerate(self.dfa.table[q]):
+                for kind in self._kinds[c] if t >= 0 else ():
+                    nxt = t * 6 + _MOVES[e][kind][0]
                     if nxt not in seen:
                         seen.add(nxt)
                         todo.append(nxt)

@@ -28,13 +28,14 @@ import re
 from typing import Any, Callable
 
 from ..errors import UnsupportedSchemaError
+from ..regex.ecma_syntax import pattern_error
 from .failed_ifs import FailedIfs
 from .json_values import value_key
 from .negation import negated_objects
 from .normalize import VALIDATION, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
-from .regex_strings import regex_owners, regex_violation
+from .regex_strings import regex_owners
 from .string_lengths import LengthAutomaton, automata_refusal, length_automaton, length_owners
 from .text import json_type_of, ptr_escape
 from .text_counts import infinitely_many, suffixes_around_marks_infinite
@@ -779,7 +780,7 @@ def find_violation(check: ValueChecks, value: Any) -> str | None:
             auto = check.length_automaton(loc)
             if auto is not None and not (auto.lo <= len(v) and (auto.hi is None or len(v) <= auto.hi)):
                 return ptr or "/"
-            return (ptr or "/") if check.regex_string(loc) and regex_violation(v) is not None else None
+            return (ptr or "/") if check.regex_string(loc) and pattern_error(v) is not None else None
         if isinstance(v, list):
             if check.item_automaton(loc) is not None and len({value_key(x) for x in v}) < len(v):
                 return ptr or "/"
