@@ -3,7 +3,7 @@
     python -m benchmarks.bench_string_checks [--rounds 3]
 
 For each schema, a GPT-2 `Guide` writes the masks along the GPT-2 tokens of a fixed document,
-the first time each state is met (no mask cache; bench_unique_items.mask_times): p50/p90/max ms
+the first time each state is met (no mask cache; bench_unique_items.mask_row): p50/p90/max ms
 per mask with the check (ValueChecksGuide around the inner guide), and without it (the schema
 with the checked keyword removed: the inner guide alone, whose language is a superset). The
 length rows write a string of 2,000 characters whose last ~130 are within a token's reach of
@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 
-from benchmarks.bench_json_schema import GPT2, _gpt2_bpe
-from benchmarks.bench_unique_items import mask_times
+from benchmarks.bench_unique_items import HEADER, gpt2, mask_row
 
 ARN = "^arn:aws(-[a-z]+)?:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]+$"
 TREE = {"$ref": "#/$defs/t", "$defs": {"t": {"type": "object", "properties": {
@@ -53,22 +51,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
-    from tokenguide.vocabulary import Vocabulary
-
-    vocab = Vocabulary.from_file(GPT2, eos="<|endoftext|>")
-    bpe = _gpt2_bpe()
-    print("| schema | path | tokens | build ms (check / none) | mask p50 ms | p90 | max | without the check: p50 | p90 | max |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    vocab, bpe = gpt2()
+    print(HEADER)
     for name, (schema, doc, keyword, path) in CASES.items():
         ids = bpe.encode(json.dumps(doc, separators=(",", ":"))).ids
-        runs = [mask_times(schema, vocab, ids, path) for _ in range(args.rounds)]
-        base = [mask_times(without(schema, keyword), vocab, ids, path) for _ in range(args.rounds)]
-        per = [statistics.median(r[0][i] for r in runs) * 1000 for i in range(len(ids))]
-        per0 = [statistics.median(r[0][i] for r in base) * 1000 for i in range(len(ids))]
-        q = lambda xs, f: sorted(xs)[min(len(xs) - 1, int(f * len(xs)))]  # noqa: E731
-        print(f"| {name} | {path} | {len(ids)} | {statistics.median(r[1] for r in runs) * 1000:.0f} / "
-              f"{statistics.median(r[1] for r in base) * 1000:.0f} | {statistics.median(per):.2f} | {q(per, 0.9):.2f} | "
-              f"{max(per):.2f} | {statistics.median(per0):.2f} | {q(per0, 0.9):.2f} | {max(per0):.2f} |")
+        print(mask_row(name, path, schema, without(schema, keyword), vocab, ids, args.rounds))
     return 0
 
 

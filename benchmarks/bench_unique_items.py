@@ -107,28 +107,44 @@ def llguidance_verdict(schema, repeated: str, bpe) -> str:
     return "accepts a repeated item (ignores uniqueItems)" if ok else "rejects a repeated item"
 
 
+HEADER = ("| schema | path | tokens | build ms (check / none) | mask p50 ms | p90 | max | without the check: p50 | p90 "
+          "| max |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def gpt2() -> tuple:
+    """(GPT-2's Vocabulary, its Hugging Face tokenizer) for the mask tables."""
+    from tokenguide.vocabulary import Vocabulary
+
+    return Vocabulary.from_file(GPT2, eos="<|endoftext|>"), _gpt2_bpe()
+
+
+def mask_row(name: str, path: str, schema, baseline, vocab, ids: list[int], rounds: int) -> str:
+    """One row of HEADER: `schema`'s guide (with its values check) against `baseline`'s (the
+    inner guide's language), each the median of `rounds` walks along `ids`."""
+    runs = [mask_times(copy.deepcopy(schema), vocab, ids, path) for _ in range(rounds)]
+    base = [mask_times(copy.deepcopy(baseline), vocab, ids, path) for _ in range(rounds)]
+    per = [statistics.median(r[0][i] for r in runs) * 1000 for i in range(len(ids))]
+    per0 = [statistics.median(r[0][i] for r in base) * 1000 for i in range(len(ids))]
+
+    def q(xs: list[float], f: float) -> float:
+        return sorted(xs)[min(len(xs) - 1, int(f * len(xs)))]
+
+    return (f"| {name} | {path} | {len(ids)} | {statistics.median(r[1] for r in runs) * 1000:.0f} / "
+            f"{statistics.median(r[1] for r in base) * 1000:.0f} | {statistics.median(per):.2f} | {q(per, 0.9):.2f} | "
+            f"{max(per):.2f} | {statistics.median(per0):.2f} | {q(per0, 0.9):.2f} | {max(per0):.2f} |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
-    from tokenguide.vocabulary import Vocabulary
-
-    vocab = Vocabulary.from_file(GPT2, eos="<|endoftext|>")
-    bpe = _gpt2_bpe()
-    print("| schema | path | tokens | build ms (check / none) | mask p50 ms | p90 | max | without the check: p50 | p90 |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    vocab, bpe = gpt2()
+    print(HEADER)
     verdicts = {}
     for name, (schema, doc, repeated) in SCHEMAS.items():
         ids = bpe.encode(json.dumps(doc, separators=(",", ":"))).ids
         for path in ("regex", "grammar"):
-            runs = [mask_times(copy.deepcopy(schema), vocab, ids, path) for _ in range(args.rounds)]
-            base = [mask_times(without_unique(schema), vocab, ids, path) for _ in range(args.rounds)]
-            per = [statistics.median(r[0][i] for r in runs) * 1000 for i in range(len(ids))]
-            per0 = [statistics.median(r[0][i] for r in base) * 1000 for i in range(len(ids))]
-            q = lambda xs, f: sorted(xs)[min(len(xs) - 1, int(f * len(xs)))]  # noqa: E731
-            print(f"| {name} | {path} | {len(ids)} | {statistics.median(r[1] for r in runs) * 1000:.0f} / "
-                  f"{statistics.median(r[1] for r in base) * 1000:.0f} | {statistics.median(per):.2f} | {q(per, 0.9):.2f} | "
-                  f"{max(per):.2f} | {statistics.median(per0):.2f} | {q(per0, 0.9):.2f} |")
+            print(mask_row(name, path, schema, without_unique(schema), vocab, ids, args.rounds))
         verdicts[name] = llguidance_verdict(schema, json.dumps(repeated, separators=(",", ":")), bpe)
     print()
     for name, v in verdicts.items():
