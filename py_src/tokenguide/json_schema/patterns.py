@@ -294,6 +294,7 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
             if ending is None:
                 results.append(None)
                 continue
+        body = _search_edges(body, start, end)
         if min_len > 0 or max_len is not None:
             body = _fit_length(body, start, end, min_len, max_len, pattern)
         text = _body(body)
@@ -302,6 +303,31 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
             continue
         results.append(ending + ("" if start else anychar) + text + ("" if end else anychar))
     return alt(results)
+
+
+def _search_edges(items: list, start: bool, end: bool) -> list:
+    """A searched sequence whose edge item is a counted repeat, repeated as few times as it must:
+    free text comes before a match without `^`, so `.*X{lo,hi}R` and `.*X{lo}R` are one language
+    (any further X belongs to that text), and likewise after a match without `$`. The repeat's
+    automaton is the costly part of such patterns (`arn:[a-z0-9-.]{1,63}:...:[^/].{0,1023}`,
+    AWS). Groups without flags at the edges are opened to find the repeat."""
+    items = list(items)
+    for at_front, anchored in ((True, start), (False, end)):
+        while items and not anchored:
+            i = 0 if at_front else -1
+            op, av = items[i]
+            if op == C.SUBPATTERN and not av[1] and not av[2]:
+                inner = list(av[-1].data)
+                items = inner + items[1:] if at_front else items[:-1] + inner
+                continue
+            if op not in (C.MAX_REPEAT, C.MIN_REPEAT) or av[0] == av[1]:
+                break
+            lo, _hi, sub = av
+            if lo:
+                items[i] = (op, (lo, lo, sub))
+                break
+            del items[i]
+    return items
 
 
 def _without_leading_carets(items: list) -> list:
