@@ -2,7 +2,8 @@
 
 A schema's `pattern` is searched (unanchored) in the decoded string, with ASCII `\\d \\w`, and
 `.` excluding line terminators; Unicode property escapes (`\\p{L}`) and lookaheads are read as
-ECMA-262's `u` mode does (module `tokenguide.regex.properties`), lookbehinds are refused. The
+ECMA-262's `u` mode does (module `tokenguide.regex.properties`), one-character lookbehinds are
+written into the items before them (`_behind`), longer ones only before the final `$`. The
 translation reads the pattern with re's own parser (through the one shim,
 `tokenguide.regex.sre`) and writes a regex over the canonical json.dumps serialization of the
 string, so escapes count as one character.
@@ -149,12 +150,57 @@ def _dot_all(items: list, on: bool) -> None:
 def _body(items: list) -> str | None:
     """Translate a parsed (anchor-free) sequence into a regex over serialized string content."""
     out: list[str] = []
-    for op, av in items:
+    for i, (op, av) in enumerate(items):
+        if op in (C.ASSERT, C.ASSERT_NOT) and av[0] < 0:
+            before, after = _behind(items, i), _body(items[i + 1:])
+            return None if before is None or after is None else before + after  # (before: items[:i] too)
         piece = _item(op, av)
         if piece is None:
             return None
         out.append(piece)
     return "".join(out)
+
+
+def _behind(items: list, i: int) -> str | None:
+    """`items[:i]` under the lookbehind at `items[i]`, which reads one character: the last
+    character they match must (`(?<=c)`) or must not (`(?<!c)`) be in its class. AWS writes
+    "no hyphen at the end of a label" as `[a-z0-9-]{1,63}(?<!-)\\.`. Raises PatternError for
+    longer lookbehinds and for one that may look past the sequence it stands in."""
+    op, (_, sub) = items[i]
+    look = list(sub.data)
+    ranges = item_ranges(*look[0]) if len(look) == 1 else None
+    if ranges is None:
+        raise PatternError("a lookbehind ((?<=...) or (?<!...)) of more than one character is not supported "
+                           "before the end of the pattern")
+    return _last_in(items[:i], ranges if op == C.ASSERT else R.complement(ranges))
+
+
+def _last_in(items: list, allowed: R.Ranges) -> str | None:
+    """Regex of the matches of sequence `items` whose last character is in `allowed` (None:
+    there are none). Raises PatternError when the sequence may match nothing: the character
+    before it is outside the sequence."""
+    if not items:
+        raise PatternError("a lookbehind ((?<=...) or (?<!...)) that may look before its group is not supported")
+    head, (op, av) = items[:-1], items[-1]
+    if op in (C.ASSERT, C.ASSERT_NOT, C.AT):  # zero width: the character is further back
+        before, piece = _last_in(head, allowed), _item(op, av) if op != C.AT else _body([(op, av)])
+        return None if before is None or piece is None else before + piece
+    ranges = item_ranges(op, av)
+    if ranges is not None:
+        inside, start = R.intersection(ranges, allowed), _body(head)
+        return None if not inside or start is None else start + json_chars(inside)
+    if op == C.SUBPATTERN and not av[1] and not av[2]:
+        return _last_in(head + list(av[-1].data), allowed)
+    if op == C.BRANCH:
+        return alt([_last_in(head + list(b.data), allowed) for b in av[1]])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT) and pattern_width(list(av[2].data))[0] > 0:
+        lo, hi, sub = av
+        if hi == 0:
+            return _last_in(head, allowed)
+        fewer = (op, (max(lo - 1, 0), hi if hi == C.MAXREPEAT else hi - 1, sub))
+        last = [_last_in(head + [fewer] + list(sub.data), allowed)]  # the last repetition ends it
+        return alt(last + [_last_in(head, allowed)] if lo == 0 else last)
+    raise PatternError("a lookbehind ((?<=...) or (?<!...)) after this kind of item is not supported")
 
 
 def _category(code) -> R.Ranges:
@@ -226,8 +272,8 @@ def _item(op, av) -> str | None:
 
 def _lookahead(op, av) -> str | None:
     """An ECMA lookahead as one over the serialized content: its body reads the characters after
-    it, and a `$` that ends it is the closing quote (a raw `"` is never content). Lookbehinds are
-    refused: the content before a point is not in view of the automaton there."""
+    it, and a `$` that ends it is the closing quote (a raw `"` is never content). Lookbehinds
+    reaching here are refused: those `_body` can write, it writes before (`_behind`)."""
     direction, sub = av
     if direction < 0:
         raise PatternError("a lookbehind ((?<=...) or (?<!...)) is not supported")
