@@ -331,6 +331,7 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     results: list[str | None] = []
     for branch in _top_branches(list(parsed.data)):
         start, body, end = _split_anchors(branch)
+        start = start or _forces_start(body)
         if start:
             body = _without_leading_carets(body)
         ending = ""
@@ -374,6 +375,27 @@ def _search_edges(items: list, start: bool, end: bool) -> list:
                 break
             del items[i]
     return items
+
+
+def _forces_start(items: list) -> bool:
+    """Does every match of a sequence start at the string's start, because of a `^` it meets
+    before reading any character (in a group on every path, or in a positive lookahead)?
+    (`(?=^.{3,63}$)(?!^\\d+$)(^...$)`, `(^alias/\\S+$)`: AWS writes such searches.)"""
+    for op, av in items:
+        if op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
+            return True
+        if op == C.ASSERT and av[0] > 0:
+            if _forces_start(list(av[1].data)):
+                return True
+        elif op == C.ASSERT_NOT:
+            continue  # zero width; a `^` there forces nothing
+        elif op == C.SUBPATTERN and not av[1] and not av[2]:
+            return _forces_start(list(av[-1].data))
+        elif op == C.BRANCH:
+            return all(_forces_start(list(b.data)) for b in av[1])
+        else:
+            return False
+    return False
 
 
 def _without_leading_carets(items: list) -> list:
