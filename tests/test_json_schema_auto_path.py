@@ -131,9 +131,16 @@ def test_guide_falls_back_to_the_grammar_path_when_the_automaton_is_too_large():
     with pytest.raises(StateLimitError):
         Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False, path="regex")
     # both paths refuse: the error names both causes
-    big = {"type": "string", "pattern": "^[a-z]{0,30000}$"}
+    big = {"type": "string", "pattern": "^([a-z]x){0,15000}$"}
     with pytest.raises(StateLimitError, match="grammar path cannot take this schema either"):
         Guide.from_json_schema(big, vocab, lazy=False, max_states=3, use_cache=False)
+    # one class repeated over the whole string is blocks and a tail too (strings._long_class_run)
+    run = Guide.from_json_schema({"type": "string", "pattern": "^[a-z]{0,30000}$"}, vocab, lazy=False,
+                                 max_states=3, use_cache=False)
+    assert run.compiled.path == "grammar"
+    for ch in '"ab"':
+        run.advance(chars.index(ch))
+    assert run.is_finished()
     # a long maxLength alone is blocks and a tail on the grammar path (strings.counted_string)
     long = Guide.from_json_schema({"type": "string", "maxLength": 30000}, vocab, lazy=False, max_states=3,
                                   use_cache=False)

@@ -126,3 +126,75 @@ def test_a_key_pattern_counted_to_255_runs_in_a_guide(gpt2_vocabulary):
         guide.advance(tokens[bytes([byte])][0], return_tokens=False)
     allowed = set(guide.get_tokens())  # one character left before the pattern's bound
     assert tokens[b"k"][0] in allowed and tokens[b'":'][0] in allowed and tokens[b"kk"][0] in allowed
+
+
+# A pattern that is one class repeated over the whole string, counted past two blocks by its own
+# bounds or by the lengths beside it: the blocks are of that class (strings._long_class_run),
+# where one terminal of hi characters of the class outgrew the checks (AWS IAM policy documents:
+# `^[\u0009\u000A\u000D\u0020-\u00FF]+$` with maxLength 131,072 fell back to the depth cap).
+CLASS_RUNS = [
+    ({"pattern": "^[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+$", "maxLength": 3 * K + 5}, "x\t\n\"\\é"),
+    ({"pattern": "^([a-z\"]{2,})$", "minLength": 2 * K + 3}, "ab\"Z"),
+    ({"pattern": "^[^/]{1,1023}$"}, "a/é\n"),
+    ({"pattern": "^[a-f]*$", "minLength": 1, "maxLength": (MAX_STRING_BLOCKS + 3) * K}, "abcg"),
+    # a plain part before the run (its end decided where it is read), lengths it already keeps
+    ({"pattern": "^arn:[a-z]{1,3}:[^/].{0,300}$", "minLength": 5, "maxLength": 400}, "arn:ab/\\é\u2028"),
+]
+
+
+@pytest.mark.parametrize("string,alphabet", CLASS_RUNS)
+def test_long_class_runs_are_counted_in_blocks_of_their_class(string, alphabet):
+    schema = tree(string)
+    compiled = compile_json_schema(schema, path="grammar")
+    assert compiled.path == "grammar"
+    assert f"{{{K}}}" in compiled.grammar  # written as blocks
+    lark_ok = grammar_oracle.acceptor(compiled)
+    validator = jsonschema.Draft202012Validator(schema)
+    rng = random.Random(len(string["pattern"]))
+    hi = string.get("maxLength", 1023 if "1023" in string["pattern"] else 3 * K)
+    if hi > 5 * K:
+        hi = 3 * K  # (the digit-counted bound is tried below)
+    prefix = "arn:ab:x" if string["pattern"].startswith("^arn") else ""
+    seen = {True: 0, False: 0}
+    for n in lengths(string.get("minLength", 0), hi):
+        for clean in (True, False):
+            s = "".join(rng.choice(alphabet[:-1] if clean else alphabet) for _ in range(n))
+            inst = {"s": prefix[:n] + s[len(prefix):] if clean else s, "kids": [{}]}
+            text = json.dumps(inst, ensure_ascii=False, separators=(",", ":"))
+            valid = validator.is_valid(inst)
+            seen[valid] += 1
+            assert lark_ok(text) == valid, (n, text[:80])
+    assert seen[True] and seen[False]
+
+
+def test_a_digit_counted_class_run_keeps_its_class_and_bound():
+    string, _ = CLASS_RUNS[3]
+    compiled = compile_json_schema(tree(string), path="grammar")
+    lark_ok = grammar_oracle.acceptor(compiled)
+    top = (MAX_STRING_BLOCKS + 3) * K
+    for n, ch, want in ((top, "a", True), (top + 1, "a", False), (top - 1, "f", True), (K * 7, "g", False), (0, "a", False)):
+        assert lark_ok(json.dumps({"s": "ab" * (n // 2) + "a" * (n % 2) if ch == "a" else ch * n})) == want, (n, ch)
+
+
+@pytest.mark.parametrize("pattern", ["^a[b-z]*[a-z]{0,400}$", "^(a|ab)[b-z]{0,400}$"])
+def test_a_run_after_a_part_whose_end_is_not_plain_keeps_its_language(pattern):
+    # the part before the run could go on in the run's class: not split there (one terminal
+    # where it fits, else the refusal of before); the language is jsonschema's either way
+    schema = tree({"pattern": pattern})
+    try:
+        compiled = compile_json_schema(schema, path="grammar")
+    except UnsupportedSchemaError:
+        return
+    assert f"{{{K}}}" not in compiled.grammar
+    lark_ok = grammar_oracle.acceptor(compiled)
+    validator = jsonschema.Draft202012Validator(schema)
+    for s in ("a", "ab", "abz", "a" + "b" * 400, "a" + "b" * 401, "a" + "b" * 420, "ba", "abA"):
+        inst = {"s": s}
+        assert lark_ok(json.dumps(inst, separators=(",", ":"))) == validator.is_valid(inst), s[:10]
+
+
+def test_short_class_runs_and_other_patterns_keep_one_terminal():
+    grammar = compile_json_schema(tree({"pattern": "^[a-z]+$", "maxLength": 2 * K}), path="grammar").grammar
+    assert f"{{{K}}}" not in grammar
+    grammar = compile_json_schema(tree({"pattern": "^x[a-z]+$", "maxLength": 3 * K}), path="grammar").grammar
+    assert f"{{{K}}}" not in grammar  # (not one class over the whole string: the lengths check's business)

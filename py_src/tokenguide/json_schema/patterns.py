@@ -22,7 +22,7 @@ from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 from .text import STRING_CHAR, alt, group, json_chars, opt, rep
 
-__all__ = ["PatternError", "pattern_to_string_body", "pattern_complement", "ecma_search", "pattern_width"]
+__all__ = ["PatternError", "class_run", "pattern_to_string_body", "pattern_complement", "ecma_search", "pattern_width"]
 
 
 class PatternError(Exception):
@@ -425,6 +425,38 @@ def _ending(item) -> str | None:
     if body is None:
         return None if op == C.ASSERT else ""
     return ("(?=" if op == C.ASSERT else "(?!") + STRING_CHAR + "*" + body + '")'
+
+
+def class_run(pattern: str) -> tuple[str, tuple[int, int], str, int, int | None] | None:
+    """For a start- and end-anchored pattern that ends in one repeated character class
+    (`^[a-z]+$`, `^arn:[a-z]{1,63}:[^/].{0,1023}$`): the regex of the content before the run
+    (`""` when the run is the whole string) and that part's (min, max) length, the regex of
+    one serialized character of the class, and the repeat's bounds (None: unbounded). None for
+    any other pattern, or a part before the run with lookarounds or anchors. Raises PatternError."""
+    branches = _top_branches(list(_parse(pattern).data))
+    if len(branches) != 1:
+        return None
+    start, body, end = _split_anchors(branches[0])
+    while len(body) == 1 and body[0][0] == C.SUBPATTERN and not body[0][1][1] and not body[0][1][2]:
+        body = list(body[0][1][-1].data)
+    if not (start and end and body and body[-1][0] in (C.MAX_REPEAT, C.MIN_REPEAT)):
+        return None
+    head = body[:-1]
+    if _looks_ahead(head) or _has_anchor(head):
+        return None
+    lo, hi, sub = body[-1][1]
+    items = list(sub.data)
+    ranges = item_ranges(*items[0]) if len(items) == 1 else None
+    before = _body(head)
+    if not ranges or before is None:
+        return None
+    return before, pattern_width(head), json_chars(ranges), lo, None if hi == C.MAXREPEAT else hi
+
+
+def _has_anchor(items: list) -> bool:
+    """Does a parsed sequence hold an anchor or a lookaround at any depth?"""
+    return any(op == C.AT or (op in (C.ASSERT, C.ASSERT_NOT)) or any(_has_anchor(sub.data) for sub in _sequences(op, av))
+               for op, av in items)
 
 
 def pattern_complement(pattern: str) -> str | None | bool:

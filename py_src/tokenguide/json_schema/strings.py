@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import StateLimitError
+from ..regex.char_dfa import compile_char_dfa
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
 from .logic import value_checked
 from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
-from .patterns import PatternError, pattern_to_string_body
+from .patterns import PatternError, class_run, pattern_to_string_body
 from .text import STRING_CHAR, alt, group, has_lookahead, rep, string_intersection
 
 __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_BLOCKS", "STRING_BLOCK"]
@@ -48,9 +50,10 @@ def string_format(em: Any, s: Any) -> str | None:
     return fmt
 
 
-def counted_string(em: Any, s: Any, lo: int, hi: int | None) -> str:
+def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_CHAR) -> str:
     """Regex for the JSON strings (quotes included) of lo..hi characters (hi None: unbounded),
-    the lengths of node `s`.
+    the lengths of node `s`, each character one `char` (any string character, or a pattern's
+    class: `^[a-z]{1,1024}$`).
 
     On the grammar path a long count becomes right-linear rules over two terminals that never
     both match (a block of exactly K characters, none of them a closing quote, or a tail of
@@ -60,31 +63,31 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None) -> str:
     minLength under one block) is counted digit by digit instead (`_digit_string`)."""
     k = STRING_BLOCK
     if em.sink is None or max(lo, hi or 0) <= 2 * k:
-        return '"' + rep(STRING_CHAR, lo, hi) + '"'
-    block = rep(STRING_CHAR, k, k)
+        return '"' + rep(char, lo, hi) + '"'
+    block = rep(char, k, k)
     last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)
     if last > MAX_STRING_BLOCKS and hi is not None and lo < k:
-        return _digit_string(em, lo, hi)
+        return _digit_string(em, lo, hi, char)
     if last > MAX_STRING_BLOCKS:
         kw = "minLength" if hi is None else "maxLength"
         beside = "" if hi is None else f" beside a minLength of {k} or more"
         em.unsupported(kw, s.kptr(kw), f"a string length over {MAX_STRING_BLOCKS * k:,} characters{beside} (the grammar "
                        f"path writes {k} characters per rule); use path='regex'")
-        return '"' + STRING_CHAR + '*"'  # lenient: the length is ignored
+        return '"' + char + '*"'  # lenient: the length is ignored
     nxt: str | None = None  # the rule after one more block
     for i in range(last, -1, -1):
         if hi is None and i == last:
-            body = rep(STRING_CHAR, max(0, lo - i * k), None) + '"'
+            body = rep(char, max(0, lo - i * k), None) + '"'
         else:
             tlo, thi = max(0, lo - i * k), k - 1 if hi is None else min(k - 1, hi - i * k)
-            tail = rep(STRING_CHAR, tlo, thi) + '"' if tlo <= thi else None
+            tail = rep(char, tlo, thi) + '"' if tlo <= thi else None
             body = alt([None if nxt is None else block + nxt, tail])  # type: ignore[assignment]
         nxt = em.sink.rule(body)
     assert nxt is not None
     return '"' + nxt
 
 
-def _digit_string(em: Any, lo: int, hi: int) -> str:
+def _digit_string(em: Any, lo: int, hi: int, char: str) -> str:
     """The grammar path's JSON strings of lo..hi characters (lo under one block, hi over
     MAX_STRING_BLOCKS blocks): the block count is bounded digit by digit in base _DIGIT_BASE,
     so the rules grow with the number of digits, not with hi (maxLength 2**31: 7 digits).
@@ -97,7 +100,7 @@ def _digit_string(em: Any, lo: int, hi: int) -> str:
     unit the next terminal (a block, or a tail holding the quote) decides, and the units of
     different levels are read in step (b**m blocks close a unit m, never a `fewer`)."""
     k, b, rule = STRING_BLOCK, _DIGIT_BASE, em.sink.rule
-    tail = rule(rep(STRING_CHAR, 0, k - 1) + '"')  # a rule: one terminal wherever it stands
+    tail = rule(rep(char, 0, k - 1) + '"')  # a rule: one terminal wherever it stands
 
     def at_most(q: int, r: int) -> str:
         """Placeholder regex for at most q blocks and a tail, of r characters at most after q
@@ -105,14 +108,14 @@ def _digit_string(em: Any, lo: int, hi: int) -> str:
         block (a terminal, not the block rule) and the short tail. The short tail's terminal
         is so acceptable only right after that block: the block rule is reduced before tails
         of both lengths in the parse states LALR shares, where the two terminals would clash."""
-        short_tail = rule(rep(STRING_CHAR, 0, r) + '"')
-        block_then = rule(f"(?:{rep(STRING_CHAR, k, k)}{short_tail}|{tail})")
+        short_tail = rule(rep(char, 0, r) + '"')
+        block_then = rule(f"(?:{rep(char, k, k)}{short_tail}|{tail})")
         digits = []
         q -= 1
         while q:
             q, d = divmod(q, b)
             digits.append(d)
-        unit, fewer = [rule(rep(STRING_CHAR, k, k))], [tail]
+        unit, fewer = [rule(rep(char, k, k))], [tail]
         while len(unit) < len(digits):
             unit.append(rule(unit[-1] * b))
             chain = fewer[-1]  # after b - 1 units: no further unit
@@ -127,9 +130,46 @@ def _digit_string(em: Any, lo: int, hi: int) -> str:
 
     if lo == 0:
         return '"' + at_most(hi // k, hi % k)
-    short = rep(STRING_CHAR, lo, k - 1) + '"'  # no block: at least lo characters
-    first = rule(rep(STRING_CHAR, k, k))
+    short = rep(char, lo, k - 1) + '"'  # no block: at least lo characters
+    first = rule(rep(char, k, k))
     return '"' + rule(f"(?:{short}|{first}{at_most(hi // k - 1, hi % k)})")
+
+
+def _long_class_run(em: Any, s: Any, pattern: str, lo: int, hi: int | None) -> str | None | bool:
+    """On the grammar path, a pattern that ends in one character class repeated to the string's
+    end, with a count past two blocks once the lengths are applied (AWS policy documents:
+    `^[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+$` with maxLength 131,072; ARNs ending in
+    `:[^/].{0,1023}$`): the part before the run as it is, then the run counted in blocks as
+    `counted_string` does, in that class. Only where that part's end is plain (no text of it
+    continues another: its automaton's accepting states have no way out) and, with such a
+    part, the lengths say nothing the pattern does not. False otherwise."""
+    try:
+        run = class_run(pattern)
+    except PatternError:
+        return False  # (refused by name where the pattern is read in full)
+    if run is None:
+        return False
+    before, (blo, bhi), char, rlo, rhi = run
+    if before:
+        if lo > blo + rlo or (hi is not None and (rhi is None or bhi + rhi > hi)):
+            return False
+        try:
+            head = compile_char_dfa(before, max_states=MAX_LEXEME_STATES)
+        except StateLimitError:
+            return False
+        if not head.finals or any(head.edges[q] for q in head.finals):
+            return False
+        lo, hi = 0, None
+    nlo = max(lo, rlo)
+    nhi = rhi if hi is None else hi if rhi is None else min(hi, rhi)
+    if max(nlo, nhi or 0) <= 2 * STRING_BLOCK:
+        return False
+    if nhi is not None and nhi < nlo:
+        em.norm.note_empty("pattern", s.kptr("pattern"),
+                           f"pattern {pattern!r} matches no string of minLength..maxLength characters")
+        return None
+    counted = counted_string(em, s, nlo, nhi, char)
+    return '"' + before + counted[1:]  # (counted: the quote, then its rules)
 
 
 def _quoted(body: str) -> str:
@@ -160,6 +200,10 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             return None
         if wlo >= lo and (hi is None or (whi is not None and whi <= hi)):
             length_done = True
+    if em.sink is not None and fmt is None and pattern is not None:
+        long_run = _long_class_run(em, s, pattern, lo, hi)
+        if long_run is not False:
+            return long_run
     if pattern is not None:
         try:
             body = pattern_to_string_body(pattern)
