@@ -17,7 +17,7 @@ import pytest
 from ecma_oracle import NODE, needs_node, node_valid
 
 from tokenguide.regex import ecma_names
-from tokenguide.regex.ecma_syntax import PLAIN_EXCLUDED, completion, pattern_error, prefix_status
+from tokenguide.regex.ecma_syntax import PLAIN_EXCLUDED, PrefixStatus, completion, name_continues, pattern_error, prefix_status
 from tokenguide.regex.properties import property_ranges
 from tokenguide.regex.ranges import contains
 
@@ -70,7 +70,7 @@ INVALID = [  # (pattern, offset of the error)
 @pytest.mark.parametrize("text", VALID)
 def test_valid_patterns(text):
     assert pattern_error(text) is None
-    assert prefix_status(text) == (True, prefix_status(text).plain_ok)
+    assert prefix_status(text)[:2] == (True, prefix_status(text).plain_ok) and not prefix_status(text).in_name
     assert completion(text) == ""
 
 
@@ -143,7 +143,7 @@ def test_long_numbers_compare_as_integers():
     assert offset("a{100000000000000000001,100000000000000000000}") == 45
     assert pattern_error("a{00000000000000000000001,1}") is None
     assert "back reference" in pattern_error("\\" + "1" * 30 + "()")
-    assert prefix_status("\\" + "9" * 30) == (False, True)
+    assert prefix_status("\\" + "9" * 30)[:2] == (False, True)
     with pytest.raises(ValueError, match="capturing groups"):
         completion("\\" + "9" * 30)
 
@@ -305,6 +305,39 @@ def test_plain_characters_may_follow_when_plain_ok(corpus):
         wholes.append(extended + completion(extended))
     bad = [w for w, ok in zip(wholes, node_valid(wholes)) if not ok]
     assert not bad, bad[:20]
+
+
+def test_name_characters_keep_an_in_name_status():
+    # in_name: the text ends inside a group name; a character that continues names leaves the
+    # status as it is (regex_strings.piece_viable skips them unparsed)
+    texts = _candidates(2020, 3000)
+    rng = random.Random(11)
+    prefixes = sorted({t[:k] for t in texts for k in range(len(t) + 1)} | {"(?<a", "\\k<ab", "(?<x>)\\k<x", "(?<b\\u0061"})
+    in_name = [p for p in prefixes if (prefix_status(p) or PrefixStatus(False, False)).in_name]
+    assert len(in_name) > 20 and "(?<a" in in_name and "(?<" not in in_name  # (a name's first character is ID_Start)
+    name_chars = list("az_$09\u00e9\u4e2d\u0301\u200c") + ["\U0001d49c"]
+    others = list(">(<-\\ .")
+    assert all(name_continues(c) for c in name_chars) and not any(name_continues(c) for c in others)
+    for p in in_name:
+        status = prefix_status(p)
+        for _ in range(5):
+            extended = p + "".join(rng.choice(name_chars) for _ in range(rng.randint(1, 4)))
+            assert prefix_status(extended) == status, extended
+
+
+def test_piece_viable_agrees_with_parsing_the_whole_text():
+    from tokenguide.json_schema.regex_strings import piece_viable, plain_tail
+
+    texts = _candidates(2020, 3000)
+    rng = random.Random(12)
+    prefixes = sorted({t[:k] for t in texts for k in range(len(t) + 1)})
+    live = [p for p in prefixes if prefix_status(p) is not None]
+    pieces = ["ab", "a>", "ab>c", "a>)", "_1>x)", "a>(?<a", "a-", "\u0061>", "a\\", "xyz(", "é>", "a>b{2}", ">"]
+    for text in rng.sample(live, 400) + ["(?<ma", "(?<a>)(?<b", "\\k<a", "(?<a>)(?<ab"]:
+        memo: dict = {}
+        for piece in pieces:
+            assert piece_viable(text, piece, plain_tail(piece), memo) == (prefix_status(text + piece) is not None), \
+                (text, piece)
 
 
 @needs_node

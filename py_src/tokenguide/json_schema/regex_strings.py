@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from ..regex.ecma_syntax import PLAIN_EXCLUDED, prefix_status
+from ..regex.ecma_syntax import PLAIN_EXCLUDED, name_continues, prefix_status
 
 __all__ = ["is_regex_format", "regex_owners", "regex_strings_refusal", "framing_pattern", "partial_content",
            "viable_content", "plain_tail", "piece_viable", "SPECIAL_BYTES"]
@@ -114,14 +114,14 @@ def partial_content(raw: bytes) -> tuple[str, str]:
 def viable_content(raw: bytes) -> Any:
     """regex.ecma_syntax.prefix_status of the regex whose JSON content so far is `raw` (None: no
     way to end it valid). With an escape open, viable when one of the characters it may still
-    become is, and `plain_ok` false (its next byte is no character of its own)."""
+    become is, and `plain_ok` and `in_name` false (its next byte is no character of its own)."""
     text, pending = partial_content(raw)
     if not pending:
         return prefix_status(text)
     for c in pending:
         status = prefix_status(text + c)
         if status is not None:
-            return status._replace(plain_ok=False)
+            return status._replace(plain_ok=False, in_name=False)
     return None
 
 
@@ -137,7 +137,8 @@ def plain_tail(piece: str) -> int:
 def piece_viable(text: str, piece: str, tail: int, memo: dict) -> bool:
     """Is the regex begun as `text` still viable with `piece` (characters, no quote) after it?
     `tail` is `plain_tail(piece)`: past a head after which plain text is always fine, the rest of
-    the piece needs no parse; the heads' answers are kept in `memo` (one per `text`)."""
+    the piece needs no parse, and inside a group name (`(?<maj`) characters that continue the
+    name need none either; the heads' answers are kept in `memo` (one per `text`)."""
     k = tail
     while True:
         head = piece[:k]
@@ -148,4 +149,9 @@ def piece_viable(text: str, piece: str, tail: int, memo: dict) -> bool:
             return False
         if k == len(piece) or status.plain_ok:
             return True
+        if status.in_name:
+            while k < len(piece) and name_continues(piece[k]):
+                k += 1
+            if k == len(piece):
+                return True
         k += 1

@@ -17,7 +17,8 @@ from typing import NamedTuple
 from . import ecma_names as names
 from . import ranges as R
 
-__all__ = ["PLAIN_EXCLUDED", "MAX_COMPLETION_GROUPS", "PrefixStatus", "pattern_error", "prefix_status", "completion"]
+__all__ = ["PLAIN_EXCLUDED", "MAX_COMPLETION_GROUPS", "PrefixStatus", "pattern_error", "prefix_status", "completion",
+           "name_continues"]
 
 #: the characters that are not "plain": the syntax characters and `-` (special inside a class)
 PLAIN_EXCLUDED: frozenset[str] = frozenset("^$\\.*+?()[]{}|-")
@@ -37,6 +38,9 @@ class PrefixStatus(NamedTuple):
     """What a generator needs to know about an unfinished pattern."""
     complete: bool  #: the text itself is a valid pattern
     plain_ok: bool  #: appending any non-empty string of plain characters keeps it viable
+    #: the text ends inside a group name begun (`(?<maj`, `\\k<maj`): appending characters that
+    #: continue a name (`name_continues`) leaves this same status
+    in_name: bool = False
 
 
 class _Error(Exception):
@@ -51,9 +55,10 @@ class _Eof(Exception):
     """The text ends inside a construct; `suffix` finishes the innermost one (`value`: the code
     point an unfinished escape then stands for)."""
 
-    def __init__(self, suffix: str, plain_ok: bool, what: str | None, value: int = -1) -> None:
+    def __init__(self, suffix: str, plain_ok: bool, what: str | None, value: int = -1, in_name: bool = False) -> None:
         super().__init__(suffix)
         self.suffix, self.plain_ok, self.what, self.value = suffix, plain_ok, what, value
+        self.in_name = in_name  # (see PrefixStatus.in_name)
 
 
 def _dec_cmp(a: str, b: str) -> int:
@@ -313,6 +318,7 @@ class _Parser:
             self.names.add(name)
 
     def unfinished_name(self, start: int, cps: list[int], suffix: str, define: bool) -> None:
+        in_name = bool(cps) and not suffix  # (no escape open: a name character is next)
         name = "".join(map(chr, cps))
         if not name:
             name = suffix = "a"
@@ -322,7 +328,7 @@ class _Parser:
             self.names.add(name)
         else:
             self.namerefs.append((start - 2, name))
-        raise _Eof(suffix + ">", False, f"unfinished group name at offset {start}")
+        raise _Eof(suffix + ">", False, f"unfinished group name at offset {start}", in_name=in_name)
 
     def unfinished_escape(self, start: int, want: tuple[tuple[int, int], ...] | None) -> None:
         done = _complete_escape(self.s[start + 1:], want)
@@ -555,8 +561,14 @@ def prefix_status(text: str) -> PrefixStatus | None:
     if err is not None:
         return None
     if eof is not None:
-        return PrefixStatus(False, eof.plain_ok)
+        return PrefixStatus(False, eof.plain_ok, eof.in_name)
     return PrefixStatus(not _deferred_errors(parser), not parser.after_zero)
+
+
+def name_continues(ch: str) -> bool:
+    """Can `ch` continue a group name (ID_Continue, `$`, ZWNJ, ZWJ; ES2020)? Appended to a text
+    whose status has `in_name`, it leaves that status."""
+    return R.contains(names.id_continue_ranges(), ord(ch))
 
 
 def completion(text: str) -> str | None:
