@@ -103,6 +103,17 @@ def test_a_unique_lexeme_over_the_state_limit_is_refused_by_name():
     assert checked.checks is not None and checked.accepts("[1,2]") and not checked.accepts("[1,1]")
 
 
+def test_items_whose_automaton_is_too_large_are_refused_by_name():
+    # the item automaton of the values check is built whole (a lookahead); past the regex
+    # compiler's limits it was a StateLimitError out of compile_json_schema (AWS KinesisFirehose)
+    big = {"type": "string", "pattern": "^(?!x)(a{1,1500}b){1,1500}$"}
+    schema = {"type": "array", "uniqueItems": True, "items": {
+        "type": "object", "additionalProperties": False, "properties": {"p": big, "q": {"type": "string"}}}}
+    with pytest.raises(UnsupportedSchemaError, match="automaton of its items is too large") as info:
+        compile_json_schema(schema)
+    assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
+
+
 #: contains that distinct items cannot satisfy, whatever the items (fuzzer seeds 356 and 214)
 NO_ARRAY = [
     {"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array", "maxItems": 5, "uniqueItems": True,

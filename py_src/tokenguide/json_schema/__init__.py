@@ -160,7 +160,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from ..arguments import check_bool, check_int, check_str
-from ..errors import ArgumentError, UnsupportedSchemaError
+from ..errors import ArgumentError, StateLimitError, UnsupportedSchemaError
 from .any_order import PROPERTY_ORDERS
 from .emit import Emitter
 from .normalize import VALUE_CHECKED_UNIQUE, Normalizer
@@ -349,7 +349,10 @@ def compile_json_schema(
             raise refused(f"its items have no regex ({exc})") from None
         finally:
             VALUE_CHECKED_UNIQUE.reset(inner)
-        automaton = lazy_regex(regex)
+        try:
+            automaton = lazy_regex(regex)
+        except StateLimitError as exc:
+            raise refused(f"the automaton of its items is too large ({exc})") from None
         if min_items > 1 and not distinct_values_at_least(automaton, min_items):
             raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
