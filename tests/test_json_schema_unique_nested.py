@@ -20,7 +20,7 @@ from test_json_schema_unique_values import char_vocabulary, greedy, guide_accept
 from tokenguide import Guide
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
-from tokenguide.json_schema.text_counts import infinitely_many, suffixes_around_marks_infinite
+from tokenguide.json_schema.text_counts import distinct_values_at_least, infinitely_many, suffixes_around_marks_infinite
 from tokenguide.regex.lazy import lazy_regex
 
 PATHS = ("regex", "grammar")
@@ -104,6 +104,15 @@ def test_bounded_or_finite_inner_arrays_keep_the_outer_refused(inner, why):
         compile_json_schema(schema)
     assert exc.value.keyword == "uniqueItems" and exc.value.pointer == "#/uniqueItems"
     assert why in str(exc.value)
+
+
+def test_distinct_values_at_least_counts_texts_without_recursion():
+    small = lazy_regex("(a|b|cc)?d{0,2}")  # 4 x 3 texts
+    assert distinct_values_at_least(small, 12) and not distinct_values_at_least(small, 13)
+    assert distinct_values_at_least(lazy_regex("a(b|c)*"), 10 ** 9)  # a cycle
+    assert not distinct_values_at_least(lazy_regex("ab|ab"), 2)
+    long = lazy_regex("[ab]{5000}")  # 5,000 states deep: counted on a stack of its own
+    assert distinct_values_at_least(long, 2 ** 64) and not distinct_values_at_least(lazy_regex("a{5000}"), 2)
 
 
 def test_infinitely_many_reads_cycles():

@@ -118,29 +118,50 @@ def _reaching_cycles(graph: dict[int, set[int]]) -> set[int]:
 
 def distinct_values_at_least(dfa: Any, n: int, limit: int = 200_000) -> bool:
     """Does byte automaton `dfa` (row/is_final, -1 dead, every other state live) accept at least
-    `n` texts? True at once when it has a cycle; False when it cannot tell within `limit` steps."""
-    counts: dict[int, int] = {}
+    `n` texts? True at once when it has a cycle; False when it cannot tell within `limit` steps.
+    Depth first with a stack of its own (texts of thousands of bytes: no recursion limit)."""
+    counts: dict[int, int] = {}  # state -> texts from it, at most n
     on_path: set[int] = set()
     steps = 0
 
-    def count(q: int) -> int:
+    def opened(q: int) -> list | None:
+        """A frame [state, (target, edges) pairs, next pair, total so far]; None past `limit`
+        (the state then counts 0 texts, unmemoized)."""
         nonlocal steps
-        if q in counts:
-            return counts[q]
-        if q in on_path:
-            return n  # a cycle of live states: infinitely many texts
         steps += 1
         if steps > limit:
-            return 0
+            return None
         on_path.add(q)
-        total = 1 if dfa.is_final(q) else 0
         row = dfa.row(q)
-        for t in set(row) - {-1}:
-            total = min(n, total + row.count(t) * count(t))
-            if total >= n:
-                break
-        on_path.discard(q)
-        counts[q] = total
-        return total
+        return [q, [(t, row.count(t)) for t in set(row) - {-1}], 0, 1 if dfa.is_final(q) else 0]
 
-    return count(dfa.initial) >= n
+    def add(frame: list, mult: int, texts: int) -> None:
+        frame[3] = min(n, frame[3] + mult * texts)
+        frame[2] += 1
+
+    root = opened(dfa.initial)
+    if root is None:
+        return False
+    stack = [root]
+    while stack:
+        frame = stack[-1]
+        q, pairs, i, total = frame
+        if total >= n or i == len(pairs):
+            stack.pop()
+            on_path.discard(q)
+            counts[q] = total
+            if stack:
+                add(stack[-1], stack[-1][1][stack[-1][2]][1], total)
+            continue
+        t, mult = pairs[i]
+        if t in counts:
+            add(frame, mult, counts[t])
+        elif t in on_path:
+            add(frame, mult, n)  # a cycle of live states: infinitely many texts
+        else:
+            child = opened(t)
+            if child is None:
+                add(frame, mult, 0)
+            else:
+                stack.append(child)
+    return counts[dfa.initial] >= n
