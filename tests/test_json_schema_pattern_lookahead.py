@@ -21,6 +21,9 @@ from tokenguide.json_schema.patterns import ecma_search, pattern_complement
 
 PATTERNS = [
     "^(?!aws:)[a-zA-Z+-=._:/]+$",
+    # literal prefixes refused before a counted class: written without a lookahead (_unprefixed)
+    "^(?!aws:)(?!ab)[a-z:\\n]{1,5}$",
+    "^(?!aws:.*)[a-zA-Z0-9\\s:\"]{0,130}$",
     "^(?!.*\\.\\.)[a-z.]+$",
     "^((?!ab).)*$",
     "(?=x$)",
@@ -87,6 +90,26 @@ def test_a_pattern_of_lookaheads_alone_is_not_taken_for_one_every_string_matches
         accepts = acceptor(compile_json_schema(schema, path=path))
         for doc in ({}, {"ax": 1}, {"ab": 1}, {"x": "s"}):
             assert accepts(json.dumps(doc, separators=(",", ":"))) == oracle.is_valid(doc), (path, doc)
+
+
+def test_refused_literal_prefixes_before_a_class_are_written_without_a_lookahead():
+    from tokenguide.json_schema.patterns import pattern_to_string_body
+    from tokenguide.json_schema.text import has_lookahead
+
+    for pattern in ("^(?!aws:)[a-z:]{1,128}$", "^(?!aws:.*)(?!memorydb:)[a-z:]*$", PATTERNS[2]):
+        assert not has_lookahead(pattern_to_string_body(pattern)), pattern
+    assert has_lookahead(pattern_to_string_body("^(?!a.b)[a-z.]{1,9}$"))  # (a `.` inside: as before)
+    # as patternProperties keys of a recursive schema (the grammar path: keys are terminals)
+    schema = {"$ref": "#/$defs/t", "$defs": {"t": {"type": "object", "additionalProperties": False,
+              "patternProperties": {"^(?!aws:)[a-zA-Z0-9\\s+\\-=._:/@]{1,128}$": {"$ref": "#/$defs/t"}}}}}
+    compiled = compile_json_schema(schema, path="grammar")
+    accepts = acceptor(compiled)
+    oracle = jsonschema.Draft202012Validator(schema)
+    docs = [{}, {"a": {}}, {"aws:x": {}}, {"aws": {"aw": {}}}, {"x" * 128: {}}, {"x" * 129: {}}, {"a\tb": {"": {}}},
+            {"awsx:": {"b": {"aws:": {}}}}, {"é": {}}]
+    for doc in docs:
+        assert accepts(json.dumps(doc, ensure_ascii=False, separators=(",", ":"))) == oracle.is_valid(doc), doc
+    assert {oracle.is_valid(d) for d in docs} == {True, False}
 
 
 @pytest.mark.parametrize("pattern", ["(?<=a)b", "(?<!a)b", "(?=(a))\\1"])

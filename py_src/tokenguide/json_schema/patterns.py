@@ -344,12 +344,68 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
         body = _search_edges(body, start, end)
         if min_len > 0 or max_len is not None:
             body = _fit_length(body, start, end, min_len, max_len, pattern)
-        text = _body(body)
+        shape = _excluded_prefixes(body) if start and end else None
+        text = _body(body) if shape is None else _unprefixed(*shape)
         if text is None:
             results.append(None)
             continue
         results.append(ending + ("" if start else anychar) + text + ("" if end else anychar))
     return alt(results)
+
+
+def _excluded_prefixes(items: list) -> tuple[list[str], R.Ranges, int, int | None] | None:
+    """For an anchored sequence of negative lookaheads of literal text (a trailing part that may
+    match nothing aside: `(?!aws:.*)` is `(?!aws:)`) before one repeated character class
+    (`^(?!aws:)(?!memorydb:)[a-zA-Z0-9 _.:/=+@-]{1,256}$`, AWS tags): (the literals, the class,
+    the repeat's bounds); None for any other sequence."""
+    *looks, last = items or [None]
+    if last is None or last[0] not in (C.MAX_REPEAT, C.MIN_REPEAT) or not looks:
+        return None
+    lo, hi, sub = last[1]
+    run = list(sub.data)
+    ranges = item_ranges(*run[0]) if len(run) == 1 else None
+    literals = []
+    for op, av in looks:
+        if op != C.ASSERT_NOT or av[0] < 0:
+            return None
+        body = list(av[1].data)
+        while body and pattern_width(body[-1:])[0] == 0 and not _has_anchor(body[-1:]):
+            body.pop()
+        if not body or any(o != C.LITERAL or a in _PROPERTY_MARKS for o, a in body):
+            return None
+        literals.append("".join(chr(a) for _, a in body))
+    return (literals, ranges, lo, None if hi == C.MAXREPEAT else hi) if ranges else None
+
+
+def _unprefixed(literals: list[str], ranges: R.Ranges, lo: int, hi: int | None) -> str | None:
+    """Content regex of the strings of lo..hi characters of class `ranges` that start with none
+    of `literals`, without a lookahead: by the literals' trie, each string leaves it at its first
+    character off every literal (then any characters of the class) or ends inside it. A key
+    written as a grammar terminal holds no lookahead, and the lookahead's automaton times a
+    long count passed the grammar path's limits (AWS MGN's tag keys, `{1,128}`)."""
+    trie: dict = {}
+    for text in literals:
+        node = trie
+        for ch in text:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a literal ends here
+    one = json_chars(ranges)
+
+    def rest(node: dict, depth: int) -> str | None:
+        if "" in node:
+            return None
+        out: list[str | None] = [""] if depth >= lo and (hi is None or depth <= hi) else []
+        if hi is None or depth < hi:
+            kids = [ch for ch in node if R.contains(ranges, ord(ch))]
+            off = R.difference(ranges, R.normalize([(ord(ch), ord(ch)) for ch in kids]))
+            if off:
+                out.append(json_chars(off) + rep(one, max(lo - depth - 1, 0), None if hi is None else hi - depth - 1))
+            for ch in kids:
+                after = rest(node[ch], depth + 1)
+                out.append(None if after is None else json_chars(R.normalize([(ord(ch), ord(ch))])) + after)
+        return alt(out)
+
+    return rest(trie, 0)
 
 
 def _search_edges(items: list, start: bool, end: bool) -> list:
