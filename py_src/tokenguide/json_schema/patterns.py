@@ -502,6 +502,8 @@ def class_run(pattern: str) -> tuple[str, tuple[int, int], str, int, int | None]
         return None
     lo, hi, sub = body[-1][1]
     items = list(sub.data)
+    while len(items) == 1 and items[0][0] == C.SUBPATTERN and not items[0][1][1] and not items[0][1][2]:
+        items = list(items[0][1][-1].data)  # `(\\S)*`: the group of one class is the class
     ranges = item_ranges(*items[0]) if len(items) == 1 else None
     before = _body(head)
     if not ranges or before is None:

@@ -142,7 +142,8 @@ def _long_class_run(em: Any, s: Any, pattern: str, lo: int, hi: int | None) -> s
     `:[^/].{0,1023}$`): the part before the run as it is, then the run counted in blocks as
     `counted_string` does, in that class. Only where that part's end is plain (no text of it
     continues another: its automaton's accepting states have no way out) and, with such a
-    part, the lengths say nothing the pattern does not. False otherwise."""
+    part, of one length (the lengths then bound the run) or with lengths that say nothing the
+    pattern does not. False otherwise."""
     try:
         run = class_run(pattern)
     except PatternError:
@@ -151,7 +152,9 @@ def _long_class_run(em: Any, s: Any, pattern: str, lo: int, hi: int | None) -> s
         return False
     before, (blo, bhi), char, rlo, rhi = run
     if before:
-        if lo > blo + rlo or (hi is not None and (rhi is None or bhi + rhi > hi)):
+        if blo == bhi:  # a part of one length: the lengths bound the run (`^/(\\S)*$` under maxLength)
+            lo, hi = max(lo - blo, 0), None if hi is None else hi - blo
+        elif lo > blo + rlo or (hi is not None and (rhi is None or bhi + rhi > hi)):
             return False
         try:
             head = compile_char_dfa(before, max_states=MAX_LEXEME_STATES)
@@ -159,7 +162,8 @@ def _long_class_run(em: Any, s: Any, pattern: str, lo: int, hi: int | None) -> s
             return False
         if not head.finals or any(head.edges[q] for q in head.finals):
             return False
-        lo, hi = 0, None
+        if blo != bhi:
+            lo, hi = 0, None  # (the lengths say nothing more: checked above)
     nlo = max(lo, rlo)
     nhi = rhi if hi is None else hi if rhi is None else min(hi, rhi)
     if max(nlo, nhi or 0) <= 2 * STRING_BLOCK:
