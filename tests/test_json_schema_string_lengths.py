@@ -48,6 +48,33 @@ def test_a_long_bounded_pattern_is_left_to_the_check_on_the_grammar_path():
     assert verdicts == {True, False}
 
 
+def test_a_final_run_bounded_by_the_max_length_is_counted_by_the_check_alone():
+    # `[^/].{0,1023}` after at least 9 characters, under maxLength 1,024: the run's own bound
+    # can never bind, so the check's automaton is the pattern with `.*` (AWS FSx's access points;
+    # the 1,023-fold count passed the check's 4,000 states)
+    from tokenguide.json_schema.patterns import pattern_within
+
+    pattern = "^arn:[^:]{1,63}:[^:]{0,63}:(?:|\\d{12}):[^/].{0,1023}$"
+    assert "1023" not in pattern_within(pattern, 1024) and "1023" in pattern_within(pattern, 1040)
+    assert pattern_within(pattern, None) == pattern_within(pattern, 2000)  # (no bound: as written)
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "arn": {"type": "string", "pattern": pattern, "maxLength": 1024}, "kids": {"type": "array", "items": {"$ref": "#"}}}}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and compiled.checks is not None
+    oracle = jsonschema.Draft202012Validator(schema)
+    head = "arn:s3:x::"
+    docs = [{"arn": head + "k" + "é" * n} for n in (0, 1012, 1013, 1014, 1100)] + \
+        [{"kids": [{"arn": "arn:a:b:123456789012:x"}]}, {"arn": "arn:a:b:12:x"}, {"arn": head + "/x"},
+         {"kids": [{"kids": [{"arn": "arn:" + "a" * 63 + "::" + "1" * 12 + ":" + "q" * 930}]}]},
+         {"arn": "arn:" + "a" * 63 + "::" + "1" * 12 + ":" + "q" * 944}]
+    verdicts = set()
+    for d in docs:
+        want = oracle.is_valid(d)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(d)) == want, (str(d)[:60], want)
+    assert verdicts == {True, False}
+
+
 def test_a_pattern_with_a_lookahead_keeps_it_beside_the_checked_lengths():
     schema = {"type": "array", "items": {"type": "string", "pattern": "^(?!arn:aws-cn:)" + ARN[1:], "maxLength": 2048}}
     compiled = compile_json_schema(schema, path="grammar")

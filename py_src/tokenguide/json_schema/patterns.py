@@ -22,7 +22,7 @@ from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 from .text import STRING_CHAR, alt, group, json_chars, opt, rep
 
-__all__ = ["PatternError", "class_run", "pattern_to_string_body", "pattern_complement", "ecma_search", "pattern_width"]
+__all__ = ["PatternError", "class_run", "pattern_to_string_body", "pattern_within", "pattern_complement", "ecma_search", "pattern_width"]
 
 
 class PatternError(Exception):
@@ -509,6 +509,20 @@ def class_run(pattern: str) -> tuple[str, tuple[int, int], str, int, int | None]
     if not ranges or before is None:
         return None
     return before, pattern_width(head), json_chars(ranges), lo, None if hi == C.MAXREPEAT else hi
+
+
+def pattern_within(pattern: str, max_len: int | None) -> str | None:
+    """`pattern_to_string_body(pattern)` for strings of at most `max_len` characters, a final
+    class run's upper bound left out where `max_len` keeps it already (the part before the run
+    has at least that many characters less: `^arn:[^:]{1,63}:…:[^/].{0,1023}$` under maxLength
+    1,024): the same strings within the length, and an automaton without the long count.
+    Raises PatternError."""
+    run = class_run(pattern) if max_len is not None else None
+    if run is not None:
+        before, (least, _), char, lo, hi = run
+        if hi is not None and max_len - least <= hi:  # type: ignore[operator]
+            return before + rep(char, lo, None)
+    return pattern_to_string_body(pattern)
 
 
 def _has_anchor(items: list) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
-from .patterns import PatternError, pattern_to_string_body
+from .patterns import PatternError, pattern_to_string_body, pattern_within
 from .formats import KNOWN_FORMATS
 
 __all__ = ["LengthAutomaton", "automata_refusal", "length_automaton", "length_owners", "lengths_refusal", "string_constraints"]
@@ -105,7 +105,7 @@ class LengthAutomaton:
     in an escape` (0: none open); a character counts at its first byte, an escape at its backslash."""
 
     def __init__(self, pattern: str, lo: int, hi: int | None):
-        body = pattern_to_string_body(pattern)
+        body = pattern_within(pattern, hi)
         self.dfa = dfa_mod.compile_regex('"' + body + '"', max_states=MAX_LENGTH_STATES)
         self.lo, self.hi = lo, hi
         d = self.dfa

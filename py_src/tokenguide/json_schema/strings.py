@@ -17,7 +17,7 @@ from ..regex.char_dfa import compile_char_dfa
 from .formats import FORMAT_LIMIT, FORMAT_WIDTH, KNOWN_FORMATS, format_regex
 from .logic import value_checked
 from .lexemes import MAX_LEXEME_STATES, lexeme_dfa
-from .patterns import PatternError, class_run, pattern_to_string_body
+from .patterns import PatternError, class_run, pattern_to_string_body, pattern_within
 from .text import STRING_CHAR, alt, group, has_lookahead, rep, string_intersection
 
 __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_BLOCKS", "STRING_BLOCK"]
@@ -210,7 +210,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             return long_run
     if pattern is not None:
         try:
-            body = pattern_to_string_body(pattern)
+            body = pattern_within(pattern, hi)
         except PatternError as exc:
             em.unsupported("pattern", s.kptr("pattern"), str(exc))
             body = False
