@@ -141,6 +141,8 @@ CLASS_RUNS = [
     ({"pattern": "^arn:[a-z]{1,3}:[^/].{0,300}$", "minLength": 5, "maxLength": 400}, "arn:ab/\\é\u2028"),
     # a part of one length before the run: the lengths bound the run (AWS cookie paths)
     ({"pattern": "^/(\\S)*$", "minLength": 2, "maxLength": 3 * K + 5}, "ab/é\t "),
+    # alternatives of classes are one class (AWS skill paths)
+    ({"pattern": "^([^*?\\[\\]]|\\*)+$", "minLength": 1, "maxLength": 3 * K + 5}, "a*b/é\"["),
 ]
 
 

@@ -504,7 +504,7 @@ def class_run(pattern: str) -> tuple[str, tuple[int, int], str, int, int | None]
     items = list(sub.data)
     while len(items) == 1 and items[0][0] == C.SUBPATTERN and not items[0][1][1] and not items[0][1][2]:
         items = list(items[0][1][-1].data)  # `(\\S)*`: the group of one class is the class
-    ranges = item_ranges(*items[0]) if len(items) == 1 else None
+    ranges = _one_class(items)
     before = _body(head)
     if not ranges or before is None:
         return None
@@ -523,6 +523,18 @@ def pattern_within(pattern: str, max_len: int | None) -> str | None:
         if hi is not None and max_len - least <= hi:  # type: ignore[operator]
             return before + rep(char, lo, None)
     return pattern_to_string_body(pattern)
+
+
+def _one_class(items: list) -> R.Ranges | None:
+    """The code points of a sequence that is one character class, or alternatives of classes
+    (`[^*?\\[\\]]|\\*`, AWS globs); None otherwise (or for no character at all)."""
+    if len(items) != 1:
+        return None
+    op, av = items[0]
+    if op == C.BRANCH:
+        parts = [_one_class(list(b.data)) for b in av[1]]
+        return None if any(p is None for p in parts) else R.union(*parts)  # type: ignore[arg-type]
+    return item_ranges(op, av) or None
 
 
 def _has_anchor(items: list) -> bool:
