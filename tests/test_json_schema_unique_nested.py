@@ -90,8 +90,49 @@ def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, pat
     assert not guide_accepts(guide, greedy(vocab, dumps([{"t": ["a", "b", "a"]}])))
 
 
+#: ENTRIES with at most two tags: the inner items are infinitely many, so a full inner array
+#: never blocks a new outer item that the superset automaton finds (`_fresh_items`)
+CAPPED = {**ENTRIES, "items": {**ENTRIES["items"], "properties": {"n": {"type": "string", "maxLength": 2},
+                                                                  "t": {**TAGS, "maxItems": 2}}}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_inner_arrays_with_max_items_take_fresh_items(path):
+    compiled = compile_json_schema(CAPPED, path=path)
+    assert compiled.checks is not None
+    judged = [0, 0]
+    for v in entries_documents():
+        want = valid(CAPPED, v)
+        assert compiled.accepts(dumps(v)) == want, v
+        judged[want] += 1
+    assert min(judged) >= 20, judged
+    vocab, tokens = char_vocabulary(['"]', '"a"', "]}", "}]"])
+    guide = Guide.from_json_schema(CAPPED, vocab, whitespace_pattern="", path=path)
+
+    def allowed(prefix: str) -> set[str]:
+        guide.reset()
+        for ch in prefix:
+            guide.advance(tokens.index(ch), return_tokens=False)
+        return {tokens[i] if i < len(tokens) else "EOS" for i in guide.get_tokens()}
+
+    # closing "b" would fill the inner array, which then must close and repeat the first item
+    after_b = allowed('[{"t":["a","b"]},{"t":["a","b')
+    assert '"' not in after_b and '"]' not in after_b and "b" in after_b
+    assert allowed('[{"t":["a","b"]},{"t":["a","c"') >= {"]", "]}"}
+    assert "," not in allowed('[{"t":["a","b"]},{"t":["a","c"')  # (a third tag: past maxItems)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_gpt2_generations_with_capped_inner_arrays_never_strand(gpt2_vocabulary, path):
+    vocab = gpt2_vocabulary
+    guide = Guide.from_json_schema(CAPPED, vocab, path=path, whitespace_pattern="")
+    finished = random_generations(guide, vocab, 5, 10, 150, 0.4, (b'"', b"]", b"}"), 0.6)
+    for text in finished:
+        assert valid(CAPPED, json.loads(text)), text
+    assert len(finished) >= 3
+
+
 @pytest.mark.parametrize("inner, why", [
-    ({**TAGS, "maxItems": 3}, "not a small finite set"),
     ({"type": "array", "uniqueItems": True, "items": {"type": "string", "maxLength": 3}}, "not a small finite set"),
     ({"type": "array", "uniqueItems": True, "items": {"enum": [f"w{i}" for i in range(300)]}}, "not a small finite set"),
 ])

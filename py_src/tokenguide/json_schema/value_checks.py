@@ -15,10 +15,8 @@ under a `not`, and with items spelled one way per value once whitespace is dropp
 are spelled canonically (strings, integers, unbounded numbers, booleans, null, closed objects
 with one key order, arrays of those; no free-form values), so that "some new item can still be
 written" is a question about texts; or items that are open objects, which can always become new
-until they close.
-
-Strings that must be regexes are found by the same locations (module regex_strings judges
-what may stand beside the format): `regex_string(loc)`.
+until they close. Strings that must be regexes are found by the same locations (module
+regex_strings judges what may stand beside the format): `regex_string(loc)`.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ import itertools
 import re
 from typing import Any, Callable
 
-from ..errors import UnsupportedSchemaError
+from ..errors import StateLimitError, UnsupportedSchemaError
 from ..regex.ecma_syntax import pattern_error
 from .failed_ifs import FailedIfs
 from .json_values import value_key
@@ -38,7 +36,7 @@ from .refs import RefResolver
 from .regex_strings import regex_owners
 from .string_lengths import LengthAutomaton, automata_refusal, length_automaton, length_owners
 from .text import json_type_of, ptr_escape
-from .text_counts import infinitely_many, suffixes_around_marks_infinite
+from .text_counts import distinct_values_at_least, suffixes_around_marks_infinite
 
 __all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "ValueChecks", "find_violation"]
 
@@ -691,13 +689,10 @@ def _nested_drops(check: "ValueChecks", item: int, where: str, synthetic: Any) -
     """What lets `check`'s item automaton at `item` leave out the uniqueItems of arrays inside the
     items (checked at their own locations), when that superset automaton answers "can a new
     item still be written" as the exact one would; else None (the item build refuses them).
-
-    It does when every such array is unbounded (no maxItems, no prefixItems) with infinitely
-    many possible items: inside one, infinitely many distinct continuations are left (more
-    new items), so a finite set of items seen never blocks them all; where none can come any
-    more, the superset and the exact texts left are the same. Or when, with each inner array
-    one marked byte, the texts left wherever one is ahead or just ended are infinitely many
-    (a later member can still grow without bound)."""
+    It does when every such array takes fresh items (`_fresh_items`): a continuation the superset
+    finds, its new inner items replaced by distinct ones found nowhere in the document (same
+    counts: maxItems holds), is exact and still a new item. Or when, with each inner array one
+    marked byte, the texts left wherever one is ahead or just ended are infinitely many."""
     seen, todo, inner = {item}, [item], []
     while todo:
         loc = todo.pop()
@@ -710,7 +705,7 @@ def _nested_drops(check: "ValueChecks", item: int, where: str, synthetic: Any) -
                 todo.append(k)
     if not inner:
         return None
-    if all(_unbounded(check, loc, where) for loc in inner):
+    if all(_fresh_items(check, loc, where) for loc in inner):
         return NestedDrops(check)
     # else: the places around the inner arrays must leave infinitely many texts, seen in the
     # item automaton where each such array is one marked byte
@@ -720,14 +715,18 @@ def _nested_drops(check: "ValueChecks", item: int, where: str, synthetic: Any) -
         return None  # (the build without marks says why)
     return NestedDrops(check) if marked is not None and suffixes_around_marks_infinite(marked, MARK) else None
 
-def _unbounded(check: "ValueChecks", loc: int, where: str) -> bool:
-    """Does the array at `loc` always take one more new item (no maxItems, infinitely many items)?"""
-    if loc in check._building or check.prefix_length(loc) or any(
-            isinstance(check.objs[p], dict) and "maxItems" in check.objs[p] for c in check._live(loc, "array") for p in c):
+def _fresh_items(check: "ValueChecks", loc: int, where: str) -> bool:
+    """Can the array at `loc` always take an item no document has yet (no prefixItems, at least
+    FRESH_ITEMS possible items or a cycle)? False when the count passes its limits."""
+    if loc in check._building or check.prefix_length(loc):
         return False  # (being built: recursive items, which the item build refuses)
     rest = _automata_of(check, loc, where).rest
     automaton = rest.automaton if isinstance(rest, Mixed) else rest
-    return automaton is None or automaton is OPEN_OBJECTS or infinitely_many(automaton)
+    try:
+        return automaton is None or automaton is OPEN_OBJECTS or distinct_values_at_least(automaton, FRESH_ITEMS)
+    except StateLimitError:
+        return False
+
 
 def _automata_of(check: "ValueChecks", loc: int, where: str) -> "ItemAutomata":
     """`_item_automaton(loc)`, built once per location."""
@@ -741,6 +740,7 @@ def _automata_of(check: "ValueChecks", loc: int, where: str) -> "ItemAutomata":
 
 
 
+FRESH_ITEMS = 2 ** 64  # possible items no document exhausts (strings of up to 128 characters: far more)
 MARK = 0x01  # the byte an inner array stands as, in a marked item automaton (raw, never in JSON text)
 
 
