@@ -498,7 +498,7 @@ def class_run(pattern: str) -> tuple[str, tuple[int, int], str, int, int | None]
     if not (start and end and body and body[-1][0] in (C.MAX_REPEAT, C.MIN_REPEAT)):
         return None
     head = body[:-1]
-    if _looks_ahead(head) or _has_anchor(head):
+    if _has_anchor(head):
         return None
     lo, hi, sub = body[-1][1]
     items = list(sub.data)
