@@ -427,32 +427,64 @@ def ecma_dot(pattern: str) -> str:
                    for piece, in_class in pattern_pieces(pattern))
 
 
-def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
-    """`pattern` with ECMA-262's ASCII `\\d`, `\\w` classes (Python's re with re.ASCII) and its `.`."""
+def _ecma_found(pattern: str, text: str) -> bool:
+    """Does `pattern`, read as ECMA-262 reads it, match somewhere in `text`? ASCII `\\d`, `\\w`
+    (Python's re with re.ASCII) and ECMA's `.`; with property escapes the `regex` module reads
+    them, with Unicode \\d, \\w and dot: a non-ASCII text those could decide counts as no match
+    (an instance that hangs on it is taken for a dialect difference, and dropped)."""
     import re
 
+    if has_property_escape(pattern):
+        return property_search(pattern, text) and (
+            text.isascii() or not re.search(r"\\[dDwWbB]|(?<!\\)\.", pattern))
+    return re.search(ecma_dot(pattern), text, re.ASCII) is not None
+
+
+def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    """`pattern` as ECMA-262 reads it (`_ecma_found`)."""
     import jsonschema
 
-    if has_property_escape(pattern):
-        # (the `regex` module reads them, with Unicode \d, \w and dot: an instance those could
-        # decide is taken for a dialect difference, and dropped)
-        if validator.is_type(instance, "string") and (not property_search(pattern, instance) or (
-                not instance.isascii() and re.search(r"\\[dDwWbB]|(?<!\\)\.", pattern))):
-            yield jsonschema.ValidationError(f"{instance!r}: {pattern!r} read with property escapes")
-        return
-    if validator.is_type(instance, "string") and not re.search(ecma_dot(pattern), instance, re.ASCII):
+    if validator.is_type(instance, "string") and not _ecma_found(pattern, instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r} (ECMA-262 classes and dot)")
+
+
+def _ascii_pattern_properties(validator: Any, pats: dict, instance: Any, schema: Any) -> Iterator[Any]:
+    """patternProperties with its patterns as ECMA-262 reads them."""
+    if validator.is_type(instance, "object"):
+        for pattern, sub in pats.items():
+            for k, v in instance.items():
+                if _ecma_found(pattern, k):
+                    yield from validator.descend(v, sub, path=k, schema_path=pattern)
+
+
+def _ascii_additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """additionalProperties, the members no patternProperties pattern matches as ECMA-262 reads them."""
+    import jsonschema
+
+    if not validator.is_type(instance, "object"):
+        return
+    pats = schema.get("patternProperties") or {}
+    names = [k for k in instance if k not in (schema.get("properties") or {})
+             and not any(_ecma_found(p, k) for p in pats)]
+    if validator.is_type(extra, "object"):
+        for k in names:
+            yield from validator.descend(instance[k], extra, path=k)
+    elif extra is False and names:
+        yield jsonschema.ValidationError(f"additional properties {names!r} (ECMA-262 patterns)")
 
 
 def pattern_dialect(schema: Any, instance: Any) -> bool:
     """For an instance the oracle accepts: is it valid only because Python's re gives `\\d`/`\\w` their Unicode
-    meaning, or lets `.` match `\\r`/U+2028/U+2029? (JSON Schema patterns are ECMA-262, where the
-    classes are ASCII and `.` stops at line terminators; tokenguide reads them so.)"""
+    meaning, or lets `.` match `\\r`/U+2028/U+2029, in `pattern` or in the names patternProperties and
+    additionalProperties take? (JSON Schema patterns are ECMA-262, where the classes are ASCII and `.`
+    stops at line terminators; tokenguide reads them so.)"""
     import jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
-        return not jsonschema.validators.extend(cls, {"pattern": _ascii_pattern})(schema).is_valid(instance)
+        return not jsonschema.validators.extend(cls, {
+            "pattern": _ascii_pattern, "patternProperties": _ascii_pattern_properties,
+            "additionalProperties": _ascii_additional_properties})(schema).is_valid(instance)
     except Exception:
         return False
 

@@ -48,6 +48,59 @@ def test_a_long_bounded_pattern_is_left_to_the_check_on_the_grammar_path():
     assert verdicts == {True, False}
 
 
+def test_an_any_of_of_annotations_says_nothing_beside_the_checked_lengths():
+    """AWS ResilienceHub's KmsKeyId: `anyOf` of three unknown formats (annotations: each branch
+    accepts every value) beside a pattern under maxLength 2,048. The anyOf is dropped, so one
+    alternative holds the lengths and the grammar path takes them; before, it fell back to the
+    depth-capped regex. A oneOf of such branches is no such thing: it accepts no value."""
+    kms = {"type": "string", "maxLength": 2048, "pattern": ARN,
+           "anyOf": [{"format": "AWS::KMS::Key.Arn"}, {"format": "AWS::KMS::Key.Id"}, {"description": "x"}]}
+    schema = {"properties": {"key": kms}}  # (free-form values elsewhere: the grammar path is wanted)
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and not compiled.depth_capped and compiled.checks is not None
+    oracle = jsonschema.Draft202012Validator(schema)
+    head = "arn:aws:iam::123456789012:role/"
+    docs = [{"key": head + "x" * n} for n in (1, 2017, 2018)] + \
+        [[[[{"key": 1}]]], {"a": {"b": {"c": {"d": []}}}}, {"key": "arn:aws:iam::1:role/x"}, {"key": 7}]
+    verdicts = set()
+    for d in docs:
+        want = oracle.is_valid(d)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(d)) == want, (str(d)[:60], want)
+    assert verdicts == {True, False}
+    exclusive = {"properties": {"key": {**kms, "oneOf": kms["anyOf"]}}}
+    with pytest.raises(UnsupportedSchemaError) as info:  # (three alternatives hold the lengths: refused)
+        compile_json_schema(exclusive, path="grammar")
+    assert info.value.keyword == "maxLength"
+    compiled = compile_json_schema({"properties": {"key": {"oneOf": kms["anyOf"]}}}, path="grammar")
+    assert not compiled.accepts(dumps({"key": "x"})) and compiled.accepts(dumps({"k": "x"}))
+
+
+@pytest.mark.parametrize("schema, docs", [
+    ({"anyOf": [{"format": "zz"}, {"type": "string"}], "type": ["string", "integer"]}, ["x", 1, None]),
+    ({"if": {"anyOf": [{"format": "zz"}, {"type": "string"}]}, "then": {"type": "integer"}, "else": {"type": "string"}},
+     ["x", 1, None]),
+    ({"anyOf": [{"format": "date"}, {"format": "zz"}], "type": "string"}, ["x", "2020-01-01", 3]),
+    ({"not": {"anyOf": [True, {"type": "string"}]}, "type": "array"}, None),  # (accepts nothing: refused)
+    # a branch may mark members evaluated: unevaluatedProperties beside it stays refused by name
+    ({"anyOf": [{}, {"properties": {"a": {}}}], "unevaluatedProperties": False}, None),
+])
+def test_an_any_of_with_a_branch_of_annotations_is_dropped_where_silent(schema, docs):
+    from tokenguide.json_schema.normalize import any_of_says_nothing
+
+    assert any_of_says_nothing([{"format": "AWS::KMS::Key.Arn"}, {"type": "string"}])
+    assert not any_of_says_nothing([{"format": "uuid"}, {"type": "string"}])  # (a known format asserts)
+    assert not any_of_says_nothing([{}, {"properties": {"a": {}}}])
+    oracle = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    for path in ("grammar", "regex"):
+        if docs is None:
+            with pytest.raises(UnsupportedSchemaError):
+                compile_json_schema(schema, path=path)
+            continue
+        compiled = compile_json_schema(schema, path=path)
+        assert [compiled.accepts(dumps(d)) for d in docs] == [oracle.is_valid(d) for d in docs]
+
+
 def test_a_final_run_bounded_by_the_max_length_is_counted_by_the_check_alone():
     # `[^/].{0,1023}` after at least 9 characters, under maxLength 1,024: the run's own bound
     # can never bind, so the check's automaton is the pattern with `.*` (AWS FSx's access points;

@@ -165,6 +165,21 @@ def test_pattern_dialect_flags_a_dot_that_took_a_line_terminator(unseen):
     assert unseen.ecma_dot("a.[.]\\.") == "a[^\\n\\r\\u2028\\u2029][.]\\."
 
 
+def test_pattern_dialect_reads_member_names_as_ecma_does(unseen):
+    """AWS EMR's ConfigurationProperties: additionalProperties false beside `^.*$` names. A name
+    holding "\r" matches in Python's re, not in ECMA-262: such an instance is valid only in re's
+    dialect. Likewise a patternProperties schema applied to a name only Unicode `\d` matches."""
+    closed = {"type": "object", "patternProperties": {"^.*$": {"type": "string"}}, "additionalProperties": False}
+    assert jsonschema.Draft7Validator(closed).is_valid({"a\rb": "x"})
+    assert unseen.pattern_dialect(closed, {"a\rb": "x"})
+    assert not unseen.pattern_dialect(closed, {"ab": "x"})
+    extra = {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}},
+             "additionalProperties": {"type": "string"}}
+    assert jsonschema.Draft7Validator(extra).is_valid({"\u0661": 1})  # ARABIC-INDIC ONE: Unicode \d only
+    assert unseen.pattern_dialect(extra, {"\u0661": 1})  # ECMA: an additional member, not a string
+    assert not unseen.pattern_dialect(extra, {"1": 1, "x": "y"})
+
+
 TREE = {"$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"},
                                                             "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},

@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from typing import Any, Iterator, NamedTuple
 
 from ..errors import UnsupportedSchemaError
+from .formats import KNOWN_FORMATS
 from .multiples import multiple_lcm
 from .negation import EACH_VALUE_KEYWORDS, negation_branches
 from .patterns import PatternError, ecma_search
@@ -20,7 +21,7 @@ from .refs import RefResolver
 from .text import ALL_TYPES, canon, ptr_escape, type_intersection
 from .unevaluated import apply_unevaluated, take_unevaluated
 
-__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "flatten_branch", "TYPE_KEYWORDS", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
+__all__ = ["Conjunction", "Group", "Node", "Normalizer", "RuleRef", "accepts_everything", "any_of_says_nothing", "flatten_branch", "TYPE_KEYWORDS", "VALIDATION", "VALUE_CHECKED_UNIQUE", "enum_values", "types_of"]
 
 # Keywords that constrain instances (the drafts' assertions and applicators); every other
 # keyword (annotations, x-* extensions, unknown words) is ignored, as validators do.
@@ -333,6 +334,8 @@ class Normalizer:
                 parts.append(target)
         node = Node(kw, ptr)
         own_props = kw.get("properties") if isinstance(kw.get("properties"), dict) else {}
+        if any_of_says_nothing(kw.get("anyOf")):
+            del kw["anyOf"]
         groups = [Group(k, kw.pop(k), f"{ptr}/{k}", len(own_props)) for k in ("anyOf", "oneOf") if k in kw]
         groups.extend(_dependency_groups(kw, ptr, len(own_props), self.declared_draft))
         if "not" in kw:
@@ -778,3 +781,20 @@ def _dependency_groups(kw: dict, ptr: str, pos: int, draft: int | None) -> list[
                 raise UnsupportedSchemaError(f"{key} values must be arrays or schemas (at {dptr})", key, dptr)
             groups.append(Group("anyOf", [absent, present], dptr, pos))
     return groups
+
+
+def any_of_says_nothing(branches: Any) -> bool:
+    """Is an anyOf of `branches` true of every value and silent (marks nothing evaluated)?"""
+    return isinstance(branches, list) and any(map(accepts_everything, branches)) and not any(
+        isinstance(b, dict) and not _ANNOTATING.isdisjoint(b) for b in branches)
+
+
+_ANNOTATING = TYPE_KEYWORDS["object"] | TYPE_KEYWORDS["array"] | frozenset(  # (and some that mark nothing)
+    "allOf anyOf oneOf if then else dependentSchemas dependencies $ref $dynamicRef $recursiveRef".split())
+
+
+def accepts_everything(schema: Any) -> bool:
+    """Is `schema` true, or only annotations (an unknown `format`: AWS's "AWS::KMS::Key.Arn")?"""
+    return schema is True or (isinstance(schema, dict) and all(
+        k not in VALIDATION or (k == "format" and isinstance(schema[k], str) and schema[k] not in KNOWN_FORMATS)
+        for k in schema))

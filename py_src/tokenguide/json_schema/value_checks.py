@@ -30,7 +30,7 @@ from ..regex.ecma_syntax import pattern_error
 from .failed_ifs import FailedIfs
 from .json_values import value_key
 from .negation import negated_objects
-from .normalize import VALIDATION, schema_draft
+from .normalize import VALIDATION, accepts_everything, any_of_says_nothing, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .regex_strings import regex_owners
@@ -275,7 +275,7 @@ class ValueChecks:
         for i, sub in enumerate(obj.get("allOf") or []):
             out = self._product(out, self._sub(f"{ptr}/allOf/{i}", sub, stack), ptr)
         for k in ("anyOf", "oneOf"):
-            if isinstance(obj.get(k), list):
+            if isinstance(obj.get(k), list) and not (k == "anyOf" and any_of_says_nothing(obj[k])):
                 alts = [c for i, sub in enumerate(obj[k]) for c in self._sub(f"{ptr}/{k}/{i}", sub, stack)]
                 out = self._product(out, alts, ptr)
         if "if" in obj and self.draft >= 7:
@@ -472,7 +472,7 @@ class ValueChecks:
 
     def _any_value(self, loc: int) -> bool:
         """May a value at `loc` be anything (an alternative whose schemas validate nothing)?"""
-        return any(all(_accepts_all(self.objs[p]) for p in c) for c in self._locs[loc])
+        return any(all(accepts_everything(self.objs[p]) for p in c) for c in self._locs[loc])
 
     def _mixed(self, loc: int) -> list | None:
         """The alternatives at `loc` that are not open objects, when some are and these others
@@ -571,7 +571,7 @@ def open_objects(objs: list) -> bool:
         if not isinstance(branches, list) or sum("object" in _types_of(b) for b in branches) > 1:
             return False
         pats = o.get("patternProperties", {})
-        if not isinstance(pats, dict) or not all(_accepts_all(v) for v in pats.values()):
+        if not isinstance(pats, dict) or not all(accepts_everything(v) for v in pats.values()):
             return False
         extra = o.get("additionalProperties", True)
         if isinstance(extra, dict) and any(k in extra for k in ("not", "enum", "const", "oneOf")):
@@ -590,11 +590,6 @@ def _only_distributed(schema: Any) -> bool:
     may apply or not) say more than their conjuncts."""
     return schema is True or (isinstance(schema, dict) and not any(
         k in VALIDATION and k not in ("anyOf", "allOf", "$ref") for k in schema))
-
-
-def _accepts_all(schema: Any) -> bool:
-    """Does `schema` accept every value (true, or no validation keyword)?"""
-    return schema is True or (isinstance(schema, dict) and not any(k in VALIDATION for k in schema))
 
 
 def _has_number(v: Any) -> bool:
