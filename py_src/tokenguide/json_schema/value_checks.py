@@ -14,15 +14,15 @@ items (so checking them never refuses a valid document), with no `contains` besi
 under a `not`, and with items spelled one way per value once whitespace is dropped and numbers
 are spelled canonically (strings, integers, unbounded numbers, booleans, null, closed objects
 with one key order, arrays of those; no free-form values), so that "some new item can still be
-written" is a question about texts; or items that are open objects, which can always become new
-until they close. Strings that must be regexes are found by the same locations (module
+written" is a question about texts; or items that can always become new until they end (module
+value_kinds: open objects, and strings, numbers or arrays of a type some alternative accepts
+every value of), compared by value when they end. Strings that must be regexes are found by the same locations (module
 regex_strings judges what may stand beside the format): `regex_string(loc)`.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from typing import Any, Callable
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -30,34 +30,29 @@ from ..regex.ecma_syntax import pattern_error
 from .failed_ifs import FailedIfs
 from .json_values import value_key
 from .negation import negated_objects
-from .normalize import VALIDATION, accepts_everything, any_of_says_nothing, schema_draft
+from .normalize import VALIDATION, any_of_says_nothing, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
 from .regex_strings import regex_owners
 from .string_lengths import LengthAutomaton, automata_refusal, length_automaton, length_owners
-from .text import json_type_of, ptr_escape
+from .text import ptr_escape
+from .value_kinds import VALUE_TYPES, free_first, types_let_through, types_together
 from .text_counts import distinct_values_at_least, suffixes_around_marks_infinite
 
-__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "open_objects", "ValueChecks", "find_violation"]
+__all__ = ["OPEN_OBJECTS", "ItemAutomata", "Mixed", "NestedDrops", "ValueChecks", "find_violation"]
 
 MAX_LOCATIONS = 4_000
 MAX_ALTERNATIVES = 64
 MAX_PATTERNS = 6  # pattern subsets explored per object location: 2**MAX_PATTERNS
-_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 _RANGE = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
 _ROOT = "tokenguide-item-root"
 Dnf = frozenset
 
 
-#: keywords that limit which keys an object may take, or whose other branches a new key could change
-#: (patternProperties and oneOf are judged apart: `open_objects`)
-_KEY_LIMITS = ("maxProperties", "propertyNames", "unevaluatedProperties", "not", "if", "enum", "const", "$dynamicRef",
-               "$recursiveRef")
-
-
 class _OpenObjects:
-    """The item automaton of arrays whose items are open objects (see `_open_objects`): none needed."""
+    """The item automaton of arrays whose items all can always become new until they end
+    (`value_kinds.free_first`: open objects, free strings...): none needed."""
 
     def __repr__(self) -> str:
         return "OPEN_OBJECTS"
@@ -79,9 +74,6 @@ class Mixed:
         return f"Mixed({self.automaton!r}, {self.open_first!r})"
 
 
-_ANY_FIRST = b'{["-0123456789'  # the first bytes of values that can always become new
-
-
 class ItemAutomata:
     """The byte automata of an array's items: one per prefixItems position, then `rest` (an
     automaton, OPEN_OBJECTS, or None where no item may stand)."""
@@ -96,32 +88,6 @@ class ItemAutomata:
 
 class _Refusal(Exception):
     """Why a check of the values could not be exact (the pointer is added by the caller)."""  # frozenset of conjunctions, each a frozenset of schema-object pointers
-
-
-def _types_together(objs: list) -> set[str]:
-    """The JSON types every schema object of `objs` lets through (`_types_of` of each)."""
-    types = set(_TYPES)
-    for o in objs:
-        types &= _types_of(o)
-    return types
-
-
-def _types_of(obj: Any) -> set[str]:
-    """The JSON types schema object `obj` lets through by its own type/enum/const (all: none said)."""
-    out = set(_TYPES)
-    if not isinstance(obj, dict):
-        return out if obj is not False else set()
-    t = obj.get("type")
-    if isinstance(t, str):
-        t = [t]
-    if isinstance(t, list) and "any" not in t:
-        named = {x for x in t if isinstance(x, str)}
-        out = {x for x in out if x in named or (x == "integer" and "number" in named)}
-    vals = [obj["const"]] if "const" in obj else obj.get("enum") if isinstance(obj.get("enum"), list) else None
-    if vals is not None:
-        kinds = {json_type_of(v) for v in vals}
-        out &= kinds | ({"number"} if "integer" in kinds else set())
-    return out
 
 
 class ValueChecks:
@@ -310,7 +276,7 @@ class ValueChecks:
 
     def _live(self, loc: int, kind: str) -> list[frozenset]:
         """The conjunctions at `loc` that accept a value of type `kind`."""
-        return [c for c in self._locs[loc] if all(kind in _types_of(self.objs[p]) for p in c)]
+        return [c for c in self._locs[loc] if all(kind in types_let_through(self.objs[p]) for p in c)]
 
     # ---- stepping in ----------------------------------------------------------------------------
     def child_key(self, loc: int, key: str, seen: tuple | None = None) -> int:
@@ -462,28 +428,12 @@ class ValueChecks:
                 self._refuse("", "contains beside it")
         for i in [*range(self.prefix_length(loc)), -1]:
             item = self.child_index(loc, i)
-            if not self._open_objects(item) and not self._any_value(item):
-                _canonical(self, item, "", True, set())
+            _canonical(self, item, "", set(self._free(item)[1]), set())
 
-    def _open_objects(self, loc: int) -> bool:
-        """Are the values at `loc` open objects (module function `open_objects`, every alternative)?"""
-        conjs = list(self._locs[loc])
-        return bool(conjs) and all(c and open_objects([self.objs[p] for p in c]) for c in conjs)
-
-    def _any_value(self, loc: int) -> bool:
-        """May a value at `loc` be anything (an alternative whose schemas validate nothing)?"""
-        return any(all(accepts_everything(self.objs[p]) for p in c) for c in self._locs[loc])
-
-    def _mixed(self, loc: int) -> list | None:
-        """The alternatives at `loc` that are not open objects, when some are and these others
-        accept no object (then an item starting with `{` is an open object); else None."""
-        conjs = sorted(self._locs[loc], key=sorted)
-        rest = [c for c in conjs if not (c and open_objects([self.objs[p] for p in c]))]
-        if not rest or len(rest) == len(conjs):
-            return None
-        if any(not c or "object" in _types_together([self.objs[p] for p in c]) for c in rest):
-            return None
-        return rest
+    def _free(self, loc: int) -> tuple[bytes, list[str]]:
+        """`value_kinds.free_first` of the values at `loc`: the first bytes of those that can
+        always become new until they end, and the types of the others."""
+        return free_first([[self.objs[p] for p in c] for c in sorted(self._locs[loc], key=sorted)])
 
     def _item_automaton(self, loc: int, where: str) -> "ItemAutomata":
         """The automata of the items of the array at `loc`, per position (compile_item raises by name)."""
@@ -499,18 +449,17 @@ class ValueChecks:
         None where no item may stand)."""
         if not self._locs[item]:
             return None
-        if self._open_objects(item):
+        first, left = self._free(item)
+        if not left:
             return OPEN_OBJECTS
-        if self._any_value(item):
-            return Mixed(self._compile_item({"enum": [True, False, None]}, where, 0), _ANY_FIRST)
-        rest = self._mixed(item)
         synthetic = {k: v for k, v in self.schema.items() if k not in VALIDATION}
         synthetic["$defs"] = {**(synthetic.get("$defs") or {}), _ROOT: {
             k: v for k, v in self.schema.items() if k not in ("$id", "id", "$schema")}}
-        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]}
-                              for c in (rest if rest is not None else self._locs[item])]
+        synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]} for c in self._locs[item]]
+        if first:
+            synthetic["type"] = left
         automaton = self._compile_item(synthetic, where, min_items, _nested_drops(self, item, where, synthetic))
-        return automaton if rest is None else Mixed(automaton)
+        return Mixed(automaton, first) if first else automaton
 
     def _moved(self, ptr: str) -> str:
         """`ptr` in the item schema `_check_array` builds, where the user's root sits under $defs."""
@@ -519,7 +468,6 @@ class ValueChecks:
             return ptr
         return f"#/$defs/{_ROOT}" + ptr[1:]
 
-_EXTENSION = re.compile(r"\^[A-Za-z0-9_-]+")  # a pattern every name with this literal prefix matches
 
 
 def _judge_strings(check: ValueChecks, loc: int) -> None:
@@ -554,36 +502,6 @@ def _item_alternatives(check: ValueChecks, loc: int, cls: int) -> list[frozenset
     return out
 
 
-def open_objects(objs: list) -> bool:
-    """Can an object that the schema objects `objs` (one alternative, together) accept, not closed
-    yet, always take one more member that no value seen has? True when each allows a name of one
-    infinite family with any value: any undeclared name, or, where additionalProperties is false,
-    names with a literal prefix a patternProperties of every such object allows (`^x-`); no
-    limit on the keys, no oneOf with two object branches, not/if/enum that a new key could change.
-    Then an item not closed yet can always end as a new value."""
-    if not objs or not all(isinstance(o, dict) for o in objs):
-        return False
-    prefixes = None  # the names every closed object allows (None: all)
-    for o in objs:
-        if any(k in o for k in _KEY_LIMITS):
-            return False
-        branches = o.get("oneOf", [])
-        if not isinstance(branches, list) or sum("object" in _types_of(b) for b in branches) > 1:
-            return False
-        pats = o.get("patternProperties", {})
-        if not isinstance(pats, dict) or not all(accepts_everything(v) for v in pats.values()):
-            return False
-        extra = o.get("additionalProperties", True)
-        if isinstance(extra, dict) and any(k in extra for k in ("not", "enum", "const", "oneOf")):
-            return False
-        if extra is False:
-            own = {p for p in pats if _EXTENSION.fullmatch(p)}
-            prefixes = own if prefixes is None else prefixes & own
-            if not prefixes:
-                return False
-    return _types_together(objs) == {"object"}
-
-
 def _only_distributed(schema: Any) -> bool:
     """Does `schema` say nothing but what a conjunction holds already (its anyOf branch, allOf
     parts, $ref target)? oneOf (exclusive), if (a failed one), not and dependent schemas (which
@@ -600,18 +518,18 @@ def _has_number(v: Any) -> bool:
     return any(_has_number(x) for x in (v.values() if isinstance(v, dict) else v))
 
 
-def _canonical(check: "ValueChecks", loc: int, where: str, top: bool, seen: set) -> None:
+def _canonical(check: "ValueChecks", loc: int, where: str, left: set | None, seen: set) -> None:
     """Refuse (in `check`) item values with several spellings of one value (open or mixed-order objects,
     bounded numbers with fractions, numeric enums) or free-form ones: there "a new item" is
-    not a question about texts."""
+    not a question about texts. `left`: at an item's own place, the types searched in its
+    automaton (`ValueChecks._free`; the others are compared when they end)."""
     if loc in seen:
         return
     seen.add(loc)
-    mixed = check._mixed(loc) if top else None
-    for c in check._locs[loc] if mixed is None else mixed:
-        if not c:
+    for c in check._locs[loc]:
+        types = types_together([check.objs[p] for p in c]) & (set(VALUE_TYPES) if left is None else left)
+        if not c and types - {"boolean", "null"}:
             check._refuse(where, "its items (or values inside them) may be any JSON value")
-        types = _types_together([check.objs[p] for p in c])
         ranged = False
         for p in c:
             obj = check.objs[p]
@@ -627,8 +545,8 @@ def _canonical(check: "ValueChecks", loc: int, where: str, top: bool, seen: set)
             _objects_canonical(check, loc, where, seen)
         if "array" in types:
             for i in range(check.prefix_length(loc)):
-                _canonical(check, check.child_index(loc, i), where, False, seen)
-            _canonical(check, check.child_index(loc, -1), where, False, seen)
+                _canonical(check, check.child_index(loc, i), where, None, seen)
+            _canonical(check, check.child_index(loc, -1), where, None, seen)
 
 
 def _objects_canonical(check: "ValueChecks", loc: int, where: str, seen: set) -> None:
@@ -651,7 +569,7 @@ def _objects_canonical(check: "ValueChecks", loc: int, where: str, seen: set) ->
         if shared != [n for n in b if n in a]:
             check._refuse(where, "its items may be objects whose alternatives declare shared keys in different orders")
     for name in dict.fromkeys(n for o in orders for n in o):
-        _canonical(check, check.child_key(loc, name), where, False, seen)
+        _canonical(check, check.child_key(loc, name), where, None, seen)
 
 
 _OTHER = ("other value",)  # the key of a value no discriminator `if` lists (no value_key is this)
@@ -675,7 +593,7 @@ def _discriminator(check: "ValueChecks", loc: int) -> str | None:
                and next(iter(objs[p]["properties"])) != k for c in conjs for p in c):
             continue
         value = check.child_key(loc, k)
-        if check._locs[value] and not any(check._live(value, t) for t in _TYPES if t != "string"):
+        if check._locs[value] and not any(check._live(value, t) for t in VALUE_TYPES if t != "string"):
             return k
     return None
 
@@ -716,9 +634,10 @@ def _fresh_items(check: "ValueChecks", loc: int, where: str) -> bool:
     if loc in check._building or check.prefix_length(loc):
         return False  # (being built: recursive items, which the item build refuses)
     rest = _automata_of(check, loc, where).rest
-    automaton = rest.automaton if isinstance(rest, Mixed) else rest
+    if isinstance(rest, Mixed):
+        return True  # (items of a type that can always become new: infinitely many)
     try:
-        return automaton is None or automaton is OPEN_OBJECTS or distinct_values_at_least(automaton, FRESH_ITEMS)
+        return rest is None or rest is OPEN_OBJECTS or distinct_values_at_least(rest, FRESH_ITEMS)
     except StateLimitError:
         return False
 
