@@ -128,6 +128,52 @@ def test_a_final_run_bounded_by_the_max_length_is_counted_by_the_check_alone():
     assert verdicts == {True, False}
 
 
+@pytest.mark.parametrize("pattern, within, dropped, kept", [
+    ("^https://([.\\-_a-zA-Z0-9]+/?){3,1016}$", 256, ["1016"], ["{3,"]),  # a group: at least 1 a time
+    ("[a-z0-9][\\.\\-a-z0-9]{1,61}[a-z0-9]", 63, ["61"], []),  # searched: the match is within it too
+    ("^a{1,3}(b{0,100}|c{2,5})$", 50, ["100"], ["{1,3}", "{2,5}"]),  # an alternative keeps its own
+    ("^(ab{0,40}){2,9}$", 30, ["40"], ["{2,9}"]),  # each time round: 30 less the other rounds and the a
+    ("^(?=.{1,8}$)x{0,60}$", 50, [], ["{1,8}"]),  # lookarounds stay as written
+])
+def test_counted_repeats_the_length_keeps_are_written_unbounded(pattern, within, dropped, kept):
+    """patterns._loosen: a repeat whose bound no string of at most `within` characters can
+    pass is left unbounded; strings within the length match exactly as before."""
+    import random
+
+    from tokenguide.json_schema.patterns import pattern_to_string_body, pattern_within
+
+    loose, exact = pattern_within(pattern, within), pattern_to_string_body(pattern)
+    assert all(d not in loose for d in dropped) and all(k in loose for k in kept), loose
+    rng = random.Random(5)
+    alphabet = "abc:/.-9xh" if "https" not in pattern else "a./-"
+    texts = ["https://" + "a/" * n for n in (0, 2, 3, 100, 124, 125)] + ["a" + "b" * n for n in (0, 40, 41, 48)]
+    texts += ["a" + "b" * n + "a" + "b" * m for n, m in ((0, 0), (28, 0), (20, 8), (3, 4))] + ["a" * 3 + "c" * 5]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(within + 1))) for _ in range(300)]
+    for t in texts:
+        if len(t) <= within:
+            body = json.dumps(t)[1:-1]
+            assert bool(re.fullmatch(loose, body)) == bool(re.fullmatch(exact, body)), t
+
+
+def test_a_lookahead_pattern_under_a_long_max_length_is_left_to_the_check():
+    """AWS SSM OpsItem titles: `^(?!\\s*$).+$` under maxLength 1,024. With the lengths fitted in,
+    the lookahead times the count passed the grammar path's 2,000 states (the depth-capped regex
+    was taken); now the pattern alone is the lexeme and the lengths are checked on the values."""
+    schema = {"type": "object", "properties": {"title": {"type": "string", "pattern": "^(?!\\s*$).+$", "maxLength": 1024},
+                                                "kids": {"type": "array", "items": {"$ref": "#"}}}}
+    compiled = compile_json_schema(schema)
+    assert compiled.path == "grammar" and compiled.checks is not None and not compiled.depth_capped
+    oracle = jsonschema.Draft202012Validator(schema)
+    docs = [{"title": t} for t in ("a", "   ", " a ", "a" * 1024, "a" * 1025, "\t\n", "é" * 1024, "x\ny")] + \
+        [{"kids": [{"kids": [{"title": " "}]}]}, {"kids": [{"kids": [{"title": "  b" * 341}]}]}]
+    verdicts = set()
+    for d in docs:
+        want = oracle.is_valid(d)
+        verdicts.add(want)
+        assert compiled.accepts(dumps(d)) == want, (str(d)[:60], want)
+    assert verdicts == {True, False}
+
+
 def test_a_pattern_with_a_lookahead_keeps_it_beside_the_checked_lengths():
     schema = {"type": "array", "items": {"type": "string", "pattern": "^(?!arn:aws-cn:)" + ARN[1:], "maxLength": 2048}}
     compiled = compile_json_schema(schema, path="grammar")
@@ -198,8 +244,9 @@ def test_gpt2_generations_near_the_bound_never_strand_and_end_valid(gpt2_vocabul
      "#/anyOf/0/maxLength", "several alternatives accept strings"),
     ({"type": "string", "allOf": [{"pattern": ARN}, {"pattern": "[0-9]{12}"}], "maxLength": 2048}, "#/maxLength",
      "only beside exactly one pattern"),
-    # AWS S3 bucket names: a search pattern with a counted repeat is over 4,000 states by itself
-    ({"type": "string", "pattern": "[a-z0-9][\\.\\-a-z0-9]{1,61}[a-z0-9]", "minLength": 3, "maxLength": 63},
+    # AWS instance profiles: two counted runs the lengths do not keep, past 20,000 states
+    ({"type": "string", "maxLength": 2048, "minLength": 1,
+      "pattern": "^arn:aws(-[^:]+)?:iam::[0-9]{12}:instance-profile/([!-~]{1,510}/)?([\\w+=,.@-]{1,128})$"},
      "#/maxLength", "the pattern's automaton for the lengths check"),
     ({"not": {"type": "string", "pattern": ARN, "maxLength": 2048}}, None, None),
 ])

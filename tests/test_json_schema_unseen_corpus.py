@@ -167,8 +167,8 @@ def test_pattern_dialect_flags_a_dot_that_took_a_line_terminator(unseen):
 
 def test_pattern_dialect_reads_member_names_as_ecma_does(unseen):
     """AWS EMR's ConfigurationProperties: additionalProperties false beside `^.*$` names. A name
-    holding "\r" matches in Python's re, not in ECMA-262: such an instance is valid only in re's
-    dialect. Likewise a patternProperties schema applied to a name only Unicode `\d` matches."""
+    holding "\\r" matches in Python's re, not in ECMA-262: such an instance is valid only in re's
+    dialect. Likewise a patternProperties schema applied to a name only Unicode `\\d` matches."""
     closed = {"type": "object", "patternProperties": {"^.*$": {"type": "string"}}, "additionalProperties": False}
     assert jsonschema.Draft7Validator(closed).is_valid({"a\rb": "x"})
     assert unseen.pattern_dialect(closed, {"a\rb": "x"})

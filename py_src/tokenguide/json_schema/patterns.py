@@ -323,9 +323,12 @@ def _top_branches(items: list) -> list[list]:
     return [items]
 
 
-def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None = None) -> str | None:
+def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None = None,
+                           within: int | None = None) -> str | None:
     """Regex for the content between the quotes of strings that `pattern` (ECMA 262, unanchored
-    search) accepts, with a length range; None if no string qualifies. Raises PatternError."""
+    search) accepts, with a length range; None if no string qualifies. With `within`: the same
+    strings of at most that many characters, counted repeats the length keeps already written
+    unbounded (`_loosen`). Raises PatternError."""
     parsed = _parse(pattern)
     anychar = STRING_CHAR + "*"
     results: list[str | None] = []
@@ -342,6 +345,8 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
                 results.append(None)
                 continue
         body = _search_edges(body, start, end)
+        if within is not None:
+            body = _loosen(body, within)
         if min_len > 0 or max_len is not None:
             body = _fit_length(body, start, end, min_len, max_len, pattern)
         shape = _excluded_prefixes(body) if start and end else None
@@ -512,17 +517,34 @@ def class_run(pattern: str) -> tuple[str, tuple[int, int], str, int, int | None]
 
 
 def pattern_within(pattern: str, max_len: int | None) -> str | None:
-    """`pattern_to_string_body(pattern)` for strings of at most `max_len` characters, a final
-    class run's upper bound left out where `max_len` keeps it already (the part before the run
-    has at least that many characters less: `^arn:[^:]{1,63}:…:[^/].{0,1023}$` under maxLength
-    1,024): the same strings within the length, and an automaton without the long count.
+    """`pattern_to_string_body(pattern)` for strings of at most `max_len` characters: counted
+    repeats whose upper bound `max_len` keeps already are left unbounded (`_loosen`;
+    `^arn:[^:]{1,63}:…:[^/].{0,1023}$` under maxLength 1,024, `^https://([.a-z]+/?){3,1016}$`
+    under 256): the same strings within the length, and an automaton without the long count.
     Raises PatternError."""
-    run = class_run(pattern) if max_len is not None else None
-    if run is not None:
-        before, (least, _), char, lo, hi = run
-        if hi is not None and max_len - least <= hi:  # type: ignore[operator]
-            return before + rep(char, lo, None)
-    return pattern_to_string_body(pattern)
+    return pattern_to_string_body(pattern, within=max_len)
+
+
+def _loosen(items: list, room: int) -> list:
+    """A parsed sequence that takes at most `room` characters, with every counted repeat whose
+    bound that keeps (each time round reads at least w characters, the items around it at
+    least the rest: room // w times at most) left unbounded. Lookarounds stay as written."""
+    least = pattern_width(items)[0]
+    out = []
+    for op, av in items:
+        mine = room - (least - pattern_width([(op, av)])[0])  # (what the other items leave it)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            lo, hi, sub = av
+            w = pattern_width(list(sub.data))[0]
+            if hi != C.MAXREPEAT and w > 0 and mine // w <= hi:
+                hi = C.MAXREPEAT
+            av = (lo, hi, subpattern(_loosen(list(sub.data), mine - (max(lo, 1) - 1) * w)))
+        elif op == C.SUBPATTERN:
+            av = (*av[:-1], subpattern(_loosen(list(av[-1].data), mine)))
+        elif op == C.BRANCH:
+            av = (av[0], [subpattern(_loosen(list(b.data), mine)) for b in av[1]])
+        out.append((op, av))
+    return out
 
 
 def _one_class(items: list) -> R.Ranges | None:

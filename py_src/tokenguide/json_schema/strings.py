@@ -208,6 +208,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         long_run = _long_class_run(em, s, pattern, lo, hi)
         if long_run is not False:
             return long_run
+    loose: str | None | bool = None  # the pattern's body alone, no lengths fitted in
     if pattern is not None:
         try:
             body = pattern_within(pattern, hi)
@@ -217,6 +218,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         if body is None:
             em.norm.note_empty("pattern", s.kptr("pattern"), f"pattern {pattern!r} matches no string")
             return None
+        loose = body
         if body is not False:
             if not length_done:
                 try:
@@ -252,10 +254,12 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             return None
         if d is not None:
             return em.sink.lexeme(out)
-        if len(checks) == 1 and kw in ("minLength", "maxLength") and fmt is None and kw in s and \
-                (not has_lookahead(main) or lexeme_dfa(main) is not None) and value_checked(em, s.kptr(kw)):
-            # the pattern alone, its lengths on the values (module string_lengths)
-            return em.sink.lexeme(main) if has_lookahead(main) else main
+        lkw = next((k for k in ("maxLength", "minLength") if k in s), None)
+        if fmt is None and pattern is not None and lkw is not None and loose not in (None, False) and \
+                not any(k == "pattern" for k, _ in checks):
+            alone = _quoted(loose)  # the pattern alone, its lengths on the values (module string_lengths)
+            if (not has_lookahead(alone) or lexeme_dfa(alone) is not None) and value_checked(em, s.kptr(lkw)):
+                return em.sink.lexeme(alone) if has_lookahead(alone) else alone
         if kw in s:
             where, what = s.kptr(kw), f"{kw} together with format/pattern"
         else:
