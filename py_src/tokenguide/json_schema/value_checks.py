@@ -444,9 +444,9 @@ class ValueChecks:
                              for i in range(self.prefix_length(loc))],
                             self._position(self.child_index(loc, -1), where, min_items))
 
-    def _position(self, item: int, where: str, min_items: int) -> Any:
+    def _position(self, item: int, where: str, min_items: int, cap: int | None = None) -> Any:
         """The byte automaton of the items at location `item` (OPEN_OBJECTS for open objects,
-        None where no item may stand)."""
+        None where no item may stand); `cap`: of the items that are no strings over that long."""
         if not self._locs[item]:
             return None
         first, left = self._free(item)
@@ -458,6 +458,8 @@ class ValueChecks:
         synthetic["anyOf"] = [{"allOf": [{"$ref": self._moved(p)} for p in sorted(c)]} for c in self._locs[item]]
         if first:
             synthetic["type"] = left
+        if cap is not None:
+            synthetic["maxLength"] = cap
         automaton = self._compile_item(synthetic, where, min_items, _nested_drops(self, item, where, synthetic))
         return Mixed(automaton, first) if first else automaton
 
@@ -630,9 +632,20 @@ def _nested_drops(check: "ValueChecks", item: int, where: str, synthetic: Any) -
 
 def _fresh_items(check: "ValueChecks", loc: int, where: str) -> bool:
     """Can the array at `loc` always take an item no document has yet (no prefixItems, at least
-    FRESH_ITEMS possible items or a cycle)? False when the count passes its limits."""
+    FRESH_ITEMS possible items or a cycle)? False when the count passes its limits. Long
+    strings (CloudTrail's `(.+)` under maxLength 2,048) are counted up to a few characters
+    past their least length: those number enough already, and they are some of the items."""
     if loc in check._building or check.prefix_length(loc):
         return False  # (being built: recursive items, which the item build refuses)
+    item = check.child_index(loc, -1)
+    objs = [o for c in check._locs[item] for o in map(check.objs.get, c) if isinstance(o, dict)]
+    least = max((o["minLength"] for o in objs if isinstance(o.get("minLength"), int)), default=0)
+    if any(isinstance(o.get("maxLength"), int) and o["maxLength"] > least + _SHORT for o in objs):
+        try:
+            if distinct_values_at_least(check._position(item, where, 0, cap=least + _SHORT), FRESH_ITEMS):
+                return True
+        except (StateLimitError, UnsupportedSchemaError):
+            pass
     rest = _automata_of(check, loc, where).rest
     if isinstance(rest, Mixed):
         return True  # (items of a type that can always become new: infinitely many)
@@ -640,6 +653,9 @@ def _fresh_items(check: "ValueChecks", loc: int, where: str) -> bool:
         return rest is None or rest is OPEN_OBJECTS or distinct_values_at_least(rest, FRESH_ITEMS)
     except StateLimitError:
         return False
+
+
+_SHORT = 16  # characters past the least length that long strings are counted with (`_fresh_items`)
 
 
 def _automata_of(check: "ValueChecks", loc: int, where: str) -> "ItemAutomata":

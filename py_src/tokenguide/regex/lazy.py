@@ -189,6 +189,13 @@ class LazyByteDFA:
 
     def _state(self, subset: int, lo: int, hi: int, rem: int) -> int:
         key = (subset, lo, hi, rem)
+        if rem and lo % 64**rem == 0 and hi - lo + 1 == 64**rem:
+            i = bisect_right(self._piece_lo, lo) - 1
+            if i >= 0 and self._piece_hi[i] >= hi:
+                # a whole block of code points of one atom: every continuation is valid and ends
+                # in that atom, wherever the block lies (a class of all of Unicode counted N times
+                # is N states per continuation, not 64**rem per block)
+                key = (subset, -2, self._piece_atom[i], rem)
         found = self._state_of.get(key)
         if found is None:
             found = len(self._keys)
@@ -199,7 +206,7 @@ class LazyByteDFA:
                     self._pattern,
                 )
             self._state_of[key] = found
-            self._keys.append(key)
+            self._keys.append((subset, lo, hi, rem))  # (a block's first one stands for its atom's)
             self._rows.append(None)
             if rem == 0 and self._end in self._subsets[subset]:
                 self.finals.add(found)
