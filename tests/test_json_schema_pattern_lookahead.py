@@ -170,7 +170,7 @@ def test_anchors_lookbehinds_dotall_and_surrogate_pairs_agree_with_re(pattern, p
     assert verdicts == {True, False}
 
 
-@pytest.mark.parametrize("pattern", ["^a(?<=ab)b", "a^b", "^a?^b", "(?i)a", "a(?s).+$", "(^a|b)x", "(?!^a)^?b"])
+@pytest.mark.parametrize("pattern", ["^a(?<=ab)b", "^a?^b", "(?i)a", "a(?s).+$", "(?!^a)^?b"])
 def test_other_anchors_and_flags_stay_refused_by_name(pattern):
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema({"type": "string", "pattern": pattern})

@@ -332,11 +332,18 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     parsed = _parse(pattern)
     anychar = STRING_CHAR + "*"
     results: list[str | None] = []
+    cases = []  # (start anchored, items, end anchored, a character before the match)
     for branch in _top_branches(list(parsed.data)):
         start, body, end = _split_anchors(branch)
         start = start or _forces_start(body)
-        if start:
-            body = _without_leading_carets(body)
+        if not start and _has_caret(body):
+            # a `^` inside a search holds only where the match starts the string: a match there,
+            # or one after some character where every `^` fails (`(?!^[0-9]+$)[a-z0-9-]+`, AWS)
+            later = _caret_free(body)  # (a copy: the next line changes `body`'s groups in place)
+            cases += [(True, _caret_free(_without_leading_carets(body), 0), end, False), (False, later, end, True)]
+        else:
+            cases.append((start, _caret_free(_without_leading_carets(body), 0) if start else body, end, False))
+    for start, body, end, after in cases:
         ending = ""
         if end and body and body[-1][0] in (C.ASSERT, C.ASSERT_NOT) and body[-1][1][0] < 0:
             ending = _ending(body[-1])
@@ -354,8 +361,35 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
         if text is None:
             results.append(None)
             continue
-        results.append(ending + ("" if start else anychar) + text + ("" if end else anychar))
+        results.append(ending + ("" if start else STRING_CHAR * after + anychar) + text + ("" if end else anychar))
     return alt(results)
+
+
+def _has_caret(items: list) -> bool:
+    """Does a parsed sequence hold a `^` at any depth?"""
+    return any((op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING)) or
+               any(_has_caret(sub.data) for sub in _sequences(op, av)) for op, av in items)
+
+
+def _caret_free(items: list, before: float = float("inf")) -> list:
+    """A parsed sequence with each `^` that holds nowhere left as what matches nothing: one read
+    after at least a character of the string, which `before` (the least read before the sequence
+    starts; by default some are) and the items ahead of it in its sequences prove. Others stay."""
+    out = []
+    for op, av in items:
+        if op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING) and before > 0:
+            op, av = C.IN, []
+        elif op == C.SUBPATTERN:
+            av = (*av[:-1], subpattern(_caret_free(list(av[-1].data), before)))
+        elif op == C.BRANCH:
+            av = (av[0], [subpattern(_caret_free(list(b.data), before)) for b in av[1]])
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            av = (av[0], av[1], subpattern(_caret_free(list(av[2].data), before)))
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            av = (av[0], subpattern(_caret_free(list(av[1].data), before)))
+        out.append((op, av))
+        before += pattern_width([(op, av)])[0]
+    return out
 
 
 def _excluded_prefixes(items: list) -> tuple[list[str], R.Ranges, int, int | None] | None:
