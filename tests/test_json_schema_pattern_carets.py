@@ -62,3 +62,16 @@ def test_a_caret_that_may_follow_a_character_or_not_is_refused_by_name(pattern):
         with pytest.raises(UnsupportedSchemaError) as info:
             compile_json_schema({"type": "string", "pattern": pattern}, path=path)
         assert info.value.keyword == "pattern" and "anchor" in str(info.value)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "pattern": "^([+-]?\\d{4})((-?)(0[1-9]|1[0-2])\\3(0[1-9]|[12]\\d))?$"},  # AWS ISO 8601 dates
+    {"type": "string", "pattern": "^(a|b)c{0,50}\\1$", "maxLength": 10},  # (and where repeats are loosened)
+])
+def test_a_backreference_in_an_anchored_pattern_is_refused_by_name(schema):
+    """Reading an anchored pattern's widths met the backreference before its refusal (re looks
+    the group's width up in a parser state): an IndexError out of compile_json_schema."""
+    for path in ("regex", "grammar"):
+        with pytest.raises(UnsupportedSchemaError) as info:
+            compile_json_schema(schema, path=path)
+        assert info.value.keyword == "pattern" and "not regular" in str(info.value)

@@ -652,8 +652,12 @@ def pattern_complement(pattern: str) -> str | None | bool:
 
 
 def pattern_width(items: list) -> tuple[int, int]:
-    """(min, max) length in characters of a parsed sequence, as re computes it."""
-    lo, hi = subpattern(items).getwidth()
+    """(min, max) length in characters of a parsed sequence, as re computes it; (0, unbounded)
+    for one holding a backreference away from its group (which is refused where it is written)."""
+    try:
+        lo, hi = subpattern(items).getwidth()
+    except IndexError:  # (re looks the group's width up in its parser state: not this one)
+        return 0, C.MAXREPEAT
     return lo, hi
 
 
