@@ -133,7 +133,10 @@ def test_a_final_run_bounded_by_the_max_length_is_counted_by_the_check_alone():
     ("[a-z0-9][\\.\\-a-z0-9]{1,61}[a-z0-9]", 63, ["61"], []),  # searched: the match is within it too
     ("^a{1,3}(b{0,100}|c{2,5})$", 50, ["100"], ["{1,3}", "{2,5}"]),  # an alternative keeps its own
     ("^(ab{0,40}){2,9}$", 30, ["40"], ["{2,9}"]),  # each time round: 30 less the other rounds and the a
-    ("^(?=.{1,8}$)x{0,60}$", 50, [], ["{1,8}"]),  # lookarounds stay as written
+    ("^(?=.{1,8}$)x{0,60}$", 50, [], ["{1,8}"]),  # a lookahead's own bound under the length stays
+    ("^(?=.{1,255}$)[a-z]+(\\.[a-z]+)*$", 255, ["255"], []),  # AWS hostnames: what it reads is within it
+    ("^(?!a{2,3}$)a{1,5}$", 4, ["{1,5}"], ["{2,3}"]),  # (a negative one reads from where it stands)
+    ("^x(?=a{0,3}$)a*$", 4, ["{0,3}"], []),  # after `x`, 3 characters are left to read
 ])
 def test_counted_repeats_the_length_keeps_are_written_unbounded(pattern, within, dropped, kept):
     """patterns._loosen: a repeat whose bound no string of at most `within` characters can

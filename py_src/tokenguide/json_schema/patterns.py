@@ -559,10 +559,13 @@ def pattern_within(pattern: str, max_len: int | None) -> str | None:
     return pattern_to_string_body(pattern, within=max_len)
 
 
-def _loosen(items: list, room: int) -> list:
+def _loosen(items: list, room: int, ahead: int | None = None) -> list:
     """A parsed sequence that takes at most `room` characters, with every counted repeat whose
     bound that keeps (each time round reads at least w characters, the items around it at
-    least the rest: room // w times at most) left unbounded. Lookarounds stay as written."""
+    least the rest: room // w times at most) left unbounded. `ahead`: the most characters from
+    where the sequence starts to the string's end (`room` by default), which bounds what a
+    lookahead reads (`(?=.{1,255}$)` under maxLength 255); lookbehinds stay as written."""
+    ahead = room if ahead is None else ahead
     least = pattern_width(items)[0]
     out = []
     for op, av in items:
@@ -572,12 +575,15 @@ def _loosen(items: list, room: int) -> list:
             w = pattern_width(list(sub.data))[0]
             if hi != C.MAXREPEAT and w > 0 and mine // w <= hi:
                 hi = C.MAXREPEAT
-            av = (lo, hi, subpattern(_loosen(list(sub.data), mine - (max(lo, 1) - 1) * w)))
+            av = (lo, hi, subpattern(_loosen(list(sub.data), mine - (max(lo, 1) - 1) * w, ahead)))
         elif op == C.SUBPATTERN:
-            av = (*av[:-1], subpattern(_loosen(list(av[-1].data), mine)))
+            av = (*av[:-1], subpattern(_loosen(list(av[-1].data), mine, ahead)))
         elif op == C.BRANCH:
-            av = (av[0], [subpattern(_loosen(list(b.data), mine)) for b in av[1]])
+            av = (av[0], [subpattern(_loosen(list(b.data), mine, ahead)) for b in av[1]])
+        elif op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0:
+            av = (av[0], subpattern(_loosen(list(av[1].data), ahead)))
         out.append((op, av))
+        ahead -= pattern_width([(op, av)])[0]
     return out
 
 
