@@ -247,7 +247,7 @@ def test_gpt2_generations_near_the_bound_never_strand_and_end_valid(gpt2_vocabul
      "#/anyOf/0/maxLength", "several alternatives accept strings"),
     ({"type": "string", "allOf": [{"pattern": ARN}, {"pattern": "[0-9]{12}"}], "maxLength": 2048}, "#/maxLength",
      "only beside exactly one pattern"),
-    # AWS instance profiles: two counted runs the lengths do not keep, past 20,000 states
+    # AWS instance profiles: two counted runs the lengths do not keep, past 10,000 states
     ({"type": "string", "maxLength": 2048, "minLength": 1,
       "pattern": "^arn:aws(-[^:]+)?:iam::[0-9]{12}:instance-profile/([!-~]{1,510}/)?([\\w+=,.@-]{1,128})$"},
      "#/maxLength", "the pattern's automaton for the lengths check"),

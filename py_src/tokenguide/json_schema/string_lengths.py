@@ -29,7 +29,7 @@ from .formats import KNOWN_FORMATS
 
 __all__ = ["LengthAutomaton", "automata_refusal", "length_automaton", "length_owners", "lengths_refusal", "string_constraints"]
 
-MAX_LENGTH_STATES = 20_000  # automaton states the check builds its pattern through (times the 6 places in an escape)
+MAX_LENGTH_STATES = 10_000  # automaton states the check builds its pattern through (times the 6 places in an escape)
 _BACKSLASH, _U = 0x5C, 0x75
 _KEYWORDS = ("pattern", "format", "enum", "const", "minLength", "maxLength")
 
