@@ -132,6 +132,28 @@ def _sequences(op, av) -> list:
     return []
 
 
+def _with_sequences(op, av, subs: list[list]):
+    """`av` of an item with its inner sequences (as `_sequences` lists them) replaced by `subs`."""
+    if op == C.SUBPATTERN:
+        return (*av[:-1], subpattern(subs[0]))
+    if op == C.BRANCH:
+        return (av[0], [subpattern(sub) for sub in subs])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        return (av[0], av[1], subpattern(subs[0]))
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return (av[0], subpattern(subs[0]))
+    return av
+
+
+def _anywhere(items: list, hit) -> bool:
+    """Does an item of a parsed sequence, at any depth, satisfy `hit(op, av)`?"""
+    return any(hit(op, av) or any(_anywhere(sub.data, hit) for sub in _sequences(op, av)) for op, av in items)
+
+
+def _is_caret(op, av) -> bool:
+    return op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
+
+
 def _dot_all(items: list, on: bool) -> None:
     """Replace every `.` under a `(?s)` (`on`) or inside a `(?s:...)` group, at any depth, by
     the class of all characters, and drop the group's flag once read."""
@@ -287,8 +309,7 @@ def _lookahead(op, av) -> str | None:
 
 def _looks_ahead(items: list) -> bool:
     """Does a parsed sequence hold a lookahead at any depth? (an empty match then needs it to hold)"""
-    return any(op in (C.ASSERT, C.ASSERT_NOT) or any(_looks_ahead(sub.data) for sub in _sequences(op, av))
-               for op, av in items)
+    return _anywhere(items, lambda op, av: op in (C.ASSERT, C.ASSERT_NOT))
 
 
 def _split_anchors(items: list):
@@ -336,13 +357,16 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     for branch in _top_branches(list(parsed.data)):
         start, body, end = _split_anchors(branch)
         start = start or _forces_start(body)
-        if not start and _has_caret(body):
+        caret = _anywhere(body, _is_caret)
+        if not start and caret:
             # a `^` inside a search holds only where the match starts the string: a match there,
             # or one after some character where every `^` fails (`(?!^[0-9]+$)[a-z0-9-]+`, AWS)
             later = _caret_free(body)  # (a copy: the next line changes `body`'s groups in place)
             cases += [(True, _caret_free(_without_leading_carets(body), 0), end, False), (False, later, end, True)]
         else:
-            cases.append((start, _caret_free(_without_leading_carets(body), 0) if start else body, end, False))
+            if start:
+                body = _without_leading_carets(body)
+            cases.append((start, _caret_free(body, 0) if start and caret else body, end, False))
     for start, body, end, after in cases:
         ending = ""
         if end and body and body[-1][0] in (C.ASSERT, C.ASSERT_NOT) and body[-1][1][0] < 0:
@@ -365,28 +389,16 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     return alt(results)
 
 
-def _has_caret(items: list) -> bool:
-    """Does a parsed sequence hold a `^` at any depth?"""
-    return any((op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING)) or
-               any(_has_caret(sub.data) for sub in _sequences(op, av)) for op, av in items)
-
-
 def _caret_free(items: list, before: float = float("inf")) -> list:
     """A parsed sequence with each `^` that holds nowhere left as what matches nothing: one read
     after at least a character of the string, which `before` (the least read before the sequence
     starts; by default some are) and the items ahead of it in its sequences prove. Others stay."""
     out = []
     for op, av in items:
-        if op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING) and before > 0:
+        if _is_caret(op, av) and before > 0:
             op, av = C.IN, []
-        elif op == C.SUBPATTERN:
-            av = (*av[:-1], subpattern(_caret_free(list(av[-1].data), before)))
-        elif op == C.BRANCH:
-            av = (av[0], [subpattern(_caret_free(list(b.data), before)) for b in av[1]])
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
-            av = (av[0], av[1], subpattern(_caret_free(list(av[2].data), before)))
-        elif op in (C.ASSERT, C.ASSERT_NOT):
-            av = (av[0], subpattern(_caret_free(list(av[1].data), before)))
+        else:
+            av = _with_sequences(op, av, [_caret_free(list(sub.data), before) for sub in _sequences(op, av)])
         out.append((op, av))
         before += pattern_width([(op, av)])[0]
     return out
@@ -569,21 +581,21 @@ def _loosen(items: list, room: int, ahead: int | None = None) -> list:
     least = pattern_width(items)[0]
     out = []
     for op, av in items:
-        mine = room - (least - pattern_width([(op, av)])[0])  # (what the other items leave it)
+        width = pattern_width([(op, av)])[0]
+        mine = room - (least - width)  # (what the other items leave it)
         if op in (C.MAX_REPEAT, C.MIN_REPEAT):
             lo, hi, sub = av
             w = pattern_width(list(sub.data))[0]
             if hi != C.MAXREPEAT and w > 0 and mine // w <= hi:
-                hi = C.MAXREPEAT
-            av = (lo, hi, subpattern(_loosen(list(sub.data), mine - (max(lo, 1) - 1) * w, ahead)))
-        elif op == C.SUBPATTERN:
-            av = (*av[:-1], subpattern(_loosen(list(av[-1].data), mine, ahead)))
-        elif op == C.BRANCH:
-            av = (av[0], [subpattern(_loosen(list(b.data), mine, ahead)) for b in av[1]])
-        elif op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0:
-            av = (av[0], subpattern(_loosen(list(av[1].data), ahead)))
+                av = (lo, C.MAXREPEAT, sub)
+            mine -= (max(lo, 1) - 1) * w  # (one time round: the others read their least)
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            if av[0] > 0:  # (a lookahead reads what is left of the string where it stands)
+                av = _with_sequences(op, av, [_loosen(list(av[1].data), ahead)])
+        else:
+            av = _with_sequences(op, av, [_loosen(list(sub.data), mine, ahead) for sub in _sequences(op, av)])
         out.append((op, av))
-        ahead -= pattern_width([(op, av)])[0]
+        ahead -= width
     return out
 
 
@@ -601,8 +613,7 @@ def _one_class(items: list) -> R.Ranges | None:
 
 def _has_anchor(items: list) -> bool:
     """Does a parsed sequence hold an anchor or a lookaround at any depth?"""
-    return any(op == C.AT or (op in (C.ASSERT, C.ASSERT_NOT)) or any(_has_anchor(sub.data) for sub in _sequences(op, av))
-               for op, av in items)
+    return _anywhere(items, lambda op, av: op in (C.AT, C.ASSERT, C.ASSERT_NOT))
 
 
 def pattern_complement(pattern: str) -> str | None | bool:

@@ -208,7 +208,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         long_run = _long_class_run(em, s, pattern, lo, hi)
         if long_run is not False:
             return long_run
-    loose: str | None | bool = None  # the pattern's body alone, no lengths fitted in
+    loose: str | None = None  # the pattern's body alone, no lengths fitted in
     if pattern is not None:
         try:
             body = pattern_within(pattern, hi)
@@ -218,8 +218,8 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         if body is None:
             em.norm.note_empty("pattern", s.kptr("pattern"), f"pattern {pattern!r} matches no string")
             return None
-        loose = body
         if body is not False:
+            loose = body
             if not length_done:
                 try:
                     fitted = pattern_to_string_body(pattern, lo, hi)
@@ -255,8 +255,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
         if d is not None:
             return em.sink.lexeme(out)
         lkw = next((k for k in ("maxLength", "minLength") if k in s), None)
-        if fmt is None and pattern is not None and lkw is not None and loose not in (None, False) and \
-                not any(k == "pattern" for k, _ in checks):
+        if fmt is None and lkw is not None and loose is not None:
             alone = _quoted(loose)  # the pattern alone, its lengths on the values (module string_lengths)
             if (not has_lookahead(alone) or lexeme_dfa(alone) is not None) and value_checked(em, s.kptr(lkw)):
                 return em.sink.lexeme(alone) if has_lookahead(alone) else alone
