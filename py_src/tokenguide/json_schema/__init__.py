@@ -661,7 +661,8 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             # first, object unions and ifs on members' values as member chains (woodpecker-ci:
             # then many small objects inline)
             retries[:0] = [{"conditionals": True}] + \
-                ([{"conditionals": True, "many_alternatives": True}] if sink.many_alternatives_may_fit() else [])
+                ([{"conditionals": True, "many_alternatives": True}] if sink.many_alternatives_may_fit() else []) + \
+                ([{"conditionals": True, **_RIGHT_LINEAR_MEMBERS}] if many else [])  # (buildkite's steps)
         if extra.get("open_objects"):
             # (the rewrite writes many objects: its emissions take the longest, and the retries
             # cure other refusals; bitbucket-pipelines took 188 s to be refused with them)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from typing import Any
 
 from ..errors import StateLimitError, UnsupportedSchemaError
@@ -28,7 +29,7 @@ from . import automaton_rules, grammar_checks, member_rules
 from .automaton_rules import lark_char
 from . import holes as holes_mod
 from .grammar_checks import check_grammar, refuse
-from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, check_text_size, lexeme_dfa
+from .lexemes import HOLE_CHARS, MAX_LEXEME_STATES, check_text_size, finite_texts, lexeme_dfa
 from .normalize import Node, types_of
 from .text import NULL, NUMBER, STRING
 
@@ -54,8 +55,9 @@ _MAX_MANY_ALTERNATIVES = 16_000
 _MANY_ESTIMATE = 10_000
 # the same with every object's optional members as rules (GrammarSink.member_rules): small rules of
 # 2-3 alternatives each (3,613 in Kubernetes pod-v1; 4,000-5,000 in pod-v1 with objects open to
-# undeclared members, whose grammar checks take ~10 s)
-_MAX_MEMBER_RULE_ALTERNATIVES = 6_000
+# undeclared members, whose grammar checks take ~10 s; 6,897 in buildkite's pipeline with its step
+# unions as one object each, checked in 3 s)
+_MAX_MEMBER_RULE_ALTERNATIVES = 8_000
 _TAILS_FROM = 16  # a sequence expanding into more alternatives gets a rule per optional part
 _SPACE = 0x20
 
@@ -185,6 +187,12 @@ class GrammarSink:
         if not d.finals or d.finals == {0} and not d.live_bytes(0):
             return None  # the lookaheads leave no value (only the empty text, which no value is)
         hole_rules = {HOLE_CHARS[i]: h for i, h in enumerate(filled or ())}
+        few = None if hole_rules else finite_texts(d)
+        if few is not None:
+            # a few values (an enum less a `not`): their texts, which merge with the key before
+            # them into one terminal where rules over single characters would split it off
+            # (buildkite's step `type`: "block" beside `"type": ` and the other steps' types)
+            return "(?:" + "|".join(re.escape(t.decode("utf-8")) for t in few) + ")"
         for ch in self.value_lexemes:
             if self.lexemes[ch] == text and self.holes.get(ch, {}) == hole_rules:
                 return ch

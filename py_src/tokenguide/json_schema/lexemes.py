@@ -20,7 +20,7 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from .grammar_checks import refuse
 
-__all__ = ["char_moves", "check_text_size", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER", "MAX_DFA_TEXT",
+__all__ = ["finite_texts", "char_moves", "check_text_size", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER", "MAX_DFA_TEXT",
            "MAX_LEXEME_STATES", "regular_text", "without"]
 
 MAX_LEXEME_STATES = 2_000  # rules per lexeme: beyond, Lark's analysis and the guides slow down
@@ -59,6 +59,26 @@ def lexeme_dfa(regex: str) -> dfa_mod.ByteDFA | None:
         except StateLimitError:
             _DFAS[regex] = None
     return _DFAS[regex]
+
+
+def finite_texts(d: dfa_mod.ByteDFA, limit: int = 16, longest: int = 256) -> list[bytes] | None:
+    """The texts a trimmed DFA accepts when they are at most `limit`, each at most `longest`
+    bytes (None otherwise), in byte order. Distinct prefixes on the stack lead to distinct texts
+    (the automaton is deterministic and every state live), so the walk stays within `limit`."""
+    out: list[bytes] = []
+    stack = [(d.initial, b"")]
+    while stack:
+        q, text = stack.pop()
+        if len(text) > longest:
+            return None
+        if q in d.finals:
+            out.append(text)
+        for cls, t in enumerate(d.table[q]):
+            if t >= 0:
+                stack.extend((t, text + bytes([b])) for b in d.class_bytes[cls])
+        if len(out) + len(stack) > limit:
+            return None
+    return sorted(out)
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

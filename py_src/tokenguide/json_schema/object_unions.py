@@ -65,10 +65,16 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         return False
     # per branch: name -> the copy of it the branch takes (several where branches order names both
     # ways: only closed ones, each taking its own place in the chain, the others dropping it there)
-    order, copies = order_with_copies([list(b.get("properties", {})) for b in branches])
+    # per branch: a structured member's name -> its copy for the schema the branch gives it, where
+    # branches give that name different schemas (_schema_copies)
+    renamed = _schema_copies(em, branches)
+    order, copies = order_with_copies([[r.get(n, n) for n in b.get("properties", {})]
+                                       for b, r in zip(branches, renamed)])
     if any(_COPY in name for name in order) and any(b.get("additionalProperties", True) is not False
                                                     for b in branches):
         return False
+    copies = [{n: c.get(r.get(n, n), r.get(n, n)) for n in b.get("properties", {})} | c
+              for b, r, c in zip(branches, renamed, copies)]
     keys = {name: name.split(_COPY)[0] for name in order}  # member name -> its key
     props: dict[str, Any] = {}
     ptrs: dict[str, str] = {}
@@ -222,6 +228,66 @@ def _member(b: Node, name: str) -> tuple[Any, str]:
     if name in props:
         return props[name], b.member_ptr("properties", name)
     return b.get("additionalProperties", True), b.kptr("additionalProperties")
+
+
+def _schema_copies(em: Any, branches: list[Node]) -> list[dict[str, str]]:
+    """Per closed branch, the copy it takes of each declared name that branches give different
+    schemas, each of which may hold objects or arrays: one copy per schema (`name`, this character, `s`
+    and a number), so that each branch's copy keeps its own schema. Where the branches taking two
+    copies can be alive together, the copies are two alternatives of one state, which the
+    grammar's LALR check refuses unless one token tells them apart (never a wrong document: an
+    LALR grammar has one derivation per document); elsewhere the keys read before decide.
+    Splitting such values into cells would negate one structure by another (buildkite's step
+    `notify`: arrays of oneOf objects, one list in group steps and another in command steps)."""
+    if any(b.get("additionalProperties", True) is not False or "if" in b for b in branches):
+        return [{} for _ in branches]  # (an if's conditions name the members, not their copies)
+    texts: dict[str, list] = {}
+    for j, b in enumerate(branches):
+        for name in b.get("properties", {}):
+            sub, ptr = _resolved(em, *_member(b, name))
+            texts.setdefault(name, []).append((j, _canon(em, sub, ptr), sub))
+    out: list[dict[str, str]] = [{} for _ in branches]
+    for name, given in texts.items():
+        distinct = list(dict.fromkeys(t for _, t, _ in given))
+        if len(distinct) < 2 or None in distinct or not all(_structured(sub) for _, _, sub in given):
+            continue
+        if any(t1 != t2 and not _apart_at(branches[j1], branches[j2], name)
+               for j1, t1, _ in given for j2, t2, _ in given):
+            continue  # (two copies readable at one place: the cells tell the values apart instead)
+        for j, t, _ in given:
+            out[j][name] = f"{name}{_COPY}s{distinct.index(t)}"
+    return out
+
+
+def _apart_at(b1: Node, b2: Node, name: str) -> bool:
+    """Can branches b1 and b2 never both be alive where `name` is read? So when one requires a
+    member before `name` that the other does not allow there (buildkite's group step requires
+    `group` before `notify`, which command steps do not have)."""
+    for one, other in ((b1, b2), (b2, b1)):
+        order, there = list(one.get("properties", {})), list(other.get("properties", {}))
+        required = set(r for r in one.get("required", []) if isinstance(r, str))
+        for k in order[:order.index(name)]:
+            if k in required and (k not in there or there.index(k) > there.index(name)):
+                return True
+    return False
+
+
+def _structured(sub: Any) -> bool:
+    """May schema `sub` hold objects or arrays (not a scalar-only schema)? (True when unsure.)"""
+    if not hasattr(sub, "get"):
+        return sub is not False
+    parts = sub.get("allOf")
+    if isinstance(parts, list) and not all(_structured(p) for p in parts):
+        return False  # (one scalar-only part keeps the whole scalar)
+    kinds = sub.get("type")
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    if isinstance(kinds, list):
+        return bool({"object", "array"} & set(kinds))
+    values = sub.get("enum") if isinstance(sub.get("enum"), list) else [sub["const"]] if "const" in sub else None
+    if values is not None:
+        return any(isinstance(v, (dict, list)) for v in values)
+    return True
 
 
 def _canon(em: Any, sub: Any, ptr: str) -> str | None:

@@ -211,36 +211,84 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
     """Object body for `members` (regex or None, in order; `req`: required by the node itself)
     and then any number of `extra` members, holding every group of key-presence branches
     (`groups`: per branch, its conditions as (present, absent) name sets, one of which must
-    hold; and whether exactly one branch must hold); False past MAX_SET_STATES. The state is,
-    per group, the (branch, condition) pairs still satisfiable."""
-    pairs = [[(j, k) for j, br in enumerate(branches) for k in range(len(br))] for branches, _ in groups]
-    skip_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][0]) for ps, (br, _) in zip(pairs, groups))
+    hold; and whether exactly one branch must hold); False past MAX_SET_STATES, or where two
+    places of one member text both fit one branch. The state is, per group, the (branch,
+    condition) pairs still satisfiable, each with the place in the order it has reached.
+
+    A member text standing at several places (copies of a name that branches order both ways,
+    object_unions) is one transition wherever it is read: every pair takes its own place for it,
+    skipping what lies between. Written as a chain over the first place any pair has reached (take
+    the text there, or skip it), a text taken at its first place counts every later place too, so
+    the skip path no longer offers it (`banned`) until a member is taken: each document has one
+    derivation (two copies as alternatives were a Reduce/Reduce collision: buildkite's steps)."""
+    if not groups:  # (one branch without conditions: the state still has a place in the order)
+        groups = [([[(frozenset(), frozenset())]], False)]
+    groups_pairs = [[(j, k) for j, br in enumerate(branches) for k in range(len(br))] for branches, _ in groups]
+    if not all(groups_pairs):
+        return None  # a group without a branch: no object holds it
+    skip_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][0]) for ps, (br, _) in zip(groups_pairs, groups))
                   for n in names]
-    take_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][1]) for ps, (br, _) in zip(pairs, groups))
+    take_kills = [tuple(frozenset((j, k) for j, k in ps if n in br[j][k][1]) for ps, (br, _) in zip(groups_pairs, groups))
                   for n in names]
     classes = classes or {}
     # member i written as one of its classes (value regex, the canonical text of its value or
     # None for the rest): the branches whose value condition on it the class fails go too
-    class_kills = {i: [(m, tuple(kill | frozenset((j, k) for j, k in ps if _fails(br[j][k], names[i], ck))
-                                 for kill, ps, (br, _) in zip(take_kills[i], pairs, groups)))
-                       for m, ck in cs] for i, cs in classes.items()}
+    takes: list[list[tuple[str, tuple]]] = [
+        [(m, tuple(kill | frozenset((j, k) for j, k in ps if _fails(br[j][k], names[i], ck))
+                   for kill, ps, (br, _) in zip(take_kills[i], groups_pairs, groups))) for m, ck in classes[i]]
+        if i in classes else ([] if members[i] is None else [(members[i], take_kills[i])])
+        for i in range(len(members))]
+    places: dict[str, list[int]] = {}  # member text -> the places holding it
+    for i, ts in enumerate(takes):
+        for m, _ in ts:
+            places.setdefault(m, []).append(i)
+    copied = {m for m, at in places.items() if len(at) > 1}
     sep, n = em.sep, len(members)
-    memo: dict[tuple[int, tuple, bool], tuple[str | None, bool]] = {}
+    memo: dict[tuple, tuple[str | None, bool]] = {}
 
-    def after(alive: tuple, kills: tuple) -> tuple | None:
-        left = tuple(a - k for a, k in zip(alive, kills))
-        return None if any(not a for a in left) else left  # a group with no branch left fails
+    def passes(g: int, pair: tuple, a: int, b: int) -> bool:
+        """Can `pair` (of group g) skip places a..b-1?"""
+        return all(not req[x] and pair not in skip_kills[x][g] for x in range(a, b))
 
-    def body(i: int, alive: tuple, first: bool) -> tuple[str | None, bool]:
-        """The continuation after member i-1 in state `alive`: its non-empty texts (a rule, each
-        written once) and whether it may also be empty (then written `(?:rule)?` where used, so
-        that no rule's body can be empty: the separators may be merged into the terminals)."""
-        key = (i, alive, first)
+    def taken(state: tuple, m: str) -> tuple | None:
+        """The state after reading member text `m`: each pair at the place it takes for it."""
+        out = []
+        for g, threads in enumerate(state):
+            got = set()
+            for pair, at in threads:
+                fits = [c for c in places[m] if c >= at and passes(g, pair, at, c)
+                        and pair not in dict(takes[c])[m][g]]
+                if len(fits) > 1:
+                    raise _TooMany()  # (one branch taking two places of one text: not this shape)
+                if fits:
+                    got.add((pair, fits[0] + 1))
+            if not got:
+                return None  # a group with no branch left fails
+            out.append(frozenset(got))
+        return tuple(out)
+
+    def skipped(state: tuple, i: int) -> tuple | None:
+        out = []
+        for g, threads in enumerate(state):
+            left = frozenset((pair, at + 1 if at == i else at) for pair, at in threads
+                             if at != i or passes(g, pair, i, i + 1))
+            if not left:
+                return None
+            out.append(left)
+        return tuple(out)
+
+    def body(state: tuple, first: bool, banned: frozenset) -> tuple[str | None, bool]:
+        """The continuation in `state`: its non-empty texts (a rule, each written once) and
+        whether it may also be empty (then written `(?:rule)?` where used, so that no rule's body
+        can be empty: the separators may be merged into the terminals)."""
+        key = (state, first, banned)
         if key in memo:
             return memo[key]
         if len(memo) > MAX_SET_STATES:
             raise _TooMany()
+        i = min(at for threads in state for _, at in threads)
         if i == n:
+            alive = [{pair for pair, _ in threads} for threads in state]
             if not all(len({j for j, _ in a}) == 1 if one else a for a, (_, one) in zip(alive, groups)):
                 res: tuple[str | None, bool] = (None, False)
             elif extra is None:
@@ -248,15 +296,15 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
             else:
                 res = (extra + rep(sep + extra, 0, None) if first else sep + extra + rep(sep + extra, 0, None), True)
         else:
-            takes = class_kills.get(i) or ([] if members[i] is None else [(members[i], take_kills[i])])
             options = []
-            for m, kills in takes:
-                taken = after(alive, kills)
-                if taken is not None:
-                    options.append(cat("" if first else sep, m, written(body(i + 1, taken, False))))
+            for m, _ in takes[i]:
+                after = None if m in banned else taken(state, m)
+                if after is not None:
+                    options.append(cat("" if first else sep, m, written(body(after, False, frozenset()))))
             take = alt(options) if options else None
-            skipped = None if req[i] else after(alive, skip_kills[i])
-            rest, empty = (None, False) if skipped is None else body(i + 1, skipped, first)
+            rest_state = skipped(state, i)
+            rest, empty = (None, False) if rest_state is None else \
+                body(rest_state, first, banned | {m for m, _ in takes[i] if m in copied})
             res = (alt([take, rest]), empty)
         if res[0]:
             res = (em.sink.rule(res[0]), res[1])
@@ -270,7 +318,7 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
         return opt(text) if empty else text
 
     try:
-        return written(body(0, tuple(frozenset(ps) for ps in pairs), True))
+        return written(body(tuple(frozenset((pair, 0) for pair in ps) for ps in groups_pairs), True, frozenset()))
     except _TooMany:
         return False
 
