@@ -75,6 +75,33 @@ def _pattern(validator, pattern, instance, schema):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def _search(pattern: str, text: str) -> bool:
+    """re.search as jsonschema reads `pattern`, property escapes read by the `regex` module."""
+    return bool(property_search(pattern, text) if has_property_escape(pattern) else re.search(pattern, text))
+
+
+def _pattern_properties(validator, pats, instance, schema):
+    """patternProperties, its patterns read by `_search` (jsonschema's own raises re.error on `\\p{L}`)."""
+    if validator.is_type(instance, "object"):
+        for pattern, sub in pats.items():
+            for k, v in instance.items():
+                if _search(pattern, k):
+                    yield from validator.descend(v, sub, path=k, schema_path=pattern)
+
+
+def _additional_properties(validator, extra, instance, schema):
+    """additionalProperties, the names patternProperties takes found by `_search`."""
+    if not validator.is_type(instance, "object"):
+        return
+    pats = schema.get("patternProperties") or {}
+    names = [k for k in instance if k not in (schema.get("properties") or {}) and not any(_search(p, k) for p in pats)]
+    if validator.is_type(extra, "object"):
+        for k in names:
+            yield from validator.descend(instance[k], extra, path=k)
+    elif extra is False and names:
+        yield jsonschema.ValidationError(f"additional properties {names!r} are not allowed")
+
+
 _ORACLES: dict = {}
 
 
@@ -84,7 +111,9 @@ def oracle(schema: Any) -> Callable[[Any], bool]:
     written, as JSON Schema means them)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if cls not in _ORACLES:
-        _ORACLES[cls] = jsonschema.validators.extend(cls, {"multipleOf": _multiple_of, "pattern": _pattern})
+        _ORACLES[cls] = jsonschema.validators.extend(cls, {
+            "multipleOf": _multiple_of, "pattern": _pattern, "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties})
     v = _ORACLES[cls](schema, format_checker=_CHECKER)
     return v.is_valid
 

@@ -240,6 +240,20 @@ def test_the_oracle_reads_property_escapes_with_the_end_of_input_dollar(cfn):
     assert fuzz.oracle({"type": "string", "pattern": "^a+$"})("aa") and not fuzz.oracle({"pattern": "^a+$"})("b")
 
 
+def test_the_oracle_reads_property_escapes_in_member_names(cfn):
+    """patternProperties and additionalProperties find member names with `\\p{L}` too (jsonschema's
+    own raised re.error out of the benchmark: AWS::ApiGateway::UsagePlan's first slice)."""
+    pytest.importorskip("regex", reason="the regex module (the oracle for property escapes) is not installed")
+    fuzz = load("fuzz_json_schema")
+    closed = fuzz.oracle({"type": "object", "patternProperties": {"^\\p{L}+$": {"type": "integer"}},
+                          "additionalProperties": False})
+    assert closed({"abc": 1}) and closed({"é": 2}) and closed({})
+    assert not closed({"abc": "x"}) and not closed({"a1": 1})
+    typed = fuzz.oracle({"type": "object", "properties": {"a": {}}, "patternProperties": {"^x": {"type": "integer"}},
+                         "additionalProperties": {"type": "string"}})
+    assert typed({"a": [], "x1": 1, "y": "s"}) and not typed({"y": 1}) and not typed({"x": "s"})
+
+
 @pytest.mark.skipif(importlib.util.find_spec("cfnlint") is None, reason="cfn-lint (the bench extra) is not installed")
 def test_cloudformation_corpus_takes_every_nth_and_flags_remote_refs(unseen, cfn):
     entries = cfn.cloudformation_corpus(300, 1, unseen.external_refs)
