@@ -238,6 +238,7 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
                    for kill, ps, (br, _) in zip(take_kills[i], groups_pairs, groups))) for m, ck in classes[i]]
         if i in classes else ([] if members[i] is None else [(members[i], take_kills[i])])
         for i in range(len(members))]
+    kills_at = [dict(ts) for ts in takes]  # place -> member text -> what taking it there kills
     places: dict[str, list[int]] = {}  # member text -> the places holding it
     for i, ts in enumerate(takes):
         for m, _ in ts:
@@ -257,7 +258,7 @@ def sets_body(em: Any, names: list[str], members: list[str | None], req: list[bo
             got = set()
             for pair, at in threads:
                 fits = [c for c in places[m] if c >= at and passes(g, pair, at, c)
-                        and pair not in dict(takes[c])[m][g]]
+                        and pair not in kills_at[c][m][g]]
                 if len(fits) > 1:
                     raise _TooMany()  # (one branch taking two places of one text: not this shape)
                 if fits:
