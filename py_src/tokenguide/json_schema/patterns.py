@@ -21,6 +21,7 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 from .text import STRING_CHAR, alt, group, json_chars, opt, rep
+from .word_boundaries import drop_decided_boundaries
 
 __all__ = ["PatternError", "class_run", "pattern_to_string_body", "pattern_within", "pattern_complement", "ecma_search", "pattern_width"]
 
@@ -115,6 +116,7 @@ def _parse(pattern: str):
     # `(?s)` and `(?s:...)` (re's syntax and ECMA-262's modifiers; schemas in the wild write
     # `(?s).*`): `.` as re reads it then, every character
     _dot_all(parsed.data, bool(flags & C.SRE_FLAG_DOTALL))
+    parsed.data[:] = drop_decided_boundaries(parsed.data, item_ranges)  # (`\b` its neighbours decide)
     return parsed
 
 
@@ -288,7 +290,7 @@ def _item(op, av) -> str | None:
     if op == C.AT and av in (C.AT_END, C.AT_END_STRING):
         return '(?=")'  # the end of the string, inside a group (`^app-([0-9A-Za-z]{10}$)`): the closing quote next
     if op == C.AT:
-        raise PatternError("an anchor (^, \\b) inside the pattern")
+        raise PatternError("an anchor (^, or a \\b/\\B the characters around it do not decide) inside the pattern")
     raise PatternError(f"{str(op).lower()} (lookaround, backreference or similar) is not regular")
 
 
