@@ -26,6 +26,10 @@ PATTERNS = [
     "^x|(?!^y)z",
     "(?:a|b^)c",  # `b^` never holds: only `ac`
     "(?=^a)b?",  # a positive lookahead at the start pins the match there
+    # with a `$` alternative at the end, the pattern splits into two searches sharing the caret's
+    # group: reading one's carets changed the other's in place (it accepted `x5xab-`)
+    "(?:^|-)ab(?:$|-)",
+    "(?:^|/)[0-9](?:$|/)",
 ]
 ALPHABET = ["a", "b", "c", "0", "9", "x", "y", "z", "/", "-", "_", " ", "'", "é", "\n"]
 

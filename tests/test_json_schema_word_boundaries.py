@@ -1,6 +1,7 @@
 """`\\b`/`\\B` in a pattern whose neighbours decide it (json_schema.word_boundaries): dropped where
 it always holds, so the pattern compiles on both paths; refused by name where it may or may not
-hold (a search's unknown start, a repeat's body meeting its own start) or never holds. AWS
+hold (a repeat's body meeting its own start) or never holds. At a search's edge, the character
+beyond the edge is read as part of the match. AWS
 CloudFormation writes `cron\\((\\b[0-5]?[0-9]\\b) …`, `^(\\bTSTALIASID\\b|[0-9a-zA-Z]+)$` and
 `arn:\\b(aws|aws-cn)\\b:`. Judged against jsonschema: Python's re reads `\\b` over ASCII strings as
 ECMA-262 does (the strings here are ASCII: re's Unicode `\\w` would take `é`, ECMA's does not)."""
@@ -25,6 +26,11 @@ PATTERNS = {
     "x(?=\\b-)": ["x-", "ax-", "xa"],  # (inside a lookahead: x before, - after)
     "^(-\\bab)+$": ["-ab", "-ab-ab", "ab", "-ab-"],  # (each iteration's - before its own a)
     "^(ab\\b-)+$": ["ab-", "ab-ab-", "ab"],
+    # at a search's edges: the character beyond the edge is read as part of the match
+    "\\b([0-9]|[0-9][0-9])\\b": ["5", "a5", "a 5", "x-59-", "599", "5a", "59"],
+    "\\Bab": ["xab", "ab", "-ab", "xxab"],
+    "ab\\b": ["ab", "ab-", "abx", "xab "],
+    "x-|\\bab\\B": ["abx", "ab", "-abx", "x-"],
 }
 ALPHABET = ["a", "b", "x", "0", "5", "9", "-", " ", "(", ")", ":", "_", "T", "S"]
 
@@ -41,8 +47,7 @@ def test_a_decided_word_boundary_agrees_with_jsonschema(pattern, path):
 
 
 @pytest.mark.parametrize("pattern", [
-    "\\bab",  # a search: the character before the match is unknown
-    "\\b([0-9]|[0-9][0-9])\\b",
+    "\\b(a|-)",  # at the search's start, but the match's own side is either kind
     "^(\\bab)+$",  # a later iteration follows a b, the first the start
     "((25[0-5]|1\\d|\\d)\\.?\\b){4}",  # an optional dot before it
     "^a\\bb$",  # never holds: left to the refusal, not guessed

@@ -363,8 +363,8 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
         if not start and caret:
             # a `^` inside a search holds only where the match starts the string: a match there,
             # or one after some character where every `^` fails (`(?!^[0-9]+$)[a-z0-9-]+`, AWS)
-            later = _caret_free(body)  # (a copy: the next line changes `body`'s groups in place)
-            cases += [(True, _caret_free(_without_leading_carets(body), 0), end, False), (False, later, end, True)]
+            cases += [(True, _caret_free(_without_leading_carets(body), 0), end, False),
+                      (False, _caret_free(body), end, True)]
         else:
             if start:
                 body = _without_leading_carets(body)
@@ -518,8 +518,8 @@ def _without_leading_carets(items: list) -> list:
             if op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
                 continue
             if op in (C.SUBPATTERN, C.BRANCH) or (op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0):
-                for sub in _sequences(op, av):
-                    sub.data = _without_leading_carets(list(sub.data))
+                # (rebuilt, not changed in place: `_top_branches` shares groups between branches)
+                av = _with_sequences(op, av, [_without_leading_carets(list(sub.data)) for sub in _sequences(op, av)])
             consumed = pattern_width([(op, av)])[1] != 0
         out.append((op, av))
     return out

@@ -9,6 +9,8 @@ ends whatever surrounds a match (a `pattern` is a search: any character or the s
 A `^` or `$` pins its side to the string's edge. Where each side is one kind, the verdict is
 the same for every string: `cron\\((\\b[0-5]?[0-9]\\b) …` (a bracket before, a digit after) and
 `arn:\\b(aws|aws-cn)\\b:` always hold. Repeats add their own body's ends around each iteration.
+A boundary at an edge of the search, its match's side one kind, reads the character beyond the
+edge instead (`_search_edges`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Callable
 
 from ..regex import ranges as R
 from ..regex.sre import constants as C
+from ..regex.sre import parse as sre_parse
 from ..regex.sre import subpattern
 
 __all__ = ["drop_decided_boundaries"]
@@ -34,7 +37,34 @@ def drop_decided_boundaries(items: list, ranges_of: Callable[[Any, Any], Any]) -
     of a single-character item, None for others). Others stay as they are."""
     if not _has_boundary(items):
         return items
-    return _sequence(items, ranges_of, _ANY, _ANY)
+    out = _sequence(items, ranges_of, _ANY, _ANY)
+    if len(out) == 1 and out[0][0] == C.BRANCH:  # (`a|b` at the top: each alternative is a search)
+        av = out[0][1]
+        return [(C.BRANCH, (av[0], [subpattern(_search_edges(list(b.data), ranges_of)) for b in av[1]]))]
+    return _search_edges(out, ranges_of)
+
+
+# what stands outside a search's match where a boundary at its edge needs a word character, or
+# anything else (the string's edge or a character of another kind): the search consumes it.
+# Parsed anew each time: later passes rewrite parsed trees in place
+_WORD_TEXT, _BEFORE_OTHER, _AFTER_OTHER = "[A-Za-z0-9_]", "(?:^|[^A-Za-z0-9_])", "(?:$|[^A-Za-z0-9_])"
+
+
+def _search_edges(items: list, ranges_of) -> list:
+    """A boundary that starts (ends) the search, the match's own side one kind: the character
+    before (after) the match, read as part of it. A match exists where one did before, found one
+    character earlier (later): `\\b([0-9]|[0-9][0-9])\\b` is `(?:^|\\W)([0-9]|[0-9][0-9])(?:$|\\W)`."""
+    if items and items[0][0] == C.AT and items[0][1] in _BOUNDARIES:
+        right, open_ = _edge(items[1:], ranges_of, False)
+        if len(right) == 1 and not open_:
+            wants_other = (right == {WORD}) == (items[0][1] == C.AT_BOUNDARY)
+            items = list(sre_parse(_BEFORE_OTHER if wants_other else _WORD_TEXT).data) + items[1:]
+    if len(items) > 1 and items[-1][0] == C.AT and items[-1][1] in _BOUNDARIES:
+        left, open_ = _edge(items[:-1], ranges_of, True)
+        if len(left) == 1 and not open_:
+            wants_other = (left == {WORD}) == (items[-1][1] == C.AT_BOUNDARY)
+            items = items[:-1] + list(sre_parse(_AFTER_OTHER if wants_other else _WORD_TEXT).data)
+    return items
 
 
 def _has_boundary(items: list) -> bool:
