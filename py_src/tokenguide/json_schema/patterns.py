@@ -19,7 +19,7 @@ from ..regex import ranges as R
 from ..regex.properties import UnknownPropertyError, property_ranges
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
-from ..regex.sre import subpattern
+from ..regex.sre import any_item, inner_sequences, subpattern, with_inner_sequences
 from .text import STRING_CHAR, alt, group, json_chars, opt, rep
 from .word_boundaries import drop_decided_boundaries
 
@@ -120,38 +120,6 @@ def _parse(pattern: str):
     return parsed
 
 
-def _sequences(op, av) -> list:
-    """The parsed sequences (SubPatterns) inside one item: a group's, each alternative's, a
-    repeat's, a lookaround's; none for a single-character item or an anchor."""
-    if op == C.SUBPATTERN:
-        return [av[-1]]
-    if op == C.BRANCH:
-        return list(av[1])
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-        return [av[2]]
-    if op in (C.ASSERT, C.ASSERT_NOT):
-        return [av[1]]
-    return []
-
-
-def _with_sequences(op, av, subs: list[list]):
-    """`av` of an item with its inner sequences (as `_sequences` lists them) replaced by `subs`."""
-    if op == C.SUBPATTERN:
-        return (*av[:-1], subpattern(subs[0]))
-    if op == C.BRANCH:
-        return (av[0], [subpattern(sub) for sub in subs])
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-        return (av[0], av[1], subpattern(subs[0]))
-    if op in (C.ASSERT, C.ASSERT_NOT):
-        return (av[0], subpattern(subs[0]))
-    return av
-
-
-def _anywhere(items: list, hit) -> bool:
-    """Does an item of a parsed sequence, at any depth, satisfy `hit(op, av)`?"""
-    return any(hit(op, av) or any(_anywhere(sub.data, hit) for sub in _sequences(op, av)) for op, av in items)
-
-
 def _is_caret(op, av) -> bool:
     return op == C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
 
@@ -167,7 +135,7 @@ def _dot_all(items: list, on: bool) -> None:
         if op == C.SUBPATTERN and av[1] & C.SRE_FLAG_DOTALL and not av[2]:
             inner = True
             items[i] = (op, (av[0], av[1] & ~C.SRE_FLAG_DOTALL, av[2], av[3]))
-        for sub in _sequences(op, av):
+        for sub in inner_sequences(op, av):
             _dot_all(sub.data, inner)
 
 
@@ -311,7 +279,7 @@ def _lookahead(op, av) -> str | None:
 
 def _looks_ahead(items: list) -> bool:
     """Does a parsed sequence hold a lookahead at any depth? (an empty match then needs it to hold)"""
-    return _anywhere(items, lambda op, av: op in (C.ASSERT, C.ASSERT_NOT))
+    return any_item(items, lambda op, av: op in (C.ASSERT, C.ASSERT_NOT))
 
 
 def _split_anchors(items: list):
@@ -359,7 +327,7 @@ def pattern_to_string_body(pattern: str, min_len: int = 0, max_len: int | None =
     for branch in _top_branches(list(parsed.data)):
         start, body, end = _split_anchors(branch)
         start = start or _forces_start(body)
-        caret = _anywhere(body, _is_caret)
+        caret = any_item(body, _is_caret)
         if not start and caret:
             # a `^` inside a search holds only where the match starts the string: a match there,
             # or one after some character where every `^` fails (`(?!^[0-9]+$)[a-z0-9-]+`, AWS)
@@ -400,7 +368,7 @@ def _caret_free(items: list, before: float = float("inf")) -> list:
         if _is_caret(op, av) and before > 0:
             op, av = C.IN, []
         else:
-            av = _with_sequences(op, av, [_caret_free(list(sub.data), before) for sub in _sequences(op, av)])
+            av = with_inner_sequences(op, av, [_caret_free(list(sub.data), before) for sub in inner_sequences(op, av)])
         out.append((op, av))
         before += pattern_width([(op, av)])[0]
     return out
@@ -519,7 +487,8 @@ def _without_leading_carets(items: list) -> list:
                 continue
             if op in (C.SUBPATTERN, C.BRANCH) or (op in (C.ASSERT, C.ASSERT_NOT) and av[0] > 0):
                 # (rebuilt, not changed in place: `_top_branches` shares groups between branches)
-                av = _with_sequences(op, av, [_without_leading_carets(list(sub.data)) for sub in _sequences(op, av)])
+                av = with_inner_sequences(op, av, [_without_leading_carets(list(sub.data))
+                                                   for sub in inner_sequences(op, av)])
             consumed = pattern_width([(op, av)])[1] != 0
         out.append((op, av))
     return out
@@ -593,9 +562,9 @@ def _loosen(items: list, room: int, ahead: int | None = None) -> list:
             mine -= (max(lo, 1) - 1) * w  # (one time round: the others read their least)
         if op in (C.ASSERT, C.ASSERT_NOT):
             if av[0] > 0:  # (a lookahead reads what is left of the string where it stands)
-                av = _with_sequences(op, av, [_loosen(list(av[1].data), ahead)])
+                av = with_inner_sequences(op, av, [_loosen(list(av[1].data), ahead)])
         else:
-            av = _with_sequences(op, av, [_loosen(list(sub.data), mine, ahead) for sub in _sequences(op, av)])
+            av = with_inner_sequences(op, av, [_loosen(list(sub.data), mine, ahead) for sub in inner_sequences(op, av)])
         out.append((op, av))
         ahead -= width
     return out
@@ -615,7 +584,7 @@ def _one_class(items: list) -> R.Ranges | None:
 
 def _has_anchor(items: list) -> bool:
     """Does a parsed sequence hold an anchor or a lookaround at any depth?"""
-    return _anywhere(items, lambda op, av: op in (C.AT, C.ASSERT, C.ASSERT_NOT))
+    return any_item(items, lambda op, av: op in (C.AT, C.ASSERT, C.ASSERT_NOT))
 
 
 def pattern_complement(pattern: str) -> str | None | bool:

@@ -10,7 +10,7 @@ A `^` or `$` pins its side to the string's edge. Where each side is one kind, th
 the same for every string: `cron\\((\\b[0-5]?[0-9]\\b) …` (a bracket before, a digit after) and
 `arn:\\b(aws|aws-cn)\\b:` always hold. Repeats add their own body's ends around each iteration.
 A boundary at an edge of the search, its match's side one kind, reads the character beyond the
-edge instead (`_search_edges`).
+edge instead (`_edge_boundaries`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Callable
 from ..regex import ranges as R
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
-from ..regex.sre import subpattern
+from ..regex.sre import any_item, inner_sequences, subpattern, with_inner_sequences
 
 __all__ = ["drop_decided_boundaries"]
 
@@ -35,13 +35,13 @@ def drop_decided_boundaries(items: list, ranges_of: Callable[[Any, Any], Any]) -
     """The parsed search pattern `items` with every `\\b`/`\\B` whose verdict the characters
     around it decide, and that always holds, left out (`ranges_of(op, av)`: the code point ranges
     of a single-character item, None for others). Others stay as they are."""
-    if not _has_boundary(items):
+    if not any_item(items, _is_boundary):
         return items
     out = _sequence(items, ranges_of, _ANY, _ANY)
     if len(out) == 1 and out[0][0] == C.BRANCH:  # (`a|b` at the top: each alternative is a search)
         av = out[0][1]
-        return [(C.BRANCH, (av[0], [subpattern(_search_edges(list(b.data), ranges_of)) for b in av[1]]))]
-    return _search_edges(out, ranges_of)
+        return [(C.BRANCH, (av[0], [subpattern(_edge_boundaries(list(b.data), ranges_of)) for b in av[1]]))]
+    return _edge_boundaries(out, ranges_of)
 
 
 # what stands outside a search's match where a boundary at its edge needs a word character, or
@@ -50,16 +50,16 @@ def drop_decided_boundaries(items: list, ranges_of: Callable[[Any, Any], Any]) -
 _WORD_TEXT, _BEFORE_OTHER, _AFTER_OTHER = "[A-Za-z0-9_]", "(?:^|[^A-Za-z0-9_])", "(?:$|[^A-Za-z0-9_])"
 
 
-def _search_edges(items: list, ranges_of) -> list:
+def _edge_boundaries(items: list, ranges_of) -> list:
     """A boundary that starts (ends) the search, the match's own side one kind: the character
     before (after) the match, read as part of it. A match exists where one did before, found one
     character earlier (later): `\\b([0-9]|[0-9][0-9])\\b` is `(?:^|\\W)([0-9]|[0-9][0-9])(?:$|\\W)`."""
-    if items and items[0][0] == C.AT and items[0][1] in _BOUNDARIES:
+    if items and _is_boundary(*items[0]):
         right, open_ = _edge(items[1:], ranges_of, False)
         if len(right) == 1 and not open_:
             wants_other = (right == {WORD}) == (items[0][1] == C.AT_BOUNDARY)
             items = list(sre_parse(_BEFORE_OTHER if wants_other else _WORD_TEXT).data) + items[1:]
-    if len(items) > 1 and items[-1][0] == C.AT and items[-1][1] in _BOUNDARIES:
+    if len(items) > 1 and _is_boundary(*items[-1]):
         left, open_ = _edge(items[:-1], ranges_of, True)
         if len(left) == 1 and not open_:
             wants_other = (left == {WORD}) == (items[-1][1] == C.AT_BOUNDARY)
@@ -67,25 +67,8 @@ def _search_edges(items: list, ranges_of) -> list:
     return items
 
 
-def _has_boundary(items: list) -> bool:
-    for op, av in items:
-        if op == C.AT and av in _BOUNDARIES:
-            return True
-        if any(_has_boundary(list(sub.data)) for sub in _inner(op, av)):
-            return True
-    return False
-
-
-def _inner(op, av) -> list:
-    if op == C.SUBPATTERN:
-        return [av[-1]]
-    if op == C.BRANCH:
-        return list(av[1])
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
-        return [av[2]]
-    if op in (C.ASSERT, C.ASSERT_NOT):
-        return [av[1]]
-    return []
+def _is_boundary(op, av) -> bool:
+    return op == C.AT and av in _BOUNDARIES
 
 
 def _kinds(ranges: Any) -> frozenset:
@@ -140,36 +123,24 @@ def _sequence(items: list, ranges_of, before: frozenset, after: frozenset) -> li
     """`items` with decided boundaries dropped, `before`/`after`: the kinds around the sequence."""
     out = []
     for k, (op, av) in enumerate(items):
-        if op == C.AT and av in _BOUNDARIES:
-            left, open_left = _edge(items[:k], ranges_of, True)
-            right, open_right = _edge(items[k + 1:], ranges_of, False)
-            left = left | (before if open_left else frozenset())
-            right = right | (after if open_right else frozenset())
-            if len(left) == 1 and len(right) == 1 and (left != right) == (av == C.AT_BOUNDARY):
-                continue  # always holds here
-            out.append((op, av))
-            continue
-        subs = _inner(op, av)
-        if not subs or op in (C.ASSERT, C.ASSERT_NOT) and av[0] < 0:
+        subs = inner_sequences(op, av)
+        if not (_is_boundary(op, av) or subs) or op in (C.ASSERT, C.ASSERT_NOT) and av[0] < 0:
             out.append((op, av))  # (a lookbehind's boundaries stay: refused by name later)
             continue
         left, open_left = _edge(items[:k], ranges_of, True)
         right, open_right = _edge(items[k + 1:], ranges_of, False)
         left = left | (before if open_left else frozenset())
         right = right | (after if open_right else frozenset())
+        if _is_boundary(op, av):
+            if not (len(left) == 1 and len(right) == 1 and (left != right) == (av == C.AT_BOUNDARY)):
+                out.append((op, av))  # (dropped where it always holds)
+            continue
         if op in (C.ASSERT, C.ASSERT_NOT):
             right = _ANY  # (what follows a lookahead's text is unknown)
         if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[1] != 1:  # iterations meet each other
             body = list(av[2].data)
             left = left | _edge(body, ranges_of, True)[0]
             right = right | _edge(body, ranges_of, False)[0]
-        new = [subpattern(_sequence(list(sub.data), ranges_of, left, right)) for sub in subs]
-        if op == C.SUBPATTERN:
-            out.append((op, (*av[:-1], new[0])))
-        elif op == C.BRANCH:
-            out.append((op, (av[0], new)))
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT):
-            out.append((op, (av[0], av[1], new[0])))
-        else:
-            out.append((op, (av[0], new[0])))
+        out.append((op, with_inner_sequences(op, av, [_sequence(list(sub.data), ranges_of, left, right)
+                                                      for sub in subs])))
     return out

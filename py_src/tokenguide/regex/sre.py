@@ -25,8 +25,8 @@ except ImportError:  # pragma: no cover - older layout (not supported, kept for 
 from _sre import unicode_iscased, unicode_tolower  # sre's own simple case mapping
 
 __all__ = [
-    "SLICE_DEPTH", "Outline", "constants", "extra_cases", "nonempty", "outline", "parser", "parse", "release",
-    "subpattern",
+    "SLICE_DEPTH", "Outline", "any_item", "constants", "extra_cases", "inner_sequences", "nonempty", "outline",
+    "parser", "parse", "release", "subpattern", "with_inner_sequences",
     "unicode_iscased", "unicode_tolower",
 ]
 
@@ -56,6 +56,39 @@ def subpattern(items: list):
     """A parser SubPattern holding `items` (the constructor's state argument changed in 3.11)."""
     state = parser.State() if hasattr(parser, "State") else parser.Pattern()
     return parser.SubPattern(state, items)
+
+
+def inner_sequences(op, av) -> list:
+    """The parsed sequences (SubPatterns) inside one item: a group's, each alternative's, a
+    repeat's, a lookaround's; none for a single-character item or an anchor."""
+    if op == C.SUBPATTERN:
+        return [av[-1]]
+    if op == C.BRANCH:
+        return list(av[1])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        return [av[2]]
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return [av[1]]
+    return []
+
+
+def with_inner_sequences(op, av, subs: list[list]):
+    """`av` of an item with its inner sequences (as `inner_sequences` lists them) replaced by
+    `subs`: a new item, the old one untouched (parsed trees may be shared between branches)."""
+    if op == C.SUBPATTERN:
+        return (*av[:-1], subpattern(subs[0]))
+    if op == C.BRANCH:
+        return (av[0], [subpattern(sub) for sub in subs])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+        return (av[0], av[1], subpattern(subs[0]))
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return (av[0], subpattern(subs[0]))
+    return av
+
+
+def any_item(items: list, hit) -> bool:
+    """Does an item of a parsed sequence, at any depth, satisfy `hit(op, av)`?"""
+    return any(hit(op, av) or any(any_item(sub.data, hit) for sub in inner_sequences(op, av)) for op, av in items)
 
 
 def nonempty(items: list) -> list[list] | None:
