@@ -20,8 +20,8 @@ from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
 from .grammar_checks import refuse
 
-__all__ = ["finite_texts", "char_moves", "check_text_size", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER", "MAX_DFA_TEXT",
-           "MAX_LEXEME_STATES", "regular_text", "without"]
+__all__ = ["char_moves", "check_text_size", "finite_texts", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER",
+           "MAX_DFA_TEXT", "MAX_LEXEME_STATES", "regular_text", "without"]
 
 MAX_LEXEME_STATES = 2_000  # rules per lexeme: beyond, Lark's analysis and the guides slow down
 MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)

@@ -23,6 +23,7 @@ from .one_of import pairwise_disjoint
 from .normalize import VALIDATION, Node, RuleRef, enum_values, flatten_branch, types_of
 from .required_sets import Literal, disjuncts, literal
 from .text import canon, ptr_escape
+from .value_kinds import types_let_through
 
 __all__ = ["union_as_one_object", "merged_order", "order_with_copies"]
 
@@ -63,18 +64,18 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
     extras = {_canon(em, b.get("additionalProperties", True), b.kptr("additionalProperties")) for b in branches}
     if len(extras) != 1 or None in extras:
         return False
-    # per branch: name -> the copy of it the branch takes (several where branches order names both
-    # ways: only closed ones, each taking its own place in the chain, the others dropping it there)
     # per branch: a structured member's name -> its copy for the schema the branch gives it, where
     # branches give that name different schemas (_schema_copies)
     renamed = _schema_copies(em, branches)
-    order, copies = order_with_copies([[r.get(n, n) for n in b.get("properties", {})]
+    # per branch: name -> the copy of it the branch takes (several where branches order names both
+    # ways: only closed ones, each taking its own place in the chain, the others dropping it there)
+    order, placed = order_with_copies([[r.get(n, n) for n in b.get("properties", {})]
                                        for b, r in zip(branches, renamed)])
     if any(_COPY in name for name in order) and any(b.get("additionalProperties", True) is not False
                                                     for b in branches):
         return False
-    copies = [{n: c.get(r.get(n, n), r.get(n, n)) for n in b.get("properties", {})} | c
-              for b, r, c in zip(branches, renamed, copies)]
+    copies = [{n: c.get(r.get(n, n), r.get(n, n)) for n in b.get("properties", {})}
+              for b, r, c in zip(branches, renamed, placed)]
     keys = {name: name.split(_COPY)[0] for name in order}  # member name -> its key
     props: dict[str, Any] = {}
     ptrs: dict[str, str] = {}
@@ -273,21 +274,11 @@ def _apart_at(b1: Node, b2: Node, name: str) -> bool:
 
 
 def _structured(sub: Any) -> bool:
-    """May schema `sub` hold objects or arrays (not a scalar-only schema)? (True when unsure.)"""
-    if not hasattr(sub, "get"):
-        return sub is not False
-    parts = sub.get("allOf")
+    """May schema `sub` hold objects or arrays (by its type/enum/const and its allOf parts')?"""
+    parts = sub.get("allOf") if isinstance(sub, dict) else None
     if isinstance(parts, list) and not all(_structured(p) for p in parts):
         return False  # (one scalar-only part keeps the whole scalar)
-    kinds = sub.get("type")
-    if isinstance(kinds, str):
-        kinds = [kinds]
-    if isinstance(kinds, list):
-        return bool({"object", "array"} & set(kinds))
-    values = sub.get("enum") if isinstance(sub.get("enum"), list) else [sub["const"]] if "const" in sub else None
-    if values is not None:
-        return any(isinstance(v, (dict, list)) for v in values)
-    return True
+    return bool({"object", "array"} & types_let_through(sub))
 
 
 def _canon(em: Any, sub: Any, ptr: str) -> str | None:
