@@ -440,39 +440,6 @@ def _ecma_found(pattern: str, text: str) -> bool:
     return re.search(ecma_dot(pattern), text, re.ASCII) is not None
 
 
-def _ascii_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
-    """`pattern` as ECMA-262 reads it (`_ecma_found`)."""
-    import jsonschema
-
-    if validator.is_type(instance, "string") and not _ecma_found(pattern, instance):
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r} (ECMA-262 classes and dot)")
-
-
-def _ascii_pattern_properties(validator: Any, pats: dict, instance: Any, schema: Any) -> Iterator[Any]:
-    """patternProperties with its patterns as ECMA-262 reads them."""
-    if validator.is_type(instance, "object"):
-        for pattern, sub in pats.items():
-            for k, v in instance.items():
-                if _ecma_found(pattern, k):
-                    yield from validator.descend(v, sub, path=k, schema_path=pattern)
-
-
-def _ascii_additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    """additionalProperties, the members no patternProperties pattern matches as ECMA-262 reads them."""
-    import jsonschema
-
-    if not validator.is_type(instance, "object"):
-        return
-    pats = schema.get("patternProperties") or {}
-    names = [k for k in instance if k not in (schema.get("properties") or {})
-             and not any(_ecma_found(p, k) for p in pats)]
-    if validator.is_type(extra, "object"):
-        for k in names:
-            yield from validator.descend(instance[k], extra, path=k)
-    elif extra is False and names:
-        yield jsonschema.ValidationError(f"additional properties {names!r} (ECMA-262 patterns)")
-
-
 def pattern_dialect(schema: Any, instance: Any) -> bool:
     """For an instance the oracle accepts: is it valid only because Python's re gives `\\d`/`\\w` their Unicode
     meaning, or lets `.` match `\\r`/U+2028/U+2029, in `pattern` or in the names patternProperties and
@@ -482,9 +449,7 @@ def pattern_dialect(schema: Any, instance: Any) -> bool:
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
-        return not jsonschema.validators.extend(cls, {
-            "pattern": _ascii_pattern, "patternProperties": _ascii_pattern_properties,
-            "additionalProperties": _ascii_additional_properties})(schema).is_valid(instance)
+        return not jsonschema.validators.extend(cls, fuzz.pattern_keywords(_ecma_found))(schema).is_valid(instance)
     except Exception:
         return False
 

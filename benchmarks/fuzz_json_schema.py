@@ -65,41 +65,40 @@ def _multiple_of(validator, divisor, instance, schema):
         yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
 
 
-def _pattern(validator, pattern, instance, schema):
-    """pattern as jsonschema reads it (re.search), but with ECMA-262's property escapes (`\\p{L}`),
-    which re lacks, read by the `regex` module (cloudformation_corpus.property_search)."""
-    if not validator.is_type(instance, "string"):
-        return
-    found = property_search(pattern, instance) if has_property_escape(pattern) else re.search(pattern, instance)
-    if not found:
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+def pattern_keywords(found: Callable[[str, str], bool]) -> dict[str, Callable]:
+    """jsonschema keyword functions for `pattern`, `patternProperties` and `additionalProperties`
+    reading every pattern with `found(pattern, text)` (does it match somewhere in `text`?) where
+    jsonschema's own use `re.search`."""
+
+    def pattern(validator, pat, instance, schema):
+        if validator.is_type(instance, "string") and not found(pat, instance):
+            yield jsonschema.ValidationError(f"{instance!r} does not match {pat!r}")
+
+    def pattern_properties(validator, pats, instance, schema):
+        if validator.is_type(instance, "object"):
+            for pat, sub in pats.items():
+                for k, v in instance.items():
+                    if found(pat, k):
+                        yield from validator.descend(v, sub, path=k, schema_path=pat)
+
+    def additional_properties(validator, extra, instance, schema):
+        if not validator.is_type(instance, "object"):
+            return
+        pats = schema.get("patternProperties") or {}
+        names = [k for k in instance if k not in (schema.get("properties") or {}) and not any(found(p, k) for p in pats)]
+        if validator.is_type(extra, "object"):
+            for k in names:
+                yield from validator.descend(instance[k], extra, path=k)
+        elif extra is False and names:
+            yield jsonschema.ValidationError(f"additional properties {names!r} are not allowed")
+
+    return {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
 
 
 def _search(pattern: str, text: str) -> bool:
-    """re.search as jsonschema reads `pattern`, property escapes read by the `regex` module."""
+    """re.search as jsonschema reads `pattern`, but with ECMA-262's property escapes (`\\p{L}`),
+    which re lacks (jsonschema's own raises re.error), read by the `regex` module."""
     return bool(property_search(pattern, text) if has_property_escape(pattern) else re.search(pattern, text))
-
-
-def _pattern_properties(validator, pats, instance, schema):
-    """patternProperties, its patterns read by `_search` (jsonschema's own raises re.error on `\\p{L}`)."""
-    if validator.is_type(instance, "object"):
-        for pattern, sub in pats.items():
-            for k, v in instance.items():
-                if _search(pattern, k):
-                    yield from validator.descend(v, sub, path=k, schema_path=pattern)
-
-
-def _additional_properties(validator, extra, instance, schema):
-    """additionalProperties, the names patternProperties takes found by `_search`."""
-    if not validator.is_type(instance, "object"):
-        return
-    pats = schema.get("patternProperties") or {}
-    names = [k for k in instance if k not in (schema.get("properties") or {}) and not any(_search(p, k) for p in pats)]
-    if validator.is_type(extra, "object"):
-        for k in names:
-            yield from validator.descend(instance[k], extra, path=k)
-    elif extra is False and names:
-        yield jsonschema.ValidationError(f"additional properties {names!r} are not allowed")
 
 
 _ORACLES: dict = {}
@@ -111,9 +110,7 @@ def oracle(schema: Any) -> Callable[[Any], bool]:
     written, as JSON Schema means them)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if cls not in _ORACLES:
-        _ORACLES[cls] = jsonschema.validators.extend(cls, {
-            "multipleOf": _multiple_of, "pattern": _pattern, "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties})
+        _ORACLES[cls] = jsonschema.validators.extend(cls, {"multipleOf": _multiple_of, **pattern_keywords(_search)})
     v = _ORACLES[cls](schema, format_checker=_CHECKER)
     return v.is_valid
 
