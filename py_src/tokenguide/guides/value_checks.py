@@ -137,10 +137,11 @@ def _number_value(raw: bytes) -> Any:
 def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
     """Per vocabulary, once: each token's bytes, the ids of each byte string, and as packed
     int bit sets the tokens holding a JSON delimiter, those holding whitespace, and those holding
-    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES)."""
+    a regex syntax character, an escape or a quote (regex_strings.SPECIAL_BYTES), and those
+    holding a digit or a minus sign (which may begin a number)."""
     token_bytes: list[Optional[bytes]] = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
     by_bytes: dict[bytes, list[int]] = {}
-    struct = ws = special = 0
+    struct = ws = special = numeric = 0
     for i, b in enumerate(token_bytes):
         if not b:
             continue
@@ -151,7 +152,9 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
             ws |= 1 << i
         if SPECIAL_BYTES.intersection(b):
             special |= 1 << i
-    return token_bytes, by_bytes, struct, ws, special
+        if _NUMBER_START.intersection(b):
+            numeric |= 1 << i
+    return token_bytes, by_bytes, struct, ws, special, numeric
 
 
 @lru_cache(maxsize=4)
@@ -404,7 +407,8 @@ class ValueChecksGuide(BaseGuide):
         self.vocab_size = int(inner.vocab_size)
         self.eos_token_id = int(inner.eos_token_id)
         self._vocab_key = (core_vocabulary_of(vocabulary), self.vocab_size, self.eos_token_id)
-        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special = _token_tables(*self._vocab_key)
+        self.token_bytes, self.by_bytes, self.struct, self.ws, self.special, self.numeric = \
+            _token_tables(*self._vocab_key)
         self.longest = max((len(b) for b in self.token_bytes if b), default=0)
         start = inner.initial_state
         self.initial_state = self.start_state = (start, ((), "V", b"", None, None))
@@ -446,7 +450,7 @@ class ValueChecksGuide(BaseGuide):
             return found[1]
         base = self._inner_mask(inner)
         frames = [f for f in scan[0] if f[0] == "a" and f[3] is not None]
-        candidates = self._candidates(frames) if frames else 0
+        candidates = self._candidates(frames, scan[1]) if frames else 0
         if scan[3] is not None:  # inside a regex string: tokens that may break it
             status = viable_content(scan[3])
             candidates |= self.special if status is not None and status.plain_ok else -1
@@ -492,12 +496,18 @@ class ValueChecksGuide(BaseGuide):
             return None
         return text, {}, _string_pieces(*self._vocab_key)[0]
 
-    def _candidates(self, frames: list) -> int:
+    def _candidates(self, frames: list, mode: str) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
-        (unless every open item is inside a string), and those that follow the texts of items seen.
-        (A number can be stranded only where it is bounded, so an integer: spelled as written.)"""
+        (unless every open item is inside a string), those that follow the texts of items seen,
+        and where a number may begin or goes on, those that may write one: a number has many
+        spellings (1, 1.0, 10e-1), and where it is bounded or an enum's, its digits may leave
+        it only values seen (after 1 with a maximum of 1, `.0` strands the item)."""
         out = self.struct
         frames = [f for f in frames if not _unchecked(f[9] if f[6] else f[3].at(f[2]))]  # (open objects: at "}")
+        if frames and mode == "N":
+            return -1
+        if frames and mode in ("V", "C"):
+            out |= self.numeric
         if not all(f[6] and f[8][1] for f in frames):
             out |= self.ws
         for f in frames:

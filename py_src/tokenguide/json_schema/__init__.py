@@ -86,8 +86,8 @@ closed objects of those; an item that occurs once with types no other item has m
 and so may one that the others meet only in finitely many strings, booleans or null, with at most
 256 arrays; at most 1,024 sets of distinct values; equality as JSON Schema's:
 ``1 == 1.0``, ``true != 1``, key order ignored), and otherwise, with compile_json_schema's
-``value_checks``, checked on the values (module `value_checks`: items of strings, integers,
-unbounded numbers, booleans, null, closed objects and arrays of those, or open objects; not
+``value_checks``, checked on the values (module `value_checks`: items of strings, numbers
+(by value), booleans, null, closed objects and arrays of those, or open objects; not
 under `not`, beside contains, or where another applicable schema lets items repeat), minLength, maxLength, pattern (also with
 lengths and with format: their intersection), format (below), minimum, maximum,
 exclusiveMinimum, exclusiveMaximum (draft 4 booleans too), multipleOf (integers: any divisor,

@@ -12,7 +12,7 @@ It is exact only where it can prove it, and says why otherwise (`take`): every a
 must lie only at locations where *every* alternative that accepts an array requires distinct
 items (so checking them never refuses a valid document), with no `contains` beside it, never
 under a `not`, and with items spelled one way per value once whitespace is dropped and numbers
-are spelled canonically (strings, integers, unbounded numbers, booleans, null, closed objects
+are spelled canonically (strings, numbers, booleans, null, closed objects
 with one key order, arrays of those; no free-form values), so that "some new item can still be
 written" is a question about texts; or items that can always become new until they end (module
 value_kinds: open objects, and strings, numbers or arrays of a type some alternative accepts
@@ -115,6 +115,9 @@ class ValueChecks:
         self._length_owners: dict[int, list[str]] = {}  # location -> the schema objects with lengths there
         self._lengths: dict[int, LengthAutomaton] = {}  # location -> its strings' automaton, once taken
         self._compile_item = compile_item
+        #: locations where a number spelled several ways (1, 1.0, 10e-1) may have only finitely many
+        #: values (bounded, a multiple, an enum): text counts there do not count values (`_nested_drops`)
+        self._number_spellings: set[int] = set()
         self._dnfs: dict[str, list[frozenset]] = {}
         self._locs: list[Dnf] = []
         self._loc_id: dict[Dnf, int] = {}
@@ -521,10 +524,11 @@ def _has_number(v: Any) -> bool:
 
 
 def _canonical(check: "ValueChecks", loc: int, where: str, left: set | None, seen: set) -> None:
-    """Refuse (in `check`) item values with several spellings of one value (open or mixed-order objects,
-    bounded numbers with fractions, numeric enums) or free-form ones: there "a new item" is
-    not a question about texts. `left`: at an item's own place, the types searched in its
-    automaton (`ValueChecks._free`; the others are compared when they end)."""
+    """Refuse (in `check`) item values with several spellings of one value (open or mixed-order
+    objects) or free-form ones: there "a new item" is not a question about texts. Numbers are
+    searched by value (guides.value_checks); where one may have few values (bounded, a multiple,
+    an enum) but many spellings, `loc` is noted (`_number_spellings`). `left`: at an item's own
+    place, the types searched in its automaton (`ValueChecks._free`; the others are compared when they end)."""
     if loc in seen:
         return
     seen.add(loc)
@@ -539,9 +543,9 @@ def _canonical(check: "ValueChecks", loc: int, where: str, left: set | None, see
                 ranged = ranged or any(k in obj for k in _RANGE)
                 vals = [obj["const"]] if "const" in obj else obj.get("enum") or []
                 if any(_has_number(v) for v in vals):
-                    check._refuse(where, "numbers in an enum/const of its items (1 and 1.0 are one value)")
+                    check._number_spellings.add(loc)
         if "number" in types and ranged:
-            check._refuse(where, "its items may be bounded numbers with fractions (1 and 1.0 are one value)")
+            check._number_spellings.add(loc)
         if "object" in types and not any(isinstance(check.objs[p], dict) and ("enum" in check.objs[p] or
                                                                              "const" in check.objs[p]) for p in c):
             _objects_canonical(check, loc, where, seen)
@@ -608,27 +612,36 @@ def _nested_drops(check: "ValueChecks", item: int, where: str, synthetic: Any) -
     finds, its new inner items replaced by distinct ones found nowhere in the document (same
     counts: maxItems holds), is exact and still a new item. Or when, with each inner array one
     marked byte, the texts left wherever one is ahead or just ended are infinitely many."""
-    seen, todo, inner = {item}, [item], []
-    while todo:
-        loc = todo.pop()
-        if loc in check._arrays:
-            inner.append(loc)
-        for k in [check.child_index(loc, i) for i in range(check.prefix_length(loc))] + \
-                [check.child_index(loc, -1)] + check._member_children(loc):
-            if k not in seen:
-                seen.add(k)
-                todo.append(k)
+    seen = _subtree(check, item)
+    inner = sorted(loc for loc in seen if loc in check._arrays)
     if not inner:
         return None
-    if all(_fresh_items(check, loc, where) for loc in inner):
+    # (the counts below count texts: where a number has few values but many spellings, they
+    # count spellings, so such numbers must stay out of what they count)
+    if all(not _subtree(check, loc) & check._number_spellings and _fresh_items(check, loc, where) for loc in inner):
         return NestedDrops(check)
     # else: the places around the inner arrays must leave infinitely many texts, seen in the
     # item automaton where each such array is one marked byte
+    if seen & check._number_spellings:
+        return None
     try:
         marked = check._compile_item(synthetic, where, 0, NestedDrops(check, marking=True))
     except UnsupportedSchemaError:
         return None  # (the build without marks says why)
     return NestedDrops(check) if marked is not None and suffixes_around_marks_infinite(marked, MARK) else None
+
+def _subtree(check: "ValueChecks", loc: int) -> set[int]:
+    """`loc` and every location inside its values (items, members)."""
+    seen, todo = {loc}, [loc]
+    while todo:
+        here = todo.pop()
+        for k in [check.child_index(here, i) for i in range(check.prefix_length(here))] + \
+                [check.child_index(here, -1)] + check._member_children(here):
+            if k not in seen:
+                seen.add(k)
+                todo.append(k)
+    return seen
+
 
 def _fresh_items(check: "ValueChecks", loc: int, where: str) -> bool:
     """Can the array at `loc` always take an item no document has yet (no prefixItems, at least
