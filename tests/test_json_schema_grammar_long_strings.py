@@ -202,3 +202,55 @@ def test_short_class_runs_and_other_patterns_keep_one_terminal():
     assert f"{{{K}}}" not in grammar
     grammar = compile_json_schema(tree({"pattern": "^x?[a-z]+$", "maxLength": 3 * K}), path="grammar").grammar
     assert f"{{{K}}}" not in grammar  # (a part of two lengths before the run, which maxLength bounds: as before)
+
+
+def test_json_characters_of_any_subset_of_the_escaped_ones_match_their_escapes_alone():
+    """json_chars over sets holding some of the 34 characters JSON escapes: the escapes are
+    grouped (short ones in one class, `\\u00XX` by hex digits) and match exactly the json.dumps
+    spelling of each character of the set, no other escape text."""
+    import re  # noqa: PLC0415
+
+    from tokenguide.json_schema.text import json_chars  # noqa: PLC0415
+
+    special = [c for c in range(0x20)] + [0x22, 0x5C]
+    texts = {json.dumps(chr(c))[1:-1] for c in special} | {f"\\u{c:04x}" for c in range(0x20)} | {"\\/", "a", "\\"}
+    rng = random.Random(5)
+    for n in (1, 2, 3, 10, 31, 33):
+        for _ in range(20):
+            chosen = sorted(rng.sample(special, n))
+            regex = json_chars([(c, c) for c in chosen] + [(0x61, 0x61)])
+            want = {json.dumps(chr(c))[1:-1] for c in chosen} | {"a"}
+            assert {t for t in texts if re.fullmatch(regex, t)} == want, (chosen, regex)
+
+
+def test_a_long_run_of_a_class_without_some_control_characters_builds_a_guide(gpt2_vocabulary):
+    """`^[^\\sA-Z]{1,1023}\\.$` (Route 53 DNS names): each repetition spells the control
+    characters the class keeps as escapes. Listed one by one they made the terminal's automaton
+    too large for the checks and the CFG guides' regex VM (the schema fell back to the depth
+    cap); grouped, documents fed through a GPT-2 guide agree with jsonschema."""
+    from tokenguide import Guide  # noqa: PLC0415
+    from tokenguide.errors import InvalidTokenError  # noqa: PLC0415
+
+    schema = tree({"pattern": "^[^\\sA-Z]{1,1023}\\.$"})
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary)
+    assert guide.compiled.path == "grammar"
+    validator = jsonschema.Draft202012Validator(schema)
+    tokens = gpt2_vocabulary.tokens
+    docs = [{"s": "a" * 1023 + "."}, {"s": "a" * 1024 + "."}, {"s": "x\x01\"\\é."}, {"s": "aB."}, {"s": "a\t."},
+            {"s": "."}, {"kids": [{"s": "..", "kids": []}]}, {"s": "a\x1f\x0b\x08."}]
+    verdicts = set()
+    for doc in docs:
+        want = validator.is_valid(doc)
+        verdicts.add(want)
+        guide.reset()
+        ok = True
+        data, i = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode(), 0
+        while i < len(data) and ok:  # longest tokens first
+            n = next(n for n in range(min(8, len(data) - i), 0, -1) if data[i:i + n] in tokens)
+            try:
+                guide.advance(tokens[data[i:i + n]][0], return_tokens=False)
+            except InvalidTokenError:
+                ok = False
+            i += n
+        assert (ok and guide.is_finished()) == want, str(doc)[:40]
+    assert verdicts == {True, False}

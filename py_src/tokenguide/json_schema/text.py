@@ -283,8 +283,28 @@ def _json_chars(rs: tuple) -> str | None:
     if len(cps) == 34:
         alts.append(ESC_ANY)
     else:
-        alts.extend(_escape_regex(c) for c in cps)
+        alts.extend(_escapes_regex(cps))
     return alt(alts)
+
+
+def _escapes_regex(cps: list[int]) -> list[str]:
+    """Regexes for the canonical escapes of special code points `cps`, grouped: the short ones
+    in one class, the `\\u00XX` ones by their last two hex digits (a terminal that repeats them
+    a thousand times stays small for the guides' lexer)."""
+    short = [_SHORT_ESC[c] for c in cps if c in _SHORT_ESC]
+    out = []
+    if len(short) == 1:
+        out.append(_escape_regex(next(c for c in cps if c in _SHORT_ESC)))
+    elif short:
+        out.append("\\\\[" + "".join("\\\\" if e == "\\\\" else e for e in short) + "]")
+    by_high: dict[int, list[str]] = {}
+    for c in cps:
+        if c not in _SHORT_ESC:
+            by_high.setdefault(c >> 4, []).append(f"{c & 15:x}")
+    if by_high:
+        parts = [f"{hi:x}" + (lows[0] if len(lows) == 1 else "[" + "".join(lows) + "]") for hi, lows in by_high.items()]
+        out.append("\\\\u00" + (parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"))
+    return out
 
 
 def units(text: str) -> list[str]:
