@@ -87,7 +87,14 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
     ({"properties": {"a": {"$ref": "#/$defs/u"}, "b": {"not": {"$ref": "#/$defs/u"}}}, "$defs": {"u": U}},
      "#/$defs/u/uniqueItems", "under a `not`"),
     ({"type": "array", "items": {"type": "object", "maxProperties": 2}, "uniqueItems": True}, "#/uniqueItems",
-     "open (other keys"),
+     "members are bounded"),
+    ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
+        "m": {"type": "object", "patternProperties": {"^(a|b)$": {"type": "integer"}}, "additionalProperties": False}}}},
+     "#/uniqueItems", "which names finitely many"),  # (a map that may run out of new names)
+    ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
+        "m": {"anyOf": [{"type": "object", "additionalProperties": False, "properties": {"a": {"type": "string"}}},
+                        {"type": "object", "additionalProperties": {"type": "string"}}]}}}},
+     "#/uniqueItems", "open (other keys"),  # (a map or a closed object at one place)
     ({"type": "array", "items": {"anyOf": [
         {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": False},
         {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}, "additionalProperties": False},
@@ -323,6 +330,59 @@ def test_bounded_numbers_beside_inner_arrays_of_fresh_items(path):
                                      [{"v": 1, "tags": ["a"]}, {"v": 1, "tags": ["a"]}],
                                      [{"v": 1, "tags": ["a"]}, {"v": 1.0, "tags": ["b", "a"]}]])
     assert _allowed_after(schema, '[{"v":10},{"v":10', path) == {",", "."}  # (10.0 is 10; the tags may differ)
+
+
+MAPS = {"type": "array", "uniqueItems": True, "items": {
+    "type": "object", "additionalProperties": False, "required": ["id"], "properties": {
+        "id": {"enum": ["a", "b"]},
+        "env": {"type": "object", "additionalProperties": {"type": "string"}},
+        "tags": {"type": "object", "patternProperties": {"^[a-z]+$": {"type": "integer", "minimum": 0, "maximum": 1}},
+                 "additionalProperties": False}}}}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_maps_inside_items_are_compared_in_any_key_order(path, gpt2_vocabulary):
+    """Closed items holding maps (AWS API Gateway usage plans' throttle maps, EMR's properties):
+    two items whose maps differ only in key order, or in a key repeated (the last one counts),
+    are equal, through the compiled schema and a GPT-2 guide alike."""
+    compiled = compile_json_schema(MAPS, path=path)
+    assert compiled.checks is not None
+    guide = Guide.from_json_schema(MAPS, gpt2_vocabulary, path=path)
+    texts = ['[{"id":"a","tags":{"x":1,"y":0}},{"id":"a","tags":{"y":0,"x":1}}]',
+             '[{"id":"a","tags":{"x":1,"y":0}},{"id":"a","tags":{"y":1,"x":1}}]',
+             '[{"id":"a","tags":{"x":1,"x":0}},{"id":"a","tags":{"x":0}}]',
+             '[{"id":"a","tags":{"x":1,"x":0}},{"id":"a","tags":{"x":1}}]',
+             '[{"id":"a","tags":{}},{"id":"a"}]', '[{"id":"a","tags":{}},{"id":"a","tags":{}}]',
+             '[{"id":"a","env":{"p":"1","q":"2"}},{"id":"a","env":{"q":"2","p":"1"}}]',
+             '[{"id":"a","env":{"p":"1"},"tags":{"x":1}},{"id":"a","env":{"p":"2"},"tags":{"x":1}}]',
+             '[{"id":"a","env":{"p":"1","p":"2"},"tags":{"x":1}},{"id":"a","env":{"p":"2"},"tags":{"x":1}}]',
+             '[{"id":"a","tags":{"b":{"c":1}}}]']
+    verdicts = set()
+    for text in texts:
+        want = valid(MAPS, json.loads(text))
+        verdicts.add(want)
+        assert compiled.accepts(text) == want, text
+        assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
+    assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_map_never_strands_its_item(path, gpt2_vocabulary):
+    """While a map is open its item can always become new (a name no item has there): only the
+    brace that would close it on an item seen is refused, whatever the order its keys came in."""
+    first = '[{"id":"a","tags":{"y":0,"x":1}},'
+    assert _allowed_after(MAPS, first + '{"id":"a","tags":{"x":1,"y":0', path) & {"}", ","} == {","}
+    assert _allowed_after(MAPS, first + '{"id":"a","tags":{"x":1,"y":1', path) & {"}", ","} == {"}", ","}
+    assert _allowed_after(MAPS, first + '{"id":"a","tags":{"x":1,"y":1,"y":0', path) & {"}", ","} == {","}
+    assert _allowed_after(MAPS, '[{"id":"a","tags":{}},{"id":"a","tags":{', path) & {"}", '"'} == {'"'}
+    assert _allowed_after(MAPS, '[{"id":"a"},{"id":"a"', path) == {","}
+    assert _allowed_after(MAPS, '[{"id":"a","env":{"q":"","p":"1"}},{"id":"a","env":{"p":"1","q":""}', path) == {","}
+    assert "}" in _allowed_after(MAPS, first + '{"id":"b"', path)
+    guide = Guide.from_json_schema(MAPS, gpt2_vocabulary, path=path, whitespace_pattern="")
+    finished = random_generations(guide, gpt2_vocabulary, 11, 12, 80, 0.2, (b"}", b"]", b","), 0.6)
+    for text in finished:
+        assert valid(MAPS, json.loads(text)), text
+    assert len(finished) >= 3, finished
 
 
 # ---- masks against a finite language ----------------------------------------------------------

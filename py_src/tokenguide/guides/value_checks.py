@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 from ..errors import InvalidTokenError
 from ..json_schema.json_values import canonical_number, parse_document, value_key
+from ..json_schema.order_free import canonical_object
 from ..json_schema.regex_strings import SPECIAL_BYTES, partial_content, piece_viable, plain_tail, viable_content
 from ..json_schema.value_checks import OPEN_OBJECTS, Mixed
 from ..regex.ecma_syntax import pattern_error
@@ -266,7 +267,9 @@ class _Scan:
             if c == 0x22:
                 self.mode = "S"
             elif c == 0x7B:
-                self.frames.append(["o", self.value_loc(), None, None, None])  # + seen, capture
+                loc = self.value_loc()
+                # + seen, capture, and for a map inside checked items: (frame, where its text begins)
+                self.frames.append(["o", loc, None, None, None, self._map_starts(loc)])
                 self.mode = "K"
             elif c == 0x5B:
                 loc = self.value_loc()
@@ -331,18 +334,35 @@ class _Scan:
                 else:
                     self.mode = "K"
             else:  # ] or }
-                self.frames.pop()
+                self._close()
                 self.mode = "A"
                 self._end_value()
         elif mode == "K":
             if c == 0x22:
                 self.mode, self.key = "k", b""
             else:  # }
-                self.frames.pop()
+                self._close()
                 self.mode = "A"
                 self._end_value()
         elif mode == "C":
             self.mode = "V"
+
+    def _map_starts(self, loc: int) -> Optional[tuple]:
+        """For a map at `loc` (check.order_free_at) just opened: (index of each array frame
+        inside an item, where the map's `{` sits in that item's compact text); else None."""
+        if not self.check.order_free_at(loc):
+            return None
+        return tuple((i, len(f[8][0]) - 1) for i, f in enumerate(self.frames)
+                     if f[0] == "a" and f[6] and not _unchecked(f[9]))
+
+    def _close(self) -> None:
+        """The top object or array ends: a map's text, in each item holding it, in one order
+        (json_schema.order_free.canonical_object)."""
+        top = self.frames.pop()
+        if top[0] == "o" and top[5]:
+            for i, start in top[5]:
+                f = self.frames[i]
+                f[8] = (f[8][0][:start] + canonical_object(f[8][0][start:]),) + tuple(f[8][1:])
 
     def _capture(self, c: int) -> None:
         """A byte of a string value: kept while it is the value of its object's discriminator."""
@@ -381,8 +401,11 @@ class _Scan:
             return False
         if self.ln is not None and not self.check.length_automaton(self.ln[0]).viable(*self.ln[1:]):
             return False
-        for f in self.frames:
-            if f[0] == "a" and f[6] and not _unchecked(f[9]) and not _alive(f[9], f[7], f[8], f[5]):
+        in_maps = {i for f in self.frames if f[0] == "o" and f[5] for i, _ in f[5]}
+        for i, f in enumerate(self.frames):
+            # (an item inside a map still open can always become new: a name no item has there)
+            if f[0] == "a" and f[6] and not _unchecked(f[9]) and i not in in_maps and \
+                    not _alive(f[9], f[7], f[8], f[5]):
                 return False
         top = self.frames[-1] if self.frames else None
         if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:

@@ -5,7 +5,8 @@
 same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems),
-`value_checks` (uniqueItems checked on the values, beside the regex or grammar), `one_of`, `logic` (not,
+`value_checks` (uniqueItems checked on the values, beside the regex or grammar; `order_free`: maps
+inside its items), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
 `member_rules` (wide objects as left-linear rules).

@@ -30,6 +30,7 @@ from ..regex.ecma_syntax import pattern_error
 from .failed_ifs import FailedIfs
 from .json_values import value_key
 from .negation import negated_objects
+from .order_free import inexhaustible, is_order_free
 from .normalize import VALIDATION, any_of_says_nothing, schema_draft
 from .patterns import PatternError, ecma_search
 from .refs import RefResolver
@@ -118,6 +119,7 @@ class ValueChecks:
         #: locations where a number spelled several ways (1, 1.0, 10e-1) may have only finitely many
         #: values (bounded, a multiple, an enum): text counts there do not count values (`_nested_drops`)
         self._number_spellings: set[int] = set()
+        self._order_free: set[int] = set()  # locations of objects inside items spelled in one order once closed
         self._dnfs: dict[str, list[frozenset]] = {}
         self._locs: list[Dnf] = []
         self._loc_id: dict[Dnf, int] = {}
@@ -195,6 +197,11 @@ class ValueChecks:
         """The automaton whose lengths a string at `loc` must keep (a min/maxLength left to this
         check, module string_lengths), else None."""
         return self._lengths.get(loc)
+
+    def order_free_at(self, loc: int) -> bool:
+        """Is an object at `loc`, inside an item whose distinctness is checked, a map: its members
+        in any order, spelled in one order once it closes (module order_free)?"""
+        return loc in self._order_free
 
     def regex_string(self, loc: int) -> bool:
         """Must a string at `loc` be a valid regex (a format "regex" left to this check)?"""
@@ -556,20 +563,29 @@ def _canonical(check: "ValueChecks", loc: int, where: str, left: set | None, see
 
 
 def _objects_canonical(check: "ValueChecks", loc: int, where: str, seen: set) -> None:
-    """Objects among the items: one spelling per value only when closed (additionalProperties
+    """Objects among the items: one spelling per value when closed (additionalProperties
     false, no patternProperties) with their names in one order wherever several alternatives
-    declare them; their member values canonical in turn."""
+    declare them; their member values canonical in turn. Objects whose members come in any
+    order (maps) when each can always take one more member (module order_free): the guide
+    spells them in one order once closed (`order_free_at`)."""
     if check.any_order:
         check._refuse(where, 'its items may be objects, whose keys come in any order with property_order="any"')
     orders: list[list[str]] = []
-    for c in check._live(loc, "object"):
+    free = [is_order_free([check.objs[p] for p in c]) for c in check._live(loc, "object")]
+    for c, order_free in zip(check._live(loc, "object"), free):
         objs = [check.objs[p] for p in c if isinstance(check.objs[p], dict)]
         declared = [o["properties"] for o in objs if isinstance(o.get("properties"), dict) and o["properties"]]
-        if not any(o.get("additionalProperties") is False for o in objs) or any(
-                o.get("patternProperties") or "unevaluatedProperties" in o for o in objs) or len(declared) > 1:
-            check._refuse(where, "its items may be objects that are open (other keys in any order) or merged "
-                         "from several declarations")
+        why = inexhaustible(objs) if all(free) else None
+        if (order_free and (not all(free) or why)) or any("unevaluatedProperties" in o for o in objs) \
+                or len(declared) > 1:
+            check._refuse(where, (why or "its items may be objects that are open (other keys in any order) or "
+                                  "merged from several declarations"))
         orders.append(list(declared[0]) if declared else [])
+    if free and all(free):
+        check._order_free.add(loc)
+        for kid in check._member_children(loc):
+            _canonical(check, kid, where, None, seen)
+        return
     for a, b in itertools.combinations(orders, 2):
         shared = [n for n in a if n in b]
         if shared != [n for n in b if n in a]:
