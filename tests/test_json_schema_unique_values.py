@@ -94,7 +94,11 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
     ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
         "m": {"anyOf": [{"type": "object", "additionalProperties": False, "properties": {"a": {"type": "string"}}},
                         {"type": "object", "additionalProperties": {"type": "string"}}]}}}},
-     "#/uniqueItems", "open (other keys"),  # (a map or a closed object at one place)
+     "#/uniqueItems", "maps under several alternatives"),  # (a map or a closed object at one place)
+    ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
+        "m": {"type": "object", "additionalProperties": {"type": "integer"},
+              "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}}},
+     "#/uniqueItems", "may pick between schemas"),  # (one more member may make both branches hold)
     ({"type": "array", "items": {"anyOf": [
         {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": False},
         {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}, "additionalProperties": False},

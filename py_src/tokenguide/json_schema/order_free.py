@@ -33,6 +33,8 @@ __all__ = ["canonical_object", "inexhaustible", "is_order_free"]
 _BOUNDING = ("maxProperties", "propertyNames", "unevaluatedProperties", "dependentRequired", "dependentSchemas",
              "dependencies")
 _MEMBER_KEYWORDS = ("properties", "patternProperties", "additionalProperties")
+#: keywords whose verdict one more member may change (two oneOf branches matching, an if flipping)
+_CHOOSING = ("oneOf", "if", "not")
 
 
 def is_order_free(objs: list[Any]) -> bool:
@@ -47,8 +49,11 @@ def inexhaustible(objs: list[Any]) -> str | None:
     take one more member of a name it lacks; None when it always can: one schema object holds
     the member keywords, nothing bounds the members, and either undeclared names take any value
     allowed by an `additionalProperties` schema (no patternProperties), or one patternProperties
-    pattern matches infinitely many names. (A member's schema is taken to accept some value.)"""
+    pattern matches infinitely many names, and no oneOf, if or not (whose verdict one more
+    member may change) applies. (A member's schema is taken to accept some value.)"""
     dicts = [o for o in objs if isinstance(o, dict)]
+    if any(k in o for o in dicts for k in _CHOOSING):
+        return "its items hold objects whose members may pick between schemas (oneOf, if, not)"
     if any(k in o for o in dicts for k in _BOUNDING):
         return "its items hold objects whose members are bounded (maxProperties, propertyNames, dependencies)"
     owners = [o for o in dicts if any(k in o for k in _MEMBER_KEYWORDS)]

@@ -576,6 +576,8 @@ def _objects_canonical(check: "ValueChecks", loc: int, where: str, seen: set) ->
         objs = [check.objs[p] for p in c if isinstance(check.objs[p], dict)]
         declared = [o["properties"] for o in objs if isinstance(o.get("properties"), dict) and o["properties"]]
         why = inexhaustible(objs) if all(free) else None
+        if order_free and len(free) > 1:  # (one more member must keep the alternative it is in)
+            why = why or "its items hold objects that are maps under several alternatives"
         if (order_free and (not all(free) or why)) or any("unevaluatedProperties" in o for o in objs) \
                 or len(declared) > 1:
             check._refuse(where, (why or "its items may be objects that are open (other keys in any order) or "
