@@ -75,10 +75,12 @@ def test_short_counts_stay_one_terminal():
 
 
 @pytest.mark.parametrize("kw,lengths", [("minLength", {"minLength": (MAX_STRING_BLOCKS + 1) * K}),
-                                        ("maxLength", {"minLength": K, "maxLength": (MAX_STRING_BLOCKS + 1) * K})])
+                                        ("maxLength", {"minLength": (MAX_STRING_BLOCKS + 1) * K,
+                                                       "maxLength": (MAX_STRING_BLOCKS + 3) * K})])
 def test_lengths_past_the_block_rules_are_refused_by_keyword(kw, lengths):
-    """A minLength past the block rules, or a maxLength past them beside a minLength of a block
-    or more (a maxLength alone is counted digit by digit: test_json_schema_grammar_expansion)."""
+    """A minLength past the block rules, alone or beside a maxLength past them (a maxLength past
+    them beside a smaller minLength is counted digit by digit: test_json_schema_grammar_expansion
+    and below)."""
     schema = tree(lengths)
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema(schema, path="grammar")
@@ -254,3 +256,26 @@ def test_a_long_run_of_a_class_without_some_control_characters_builds_a_guide(gp
             i += n
         assert (ok and guide.is_finished()) == want, str(doc)[:40]
     assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("lo,hi", [(K, (MAX_STRING_BLOCKS + 1) * K), (1000, 10_000_000), (3 * K + 5, 40_000)])
+def test_a_huge_max_length_beside_a_min_length_of_blocks(lo, hi):
+    """maxLength past the block rules beside a minLength of a block or more (AWS SAML metadata
+    documents: 1,000..10,000,000, which fell back to the depth cap): the blocks every string
+    begins with, then the rest counted digit by digit. Lark and jsonschema agree around the
+    bounds, the block and the digit boundaries."""
+    schema = tree({"minLength": lo, "maxLength": hi})
+    compiled = compile_json_schema(schema, path="grammar")
+    assert compiled.grammar.count("\n") < 250  # rules per digit, not per block
+    lark_ok = grammar_oracle.acceptor(compiled)
+    validator = jsonschema.Draft202012Validator(schema)
+    rng = random.Random(lo)
+    near = {0, 1, lo - 1, lo, lo + 1, K - 1, K, K + 1, 2047, 2048, 2049, 32767, 32768, 32769, 65536}
+    near |= {n for n in range(hi - 2 * K - 3, hi + 3) if n < 70_000}
+    seen = {True: 0, False: 0}
+    for n in sorted(x for x in near if x >= 0):
+        inst = {"s": text_of(n, rng)}
+        valid = validator.is_valid(inst)
+        seen[valid] += 1
+        assert lark_ok(json.dumps(inst, ensure_ascii=False, separators=(",", ":"))) == valid, n
+    assert seen[True] and seen[False]

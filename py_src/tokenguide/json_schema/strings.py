@@ -59,18 +59,22 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_
     both match (a block of exactly K characters, none of them a closing quote, or a tail of
     fewer than K and the quote): rule i, after i blocks, reads another block or the tail that
     ends a string of lo..hi characters. Past the lower bound, unbounded above, the tail is
-    `STRING_CHAR*"` (a loop, small). Past MAX_STRING_BLOCKS blocks, a maxLength (beside a
-    minLength under one block) is counted digit by digit instead (`_digit_string`)."""
+    `STRING_CHAR*"` (a loop, small). Past MAX_STRING_BLOCKS blocks, a maxLength is counted
+    digit by digit instead (`_digit_string`), after the lo // K blocks every string has."""
     k = STRING_BLOCK
     if em.sink is None or max(lo, hi or 0) <= 2 * k:
         return '"' + rep(char, lo, hi) + '"'
     block = rep(char, k, k)
     last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)
-    if last > MAX_STRING_BLOCKS and hi is not None and lo < k:
-        return _digit_string(em, lo, hi, char)
+    if last > MAX_STRING_BLOCKS and hi is not None and lo // k <= MAX_STRING_BLOCKS:
+        # the blocks every such string begins with (lo // k of them), then the rest counted
+        # digit by digit (AWS SAML metadata documents: minLength 1,000, maxLength 10,000,000)
+        fixed = lo // k
+        rest = _digit_string(em, lo - fixed * k, hi - fixed * k, char)
+        return '"' + block * fixed + rest[1:] if fixed else rest
     if last > MAX_STRING_BLOCKS:
         kw = "minLength" if hi is None else "maxLength"
-        beside = "" if hi is None else f" beside a minLength of {k} or more"
+        beside = "" if hi is None else f" beside a minLength of {(MAX_STRING_BLOCKS + 1) * k:,} or more"
         em.unsupported(kw, s.kptr(kw), f"a string length over {MAX_STRING_BLOCKS * k:,} characters{beside} (the grammar "
                        f"path writes {k} characters per rule); use path='regex'")
         return '"' + char + '*"'  # lenient: the length is ignored
@@ -89,7 +93,8 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_
 
 def _digit_string(em: Any, lo: int, hi: int, char: str) -> str:
     """The grammar path's JSON strings of lo..hi characters (lo under one block, hi over
-    MAX_STRING_BLOCKS blocks): the block count is bounded digit by digit in base _DIGIT_BASE,
+    MAX_STRING_BLOCKS blocks; `counted_string` writes the blocks of a larger lo before): the
+    block count is bounded digit by digit in base _DIGIT_BASE,
     so the rules grow with the number of digits, not with hi (maxLength 2**31: 7 digits).
 
     `unit[m]` is a rule for exactly b**m blocks (b copies of unit[m-1]; unit[0] the block),
