@@ -12,7 +12,8 @@ are kept). A guide then refuses a token that passes maxLength or leaves no endin
 minLength..maxLength, and `find_violation` checks lengths of whole documents.
 
 Taken only where the check can prove the guide and the grammar agree on the language without
-lengths: one alternative accepts strings at each such place, with exactly one `pattern` (no
+lengths: the alternatives that accept strings at each such place hold the same string keywords
+(one alternative, or one schema reached along several), with exactly one `pattern` (no
 known format, enum or const) and the lengths (`lengths_refusal`); the automaton is the one the
 grammar's lexeme for the pattern is (lookaheads included).
 """
@@ -20,6 +21,7 @@ grammar's lexeme for the pattern is (lookaheads included).
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
 from ..errors import StateLimitError
@@ -48,9 +50,9 @@ def string_constraints(objs: list[Any]) -> dict[str, list]:
 def lengths_refusal(alternatives: list[list[Any]]) -> str | None:
     """Why the lengths of the strings at a place whose string alternatives are `alternatives`
     (each the schema objects that apply together) cannot be checked on the values; None: they can."""
-    if len(alternatives) != 1:
-        return "several alternatives accept strings there"
-    found = string_constraints(alternatives[0])
+    found = string_constraints(alternatives[0]) if alternatives else {}
+    if len(alternatives) != 1 and any(_canon(string_constraints(a)) != _canon(found) for a in alternatives[1:]):
+        return "several alternatives accept strings there, with different string keywords"
     if len(found.get("pattern", [])) != 1:
         return "a length is checked on the values only beside exactly one pattern"
     for k in ("format", "enum", "const"):
@@ -61,6 +63,11 @@ def lengths_refusal(alternatives: list[list[Any]]) -> str | None:
     except PatternError as exc:
         return str(exc)
     return "a pattern that matches no string" if body is None else None
+
+
+def _canon(found: dict[str, list]) -> dict[str, list]:
+    """String keywords compared as sets of values (the same schema reached twice holds them twice)."""
+    return {k: sorted({json.dumps(v, sort_keys=True) for v in vals}) for k, vals in found.items()}
 
 
 def length_owners(alternatives: list[list[tuple[str, Any]]]) -> tuple[list[str], str | None]:
