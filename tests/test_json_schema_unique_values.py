@@ -90,7 +90,7 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
      "members are bounded"),
     ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
         "m": {"type": "object", "patternProperties": {"^(a|b)$": {"type": "integer"}}, "additionalProperties": False}}}},
-     "#/uniqueItems", "which names finitely many"),  # (a map that may run out of new names)
+     "#/uniqueItems", "names too few"),  # (a map that may run out of new names)
     ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
         "m": {"anyOf": [{"type": "object", "additionalProperties": False, "properties": {"a": {"type": "string"}}},
                         {"type": "object", "additionalProperties": {"type": "string"}}]}}}},
@@ -368,6 +368,21 @@ def test_maps_inside_items_are_compared_in_any_key_order(path, gpt2_vocabulary):
         assert compiled.accepts(text) == want, text
         assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
     assert verdicts == {True, False}
+
+
+def test_a_map_of_bounded_names_is_checked_where_no_document_uses_them_up():
+    """Names of 1..20 letters (26**20 of them, AWS Security Hub's control parameters: 1..128
+    characters) leave a new one for any document; 1..3 letters (18,278) might not."""
+    def schema(pattern: str) -> dict:
+        return {"type": "array", "uniqueItems": True, "items": {
+            "type": "object", "additionalProperties": False, "properties": {"m": {
+                "type": "object", "patternProperties": {pattern: {"type": "integer"}}, "additionalProperties": False}}}}
+    compiled = compile_json_schema(schema("^[a-z]{1,20}$"), path="grammar")
+    assert compiled.checks is not None
+    for text in ('[{"m":{"a":1,"b":2}},{"m":{"b":2,"a":1}}]', '[{"m":{"a":1,"b":2}},{"m":{"b":2}}]'):
+        assert compiled.accepts(text) == valid(schema("^[a-z]{1,20}$"), json.loads(text)), text
+    with pytest.raises(UnsupportedSchemaError, match="names too few"):
+        compile_json_schema(schema("^[a-z]{1,3}$"), path="grammar")
 
 
 @pytest.mark.parametrize("path", PATHS)

@@ -6,7 +6,7 @@ per value. A map (`patternProperties`, or members beyond `properties` that
 a key (the last one counts). Two facts make it comparable all the same:
 
 - while a map is open, its item can always become new, when the map can always take one more
-  member: infinitely many names it accepts, with some value (`inexhaustible`), and no bound on
+  member: more names than any document uses up, with some value (`inexhaustible`), and no bound on
   its member count. A name no item seen has, in this map, makes a value no item seen has;
 - once a map is closed, its text is rewritten with its members in one order and each name once
   (`canonical_object`), in the items seen and in the item being written alike, so that equal
@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
 from .patterns import PatternError, pattern_to_string_body
-from .text_counts import infinitely_many
+from .text_counts import distinct_values_at_least
 
 __all__ = ["canonical_object", "inexhaustible", "is_order_free"]
 
@@ -49,8 +49,9 @@ def inexhaustible(objs: list[Any]) -> str | None:
     take one more member of a name it lacks; None when it always can: one schema object holds
     the member keywords, nothing bounds the members, and either undeclared names take any value
     allowed by an `additionalProperties` schema (no patternProperties), or one patternProperties
-    pattern matches infinitely many names, and no oneOf, if or not (whose verdict one more
-    member may change) applies. (A member's schema is taken to accept some value.)"""
+    pattern matches so many names (FRESH_NAMES) that no document uses them up; and no oneOf,
+    if or not (whose verdict one more member may change) applies. (A member's schema is taken
+    to accept some value.)"""
     dicts = [o for o in objs if isinstance(o, dict)]
     if any(k in o for o in dicts for k in _CHOOSING):
         return "its items hold objects whose members may pick between schemas (oneOf, if, not)"
@@ -71,42 +72,40 @@ def inexhaustible(objs: list[Any]) -> str | None:
     (pattern, schema), = patterns.items()
     if schema is False:
         return "its items hold objects whose one patternProperties takes no value"
-    return None if _infinitely_many_names(pattern) else \
-        f"its items hold objects whose names match patternProperties {pattern!r}, which names finitely many"
+    return None if _enough_names(pattern) else \
+        f"its items hold objects whose names match patternProperties {pattern!r}, which names too few to always have a new one"
 
 
 @functools.lru_cache(maxsize=256)
-def _infinitely_many_names(pattern: str) -> bool:
-    """Does ECMA `pattern` find a match in infinitely many names? (Its DFA over name texts has a
-    cycle through states that can still end; False past its state limit.)"""
+def _enough_names(pattern: str) -> bool:
+    """Does ECMA `pattern` find a match in at least FRESH_NAMES names (no document uses up)?
+    (Counted on its DFA over name texts; False past its state limit.)"""
     try:
         body = pattern_to_string_body(pattern)
         d = None if body is None else dfa_mod.compile_regex(body + '"', max_states=5_000)  # (`$` reads the quote)
     except (PatternError, StateLimitError):
         return False
-    if d is None:
-        return False
-    moves = [{t for t in row if t >= 0} for row in d.table]
-    ending = set(d.finals)
-    changed = True
-    while changed:  # the states from which some text ends
-        changed = False
-        for q, succ in enumerate(moves):
-            if q not in ending and succ & ending:
-                ending.add(q)
-                changed = True
-    live = [succ & ending for succ in moves]
-    return infinitely_many(_Graph(d.initial if d.initial in ending else -1, live))
+    return d is not None and distinct_values_at_least(_Rows(d), FRESH_NAMES)
 
 
-class _Graph:
-    """`live` (state -> successors) as text_counts.infinitely_many reads an automaton."""
+#: names no document uses up (as value_checks.FRESH_ITEMS: strings of a few dozen characters number more)
+FRESH_NAMES = 2 ** 64
 
-    def __init__(self, initial: int, live: list[set[int]]):
-        self.initial, self._live = initial, live
 
-    def char_successors(self, q: int) -> set[int]:
-        return self._live[q] if q >= 0 else set()
+class _Rows:
+    """A ByteDFA as text_counts reads an automaton (`row`: 256 targets, `is_final`, `initial`)."""
+
+    initial = 0
+
+    def __init__(self, d: Any):
+        self._d = d
+
+    def row(self, q: int) -> list[int]:
+        table = self._d.table[q]
+        return [table[c] for c in self._d.classes]
+
+    def is_final(self, q: int) -> bool:
+        return q in self._d.finals
 
 
 def canonical_object(text: bytes) -> bytes:
