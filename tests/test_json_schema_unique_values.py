@@ -99,6 +99,9 @@ U = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
         "m": {"type": "object", "additionalProperties": {"type": "integer"},
               "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}}},
      "#/uniqueItems", "may pick between schemas"),  # (one more member may make both branches hold)
+    ({"type": "array", "uniqueItems": True, "items": {"type": "object", "additionalProperties": False, "properties": {
+        "m": {"type": "object"}}}},
+     "#/uniqueItems", "any JSON value"),  # (a map of free-form values: the item automaton caps their nesting)
     ({"type": "array", "items": {"anyOf": [
         {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": False},
         {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}, "additionalProperties": False},
