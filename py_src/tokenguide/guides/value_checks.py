@@ -473,7 +473,7 @@ class ValueChecksGuide(BaseGuide):
             return found[1]
         base = self._inner_mask(inner)
         frames = [f for f in scan[0] if f[0] == "a" and f[3] is not None]
-        candidates = self._candidates(frames, scan[1]) if frames else 0
+        candidates = self._candidates(frames, scan) if frames else 0
         if scan[3] is not None:  # inside a regex string: tokens that may break it
             status = viable_content(scan[3])
             candidates |= self.special if status is not None and status.plain_ok else -1
@@ -519,17 +519,18 @@ class ValueChecksGuide(BaseGuide):
             return None
         return text, {}, _string_pieces(*self._vocab_key)[0]
 
-    def _candidates(self, frames: list, mode: str) -> int:
+    def _candidates(self, frames: list, scan: tuple) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
         (unless every open item is inside a string), those that follow the texts of items seen,
-        and where a number may begin or goes on, those that may write one: a number has many
-        spellings (1, 1.0, 10e-1), and where it is bounded or an enum's, its digits may leave
-        it only values seen (after 1 with a maximum of 1, `.0` strands the item)."""
+        and where a number with many spellings and few values (check.number_spellings_at:
+        bounded, a multiple, an enum's) may begin or goes on, those that may write one: its
+        digits may leave it only values seen (after 1 with a maximum of 1, `.0` strands the item)."""
         out = self.struct
         frames = [f for f in frames if not _unchecked(f[9] if f[6] else f[3].at(f[2]))]  # (open objects: at "}")
-        if frames and mode == "N":
-            return -1
-        if frames and mode in ("V", "C"):
+        mode = scan[1]
+        if frames and mode in ("V", "C", "N") and self.check.number_spellings_at(_Scan(self.check, scan).value_loc()):
+            if mode == "N":
+                return -1
             out |= self.numeric
         if not all(f[6] and f[8][1] for f in frames):
             out |= self.ws

@@ -73,7 +73,8 @@ def inexhaustible(objs: list[Any]) -> str | None:
     if schema is False:
         return "its items hold objects whose one patternProperties takes no value"
     return None if _enough_names(pattern) else \
-        f"its items hold objects whose names match patternProperties {pattern!r}, which names too few to always have a new one"
+        f"its items hold objects whose names match patternProperties {pattern!r}, which names too few to always " \
+        "have a new one"
 
 
 @functools.lru_cache(maxsize=256)

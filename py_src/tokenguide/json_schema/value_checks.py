@@ -198,6 +198,11 @@ class ValueChecks:
         check, module string_lengths), else None."""
         return self._lengths.get(loc)
 
+    def number_spellings_at(self, loc: int) -> bool:
+        """May a number at `loc` (inside checked items) have few values but many spellings
+        (bounded, a multiple, an enum's), so that its digits may strand its item?"""
+        return loc in self._number_spellings
+
     def order_free_at(self, loc: int) -> bool:
         """Is an object at `loc`, inside an item whose distinctness is checked, a map: its members
         in any order, spelled in one order once it closes (module order_free)?"""
