@@ -388,6 +388,24 @@ def test_a_map_of_bounded_names_is_checked_where_no_document_uses_them_up():
         compile_json_schema(schema("^[a-z]{1,3}$"), path="grammar")
 
 
+def test_a_closed_map_is_spelled_in_one_order():
+    """order_free.canonical_object: members by their names' texts, a repeated name once with its
+    last value, values untouched (strings holding `,` `}` `"`, nested objects and arrays); two
+    texts get one spelling exactly when json.loads reads them as one value."""
+    from tokenguide.json_schema.order_free import canonical_object
+
+    texts = ['{}', '{"b":1,"a":2}', '{"a":2,"b":1}', '{"a":1,"a":2}', '{"a":2}', '{"a\\"b":",}\\"","a":[1,{"z":0,"y":1}]}',
+             '{"a":[1,{"z":0,"y":1}],"a\\"b":",}\\""}', '{"a":[1,{"y":1,"z":0}],"a\\"b":",}\\""}', '{"é":{},"e":null}',
+             '{"e":null,"é":{}}', '{"x":"1","x":1}', '{"x":1}']
+    for t in texts:
+        assert json.loads(canonical_object(t.encode())) == json.loads(t), t
+    def members(text: str) -> dict:  # (nested objects keep their order: each map is rewritten as it closes)
+        return {k: json.dumps(v) for k, v in json.loads(text).items()}
+
+    for a, b in itertools.combinations(texts, 2):
+        assert (canonical_object(a.encode()) == canonical_object(b.encode())) == (members(a) == members(b)), (a, b)
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_a_map_never_strands_its_item(path, gpt2_vocabulary):
     """While a map is open its item can always become new (a name no item has there): only the
