@@ -473,12 +473,14 @@ class ValueChecksGuide(BaseGuide):
             return found[1]
         base = self._inner_mask(inner)
         frames = [f for f in scan[0] if f[0] == "a" and f[3] is not None]
-        candidates = self._candidates(frames, scan) if frames else 0
+        # the location of the value beginning or being written, where a value may be
+        value_loc = _Scan(self.check, scan).value_loc() if scan[1] in ("V", "C", "N") else None
+        candidates = self._candidates(frames, scan[1], value_loc) if frames else 0
         if scan[3] is not None:  # inside a regex string: tokens that may break it
             status = viable_content(scan[3])
             candidates |= self.special if status is not None and status.plain_ok else -1
         elif scan[1] == "V":  # a string checked on the values may begin: at its quote
-            loc = _Scan(self.check, scan).value_loc()
+            loc = value_loc
             if self.check.regex_string(loc) or self.check.length_automaton(loc) is not None:
                 candidates |= self.struct
         if scan[4] is not None:  # inside a string whose lengths are checked: near the bounds, every token
@@ -519,7 +521,7 @@ class ValueChecksGuide(BaseGuide):
             return None
         return text, {}, _string_pieces(*self._vocab_key)[0]
 
-    def _candidates(self, frames: list, scan: tuple) -> int:
+    def _candidates(self, frames: list, mode: str, value_loc: Optional[int]) -> int:
         """Tokens that may repeat or strand an item (a packed bit set): delimiters, whitespace
         (unless every open item is inside a string), those that follow the texts of items seen,
         and where a number with many spellings and few values (check.number_spellings_at:
@@ -527,8 +529,7 @@ class ValueChecksGuide(BaseGuide):
         digits may leave it only values seen (after 1 with a maximum of 1, `.0` strands the item)."""
         out = self.struct
         frames = [f for f in frames if not _unchecked(f[9] if f[6] else f[3].at(f[2]))]  # (open objects: at "}")
-        mode = scan[1]
-        if frames and mode in ("V", "C", "N") and self.check.number_spellings_at(_Scan(self.check, scan).value_loc()):
+        if frames and value_loc is not None and self.check.number_spellings_at(value_loc):
             if mode == "N":
                 return -1
             out |= self.numeric

@@ -19,11 +19,11 @@ first fact); one that stays on them through a whole map has spelled it canonical
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any
 
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
+from ..regex.lazy import EagerRows
 from .patterns import PatternError, pattern_to_string_body
 from .text_counts import distinct_values_at_least
 
@@ -86,27 +86,11 @@ def _enough_names(pattern: str) -> bool:
         d = None if body is None else dfa_mod.compile_regex(body + '"', max_states=5_000)  # (`$` reads the quote)
     except (PatternError, StateLimitError):
         return False
-    return d is not None and distinct_values_at_least(_Rows(d), FRESH_NAMES)
+    return d is not None and distinct_values_at_least(EagerRows(d), FRESH_NAMES)
 
 
 #: names no document uses up (as value_checks.FRESH_ITEMS: strings of a few dozen characters number more)
 FRESH_NAMES = 2 ** 64
-
-
-class _Rows:
-    """A ByteDFA as text_counts reads an automaton (`row`: 256 targets, `is_final`, `initial`)."""
-
-    initial = 0
-
-    def __init__(self, d: Any):
-        self._d = d
-
-    def row(self, q: int) -> list[int]:
-        table = self._d.table[q]
-        return [table[c] for c in self._d.classes]
-
-    def is_final(self, q: int) -> bool:
-        return q in self._d.finals
 
 
 def canonical_object(text: bytes) -> bytes:
@@ -129,8 +113,6 @@ def _members(text: bytes) -> list[tuple[bytes, bytes]]:
         value_end = _value_end(text, key_end + 1)
         out.append((text[i:key_end], text[key_end + 1:value_end]))
         i = value_end + 1  # (past the comma)
-    if out:
-        json.loads(text)  # (a text that is no object raises here rather than mislead)
     return out
 
 

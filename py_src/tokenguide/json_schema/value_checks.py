@@ -576,8 +576,9 @@ def _objects_canonical(check: "ValueChecks", loc: int, where: str, seen: set) ->
     if check.any_order:
         check._refuse(where, 'its items may be objects, whose keys come in any order with property_order="any"')
     orders: list[list[str]] = []
-    free = [is_order_free([check.objs[p] for p in c]) for c in check._live(loc, "object")]
-    for c, order_free in zip(check._live(loc, "object"), free):
+    live = check._live(loc, "object")
+    free = [is_order_free([check.objs[p] for p in c]) for c in live]
+    for c, order_free in zip(live, free):
         objs = [check.objs[p] for p in c if isinstance(check.objs[p], dict)]
         declared = [o["properties"] for o in objs if isinstance(o.get("properties"), dict) and o["properties"]]
         why = inexhaustible(objs) if all(free) else None
