@@ -69,6 +69,29 @@ def test_long_strings_match_jsonschema_lark_and_the_regex_path(lo, hi):
     assert seen[True] and seen[False]
 
 
+def assert_guide_agrees(guide, validator, docs: list, tokens: dict) -> None:
+    """Each document, fed through `guide` as its compact JSON in longest tokens first, is
+    accepted exactly when `validator` finds it valid; both verdicts occur."""
+    from tokenguide.errors import InvalidTokenError  # noqa: PLC0415
+
+    verdicts = set()
+    for doc in docs:
+        want = validator.is_valid(doc)
+        verdicts.add(want)
+        guide.reset()
+        ok = True
+        data, i = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode(), 0
+        while i < len(data) and ok:
+            n = next(n for n in range(min(8, len(data) - i), 0, -1) if data[i:i + n] in tokens)
+            try:
+                guide.advance(tokens[data[i:i + n]][0], return_tokens=False)
+            except InvalidTokenError:
+                ok = False
+            i += n
+        assert (ok and guide.is_finished()) == want, str(doc)[:40]
+    assert verdicts == {True, False}
+
+
 def test_short_counts_stay_one_terminal():
     grammar = compile_json_schema(tree({"maxLength": 2 * K}), path="grammar").grammar
     assert f"{{0,{2 * K}}}" in grammar
@@ -97,7 +120,6 @@ def test_a_key_pattern_counted_to_255_runs_in_a_guide(gpt2_vocabulary):
     guide agree with jsonschema: keys of 255 and 256 characters (the latter an additional
     property), a key with a line terminator, values of any shape."""
     from tokenguide import Guide  # noqa: PLC0415
-    from tokenguide.errors import InvalidTokenError  # noqa: PLC0415
 
     schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
               "patternProperties": {"^.{1,255}$": {"type": "integer"}}}
@@ -107,22 +129,7 @@ def test_a_key_pattern_counted_to_255_runs_in_a_guide(gpt2_vocabulary):
     tokens = gpt2_vocabulary.tokens
     docs = [{"k" * 255: 1}, {"k" * 255: "x"}, {"k" * 256: "x"}, {"a\nb": [1, {"c": None}]}, {"": 2}, {"ab": 1.5},
             {"é" * 3: 3, "x": 4}]
-    verdicts = set()
-    for doc in docs:
-        want = validator.is_valid(doc)
-        verdicts.add(want)
-        guide.reset()
-        ok = True
-        data, i = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode(), 0
-        while i < len(data) and ok:  # longest tokens first
-            n = next(n for n in range(min(8, len(data) - i), 0, -1) if data[i:i + n] in tokens)
-            try:
-                guide.advance(tokens[data[i:i + n]][0], return_tokens=False)
-            except InvalidTokenError:
-                ok = False
-            i += n
-        assert (ok and guide.is_finished()) == want, list(doc)[0][:10]
-    assert verdicts == {True, False}
+    assert_guide_agrees(guide, validator, docs, tokens)
     guide.reset()
     for byte in b'{"' + b"k" * 254:
         guide.advance(tokens[bytes([byte])][0], return_tokens=False)
@@ -231,31 +238,14 @@ def test_a_long_run_of_a_class_without_some_control_characters_builds_a_guide(gp
     too large for the checks and the CFG guides' regex VM (the schema fell back to the depth
     cap); grouped, documents fed through a GPT-2 guide agree with jsonschema."""
     from tokenguide import Guide  # noqa: PLC0415
-    from tokenguide.errors import InvalidTokenError  # noqa: PLC0415
 
     schema = tree({"pattern": "^[^\\sA-Z]{1,1023}\\.$"})
     guide = Guide.from_json_schema(schema, gpt2_vocabulary)
     assert guide.compiled.path == "grammar"
     validator = jsonschema.Draft202012Validator(schema)
-    tokens = gpt2_vocabulary.tokens
     docs = [{"s": "a" * 1023 + "."}, {"s": "a" * 1024 + "."}, {"s": "x\x01\"\\é."}, {"s": "aB."}, {"s": "a\t."},
             {"s": "."}, {"kids": [{"s": "..", "kids": []}]}, {"s": "a\x1f\x0b\x08."}]
-    verdicts = set()
-    for doc in docs:
-        want = validator.is_valid(doc)
-        verdicts.add(want)
-        guide.reset()
-        ok = True
-        data, i = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode(), 0
-        while i < len(data) and ok:  # longest tokens first
-            n = next(n for n in range(min(8, len(data) - i), 0, -1) if data[i:i + n] in tokens)
-            try:
-                guide.advance(tokens[data[i:i + n]][0], return_tokens=False)
-            except InvalidTokenError:
-                ok = False
-            i += n
-        assert (ok and guide.is_finished()) == want, str(doc)[:40]
-    assert verdicts == {True, False}
+    assert_guide_agrees(guide, validator, docs, gpt2_vocabulary.tokens)
 
 
 @pytest.mark.parametrize("lo,hi", [(K, (MAX_STRING_BLOCKS + 1) * K), (1000, 10_000_000), (3 * K + 5, 40_000)])

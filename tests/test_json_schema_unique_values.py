@@ -308,14 +308,8 @@ def test_bounded_numbers_agree_with_jsonschema(path, gpt2_vocabulary):
     for schema in (BOUNDED, HALVES):
         compiled = compile_json_schema(schema, path=path)
         assert compiled.checks is not None
-        guide = Guide.from_json_schema(schema, gpt2_vocabulary, path=path)
-        verdicts = set()
-        for text in texts:
-            want = valid(schema, json.loads(text))
-            verdicts.add(want)
-            assert compiled.accepts(text) == want, text
-            assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
-        assert verdicts == {True, False}
+        assert_texts_agree(schema, compiled, Guide.from_json_schema(schema, gpt2_vocabulary, path=path),
+                           gpt2_vocabulary, texts)
     guide = Guide.from_json_schema(HALVES, gpt2_vocabulary, path=path, whitespace_pattern="")
     finished = random_generations(guide, gpt2_vocabulary, 5, 12, 60, 0.2, (b"]", b"}", b","), 0.6)
     for text in finished:
@@ -364,13 +358,7 @@ def test_maps_inside_items_are_compared_in_any_key_order(path, gpt2_vocabulary):
              '[{"id":"a","env":{"p":"1"},"tags":{"x":1}},{"id":"a","env":{"p":"2"},"tags":{"x":1}}]',
              '[{"id":"a","env":{"p":"1","p":"2"},"tags":{"x":1}},{"id":"a","env":{"p":"2"},"tags":{"x":1}}]',
              '[{"id":"a","tags":{"b":{"c":1}}}]']
-    verdicts = set()
-    for text in texts:
-        want = valid(MAPS, json.loads(text))
-        verdicts.add(want)
-        assert compiled.accepts(text) == want, text
-        assert guide_accepts(guide, greedy(gpt2_vocabulary, text)) == want, text
-    assert verdicts == {True, False}
+    assert_texts_agree(MAPS, compiled, guide, gpt2_vocabulary, texts)
 
 
 def test_a_map_of_bounded_names_is_checked_where_no_document_uses_them_up():
@@ -539,6 +527,18 @@ def assert_agrees(compiled, schema: dict, docs: list) -> None:
         want = valid(schema, v)
         verdicts.add(want)
         assert compiled.accepts(dumps(v)) == want, v
+    assert verdicts == {True, False}
+
+
+def assert_texts_agree(schema: dict, compiled, guide: Guide, vocab: Vocabulary, texts: list[str]) -> None:
+    """Every JSON text is accepted by the compiled schema and by the guide (fed its greedy
+    tokens) exactly when jsonschema finds its value valid, and both verdicts occur."""
+    verdicts = set()
+    for text in texts:
+        want = valid(schema, json.loads(text))
+        verdicts.add(want)
+        assert compiled.accepts(text) == want, text
+        assert guide_accepts(guide, greedy(vocab, text)) == want, text
     assert verdicts == {True, False}
 
 
