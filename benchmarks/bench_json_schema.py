@@ -283,6 +283,8 @@ def _language_acceptor(compiled):
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         return lambda x: rx.fullmatch(x) is not None
+    if compiled.path == "network":
+        return lambda x: compiled.network.accepts(x.encode("utf-8"))
     from lark.exceptions import LarkError
 
     from tokenguide.guides.cfg.grammar import build_lark

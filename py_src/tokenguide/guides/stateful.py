@@ -16,6 +16,7 @@ Where outlines-core 0.2.14 differs, on purpose:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from typing import Any, Iterable, Optional
 
@@ -159,7 +160,7 @@ class Guide:
         `from_regex`.
         """
         from ..errors import RegexNestingError, StateLimitError, UnsupportedSchemaError
-        from ..json_schema import CompiledSchema, compile_json_schema
+        from ..json_schema import compile_json_schema
 
         options = dict(whitespace_pattern=whitespace_pattern, max_recursion_depth=max_recursion_depth,
                        lenient=lenient, property_order=property_order)
@@ -182,11 +183,17 @@ class Guide:
                     raise type(exc)(
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
                         f"({why}); {fix}", exc.pattern) from None
-                compiled = CompiledSchema("grammar", f"the regex automaton is too large ({exc.msg})",
-                                          grammar=regrammar.grammar, checks=regrammar.checks)
+                compiled = dataclasses.replace(
+                    regrammar, reason=f"the regex automaton is too large ({exc.msg}); {regrammar.reason}")
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
-        guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
+        if compiled.path == "network":
+            from ..vocabulary import as_tokenizer
+            from .network import NetworkGuide
+
+            guide = cls(NetworkGuide(compiled.network, as_tokenizer(vocabulary)), max_rollback)
+        else:
+            guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
         return cls._checked(guide, compiled, vocabulary, max_rollback)
 
     @classmethod

@@ -169,6 +169,7 @@ from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
 from .text_counts import distinct_values_at_least
 from .json_values import parse_document
+from .rule_network import network_from_placeholders
 from .value_checks import ValueChecks, find_violation
 from ..regex.lazy import lazy_regex
 
@@ -274,6 +275,8 @@ class CompiledSchema:
     regex: str | None = None
     grammar: str | None = None
     depth_capped: bool = False
+    #: the network path's automata (a regex.network.RuleNetwork), where `path` is "network"
+    network: Any = None
     #: arrays whose distinct items and strings whose regex syntax the regex/grammar leaves out, to
     #: check on the values (a value_checks.ValueChecks; None: the regex/grammar alone is exact)
     checks: Any = None
@@ -283,6 +286,8 @@ class CompiledSchema:
         re.fullmatch or the grammar with Lark, and the uniqueItems and regex checks on its values)?"""
         if self.path == "regex":
             ok = re.fullmatch(self.regex, text) is not None
+        elif self.path == "network":
+            ok = self.network.accepts(text.encode("utf-8"))
         else:
             ok = _lark_accepts(self.grammar, text)
         return ok and (self.checks is None or find_violation(self.checks, parse_document(text)) is None)
@@ -407,8 +412,8 @@ def _compile(
     Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
-    if path not in ("auto", "regex", "grammar"):
-        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex' or 'grammar', got {path!r}")
+    if path not in ("auto", "regex", "grammar", "network"):
+        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex', 'grammar' or 'network', got {path!r}")
     max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("compile_json_schema", "lenient", lenient)
     order = check_property_order("compile_json_schema", property_order)
@@ -419,7 +424,11 @@ def _compile(
         return CompiledSchema("regex", "requested" + ("; " + _cap(max_recursion_depth, free, recursive) if capped else ""),
                               regex=regex, depth_capped=capped)
     if path == "grammar":
-        return CompiledSchema("grammar", "requested", grammar=_grammar(schema, whitespace_pattern, lenient, order)[0])
+        return _grammar_schema("requested", _grammar(schema, whitespace_pattern, lenient, order)[0])
+    if path == "network":
+        network = _network(schema, whitespace_pattern, lenient, order)
+        network.why = "network path (requested)"
+        return _grammar_schema("requested", network)
     recursion, empty, first = _recursion_or_empty(schema, lenient, whitespace_pattern, order)
     if empty is not None:  # proved on the grammar path, whose recursion is not cut off: no retry
         whitespace_regex(whitespace_pattern)  # (an invalid pattern is still reported as such)
@@ -431,7 +440,7 @@ def _compile(
         except UnsupportedSchemaError as exc:
             refused, refusal = f"grammar path: {exc}", exc
         else:
-            return CompiledSchema("grammar", f"recursive $ref to {recursion}", grammar=text)
+            return _grammar_schema(f"recursive $ref to {recursion}", text)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -448,8 +457,8 @@ def _compile(
             except UnsupportedSchemaError as gexc:
                 refused = f"grammar path: {gexc}"
             else:
-                return CompiledSchema("grammar", "the regex path finds no value with recursive $refs unrolled "
-                                      f"max_recursion_depth times (cut at {exc.cut})", grammar=text)
+                return _grammar_schema("the regex path finds no value with recursive $refs unrolled "
+                                       f"max_recursion_depth times (cut at {exc.cut})", text)
         raise UnsupportedSchemaError(
             f"the regex path finds no value with recursive $refs unrolled max_recursion_depth="
             f"{max_recursion_depth} times (cut at {exc.cut}; raise max_recursion_depth), and "
@@ -466,15 +475,14 @@ def _compile(
             if counting:
                 raise exc from None  # (names the counting keyword, where the grammar's refusal may not)
             raise
-        return CompiledSchema("grammar", f"the regex would be too large ({exc})", grammar=text)
+        return _grammar_schema(f"the regex would be too large ({exc})", text)
     if free and recursion is None:
         try:
             text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError as exc:
             refused = f"grammar path: {exc}"
         else:
-            return CompiledSchema("grammar", "free-form values (nesting without limit on the grammar path)",
-                                  grammar=text)
+            return _grammar_schema("free-form values (nesting without limit on the grammar path)", text)
     for w in caught:
         warnings.warn(w.message, stacklevel=2)
     if recursion is None and not free:
@@ -586,8 +594,55 @@ def _has_ref(node: Any) -> bool:
     return False
 
 
+def _grammar_schema(reason: str, made: Any) -> CompiledSchema:
+    """The CompiledSchema of what `_grammar` made: Lark text, or a RuleNetwork (network path)."""
+    if isinstance(made, str):
+        return CompiledSchema("grammar", reason, grammar=made)
+    return CompiledSchema("network", f"{reason}; {made.why}", network=made)
+
+
 def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
-             first: list | None = None) -> tuple[str, Any]:
+             first: list | None = None) -> tuple[Any, Any]:
+    """`_lark_grammar`, or when it refuses a schema it emitted, the network path: the same
+    emission's rules as a network of byte automata (json_schema.rule_network), with no lexer
+    and no LALR table to refuse it. Returns (Lark text or RuleNetwork, the emission's sink)."""
+    try:
+        return _lark_grammar(schema, whitespace_pattern, lenient, order, first)
+    except UnsupportedSchemaError as refusal:
+        if isinstance(refusal, EmptySchemaError) or refusal.keyword == "format":
+            raise
+        try:
+            network = _network(schema, whitespace_pattern, lenient, order)
+        except UnsupportedSchemaError:
+            raise refusal from None
+        network.why = f"network path (the Lark grammar was refused: {refusal})"
+        return network, None
+
+
+def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
+    """The network path: the grammar-mode emission as a RuleNetwork (json_schema.rule_network);
+    with oneOf over open objects told apart by their keys when the plain emission is refused."""
+    refusal = None
+    for flags in ({}, {"open_objects": True}):
+        if flags and not _mentions(schema, lambda d: "oneOf" in d):
+            continue
+        try:
+            root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags)
+            network = network_from_placeholders(root, sink)
+        except EmptySchemaError:
+            raise
+        except UnsupportedSchemaError as exc:
+            refusal = refusal or exc
+            continue
+        if norm.ignored:
+            listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
+            warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
+        return network
+    raise refusal
+
+
+def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
+                  first: list | None = None) -> tuple[str, Any]:
     """The grammar path: Lark grammar text, checked to mean exactly what it says. `first`: a
     list holding its first emission made already (`_recursion_or_empty`) or the error that
     emission raised, taken out (used once: the grammar writer adds to its sink)."""

@@ -1,0 +1,205 @@
+"""NetworkGuide: a guide over a network of byte automata (regex.network.RuleNetwork).
+
+A state is the frozenset of live configurations (stacks of (machine, state) frames) after the
+bytes generated so far; tokens are read byte by byte, so a token may end inside a UTF-8
+character or across the boundary of any rule. A mask walks the vocabulary's byte trie with the
+configurations. Where the top frame's state only reads its own machine's bytes (no call may
+start, no return), the walk is the machine's alone and is cached per (machine, state, trie
+node): string contents and keys, most of a document, cost one cached walk each; the walk
+continues with whole configurations only below the trie nodes where a call or a return may come.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Optional
+
+from ..arguments import check_token_id
+from ..errors import ArgumentError, InvalidTokenError
+from ..regex.network import RuleNetwork
+from ..vocabulary import as_tokenizer, core_vocabulary_of
+from .base import BaseGuide, vocab_size_of
+from .instructions import Generate, Instruction, Write, bitmask_words
+
+__all__ = ["ByteTrie", "NetworkGuide"]
+
+_MAX_LOCAL_WALKS = 4_096  # cached machine-alone walks per guide (each holds a vocabulary bit set)
+
+
+class ByteTrie:
+    """The tokens' byte strings as a trie: node 0 is the empty prefix; `children[n]` lists
+    (byte, child) and `ends[n]` the ids of the tokens whose bytes end at n."""
+
+    def __init__(self, token_bytes: list[Optional[bytes]]):
+        children: list[dict[int, int]] = [{}]
+        ends: list[list[int]] = [[]]
+        for token_id, data in enumerate(token_bytes):
+            if not data:
+                continue
+            node = 0
+            for b in data:
+                nxt = children[node].get(b)
+                if nxt is None:
+                    nxt = children[node][b] = len(children)
+                    children.append({})
+                    ends.append([])
+                node = nxt
+            ends[node].append(token_id)
+        self.children = [sorted(c.items()) for c in children]
+        self.ends = ends
+
+
+@lru_cache(maxsize=4)
+def _vocabulary_tables(vocab: Any, size: int, eos: int) -> tuple[list, ByteTrie]:
+    token_bytes = [None if i == eos else vocab.id_to_bytes(i) for i in range(size)]
+    return token_bytes, ByteTrie(token_bytes)
+
+
+class NetworkGuide(BaseGuide):
+    """Generate text in the language of a RuleNetwork (a JSON Schema's network path)."""
+
+    final_state = None  # after EOS
+
+    def __init__(self, network: RuleNetwork, tokenizer: Any):
+        if not isinstance(network, RuleNetwork):
+            raise ArgumentError(f"NetworkGuide: network must be a RuleNetwork, got {type(network).__name__}")
+        tok = as_tokenizer(tokenizer)
+        self.network = network
+        self.tokenizer = tok
+        self.eos_token_id = int(tok.eos_token_id)
+        self.vocab_size = vocab_size_of(tok)
+        self.token_bytes, self.trie = _vocabulary_tables(core_vocabulary_of(tok), self.vocab_size, self.eos_token_id)
+        self.initial_state = self.start_state = network.start()
+        self._nbytes = bitmask_words(self.vocab_size) * 4
+        self._local: dict[tuple, tuple[int, list]] = {}
+
+    # -- masks ----------------------------------------------------------------------------------
+    def mask_bytes(self, state: Any) -> bytes:
+        """The packed mask of the tokens allowed in `state` (EOS where the text may end)."""
+        if state is None:
+            return (1 << self.eos_token_id).to_bytes(self._nbytes, "little")
+        out = bytearray(self._nbytes)
+        bits = 0
+        for st in state:
+            bits |= self._stack_bits(st, 0, out)
+        if self.network.can_end(state):
+            bits |= 1 << self.eos_token_id
+        return (int.from_bytes(out, "little") | bits).to_bytes(self._nbytes, "little")
+
+    def _stack_bits(self, st: tuple, node: int, out: bytearray) -> int:
+        """Tokens allowed below trie node `node` (the bytes to it already read into `st`): as
+        an int, or set in `out`."""
+        m, q, below = st
+        if not self.network.plain(m, q, below is None):
+            self._walk(node, frozenset((st,)), out)
+            return 0
+        local, frontier = self._machine_walk(m, q, below is None, node)
+        for child, t in frontier:
+            self._walk(child, frozenset(((m, t, below),)), out)
+        return local
+
+    def _machine_walk(self, m: int, q: int, bottom: bool, node: int) -> tuple[int, list]:
+        """Below `node`, the tokens machine m alone allows from plain state q (an int bit set),
+        and the (trie node, state) where it reaches a state that is not plain."""
+        key = (m, q, bottom, node)
+        found = self._local.get(key)
+        if found is not None:
+            return found
+        row_of = self.network.machines[m].dfa.row
+        plain = self.network.plain
+        children, ends = self.trie.children, self.trie.ends
+        out = bytearray(self._nbytes)
+        frontier: list[tuple[int, int]] = []
+        todo = [(node, q)]
+        while todo:
+            n, s = todo.pop()
+            row = row_of(s)
+            for b, child in children[n]:
+                t = row[b]
+                if t < 0:
+                    continue
+                for token_id in ends[child]:
+                    out[token_id >> 3] |= 1 << (token_id & 7)
+                if plain(m, t, bottom):
+                    if children[child]:
+                        todo.append((child, t))
+                elif children[child]:
+                    frontier.append((child, t))
+        if len(self._local) >= _MAX_LOCAL_WALKS:
+            self._local.clear()
+        found = self._local[key] = (int.from_bytes(out, "little"), frontier)
+        return found
+
+    def _walk(self, node: int, stacks: frozenset, out: bytearray) -> None:
+        """Set in `out` every token below `node` that configurations `stacks` may read."""
+        children, ends = self.trie.children, self.trie.ends
+        step = self.network.step
+        extra = 0
+        todo = [(node, stacks)]
+        while todo:
+            n, cur = todo.pop()
+            for b, child in children[n]:
+                nxt = step(cur, b)
+                if not nxt:
+                    continue
+                for token_id in ends[child]:
+                    out[token_id >> 3] |= 1 << (token_id & 7)
+                if not children[child]:
+                    continue
+                if len(nxt) == 1:
+                    (st,) = nxt
+                    if self.network.plain(st[0], st[1], st[2] is None):
+                        extra |= self._stack_bits(st, child, out)
+                        continue
+                todo.append((child, nxt))
+        if extra:
+            merged = int.from_bytes(out, "little") | extra
+            out[:] = merged.to_bytes(self._nbytes, "little")
+
+    def allowed_token_ids(self, state: Any) -> list[int]:
+        mask = int.from_bytes(self.mask_bytes(state), "little")
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+
+    # -- the guide interface ---------------------------------------------------------------------
+    def get_next_instruction(self, state: Any) -> Instruction:
+        """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
+        if state is None:
+            return Write([self.eos_token_id])
+        valid = self.allowed_token_ids(state)
+        return Write(valid) if len(valid) == 1 else Generate(valid)
+
+    def get_next_state(self, state: Any, token_id: int) -> Any:
+        """The configurations after `token_id`; EOS gives the state after the end (None)."""
+        token_id = check_token_id("NetworkGuide.get_next_state", "token_id", token_id)
+        if state is None or token_id == self.eos_token_id:
+            if state is not None and not self.network.can_end(state):
+                raise InvalidTokenError(f"NetworkGuide: EOS (token {token_id}) is not allowed: the text is not "
+                                        "complete; sample from get_next_instruction's tokens")
+            return None
+        data = self.token_bytes[token_id] if 0 <= token_id < len(self.token_bytes) else None
+        nxt = self.network.walk(state, data) if data else frozenset()
+        if not nxt:
+            raise InvalidTokenError(f"NetworkGuide: token {token_id} ({data!r}) is not allowed here; sample from "
+                                    "get_next_instruction's tokens")
+        return nxt
+
+    def is_final_state(self, state: Any) -> bool:
+        """The text so far may end (outlines' meaning for CFG guides)."""
+        return state is None or self.network.can_end(state)
+
+    def can_terminate_state(self, state: Any) -> bool:
+        return self.is_final_state(state)
+
+    def must_terminate_state(self, state: Any) -> bool:
+        """Only EOS may come next."""
+        if state is None:
+            return True
+        return self.network.can_end(state) and self.allowed_token_ids(state) == [self.eos_token_id]
+
+    def __repr__(self) -> str:
+        return f"NetworkGuide(machines={len(self.network.machines)}, vocab_size={self.vocab_size})"

@@ -1,0 +1,137 @@
+"""The network path: a grammar-mode emission run as a network of byte automata (regex.network).
+
+The grammar path turns the placeholder regex into Lark EBNF, whose LALR table and contextual
+lexer refuse what they cannot tell apart in one token (conflicts, colliding terminals, rules
+expanding into too many alternatives). Here each rule body, string or value lexeme and number
+keeps its own regex, compiled to a byte automaton (lazily), and each rule placeholder in it
+becomes a call code: the language is the placeholder regex's own, with no lexer to choose
+between terminals and no table to conflict. Refused when a body could read a call byte as text
+(a class with control characters), holds a lookahead or an end anchor (which would look at
+call codes instead of the text they stand for), or a rule is left-recursive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import RegexError, StateLimitError
+from ..regex import parser as regex_ast
+from ..regex.lazy import EagerRows, lazy_regex
+from ..regex.network import CALL_BYTES, Machine, NetworkError, RuleNetwork, call_code, code_width
+from .grammar_checks import refuse
+from .lexemes import lexeme_dfa
+
+__all__ = ["network_from_placeholders"]
+
+_RESERVED = [(b, b) for b in CALL_BYTES]
+MAX_BODY_STATES = 200_000  # states of one machine's automaton (built lazily, as texts reach them)
+
+
+def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
+    """The RuleNetwork of root regex `root` and the rules, lexemes and numbers of `sink` (a
+    GrammarSink); refused (UnsupportedSchemaError) where it would not be exact."""
+    numbers = {ch: regex for regex, ch in sink.numbers.items()}
+    machines: list[Machine | None] = []
+    index: dict[str, int] = {}
+    todo: list[tuple[int, str]] = []
+
+    def machine_of(ch: str) -> int:
+        found = index.get(ch)
+        if found is None:
+            found = index[ch] = len(machines)
+            machines.append(None)
+            todo.append((found, ch))
+        return found
+
+    def body_machine(name: str, regex: str) -> Machine:
+        callees: list[str] = []
+        for ch in dict.fromkeys(c for c in regex if c in sink.names):
+            if sink.names[ch]:
+                callees.append(ch)
+        width = code_width(max(len(callees), 1))
+        codes = {call_code(i, width): machine_of(ch) for i, ch in enumerate(callees)}
+        text = _substituted(name, regex, sink, {ch: call_code(i, width) for i, ch in enumerate(callees)})
+        return Machine(name, _automaton(name, text), width, codes)
+
+    root_index = len(machines)
+    machines.append(None)
+    machines[root_index] = body_machine("start", root)
+    while todo:
+        i, ch = todo.pop()
+        name = sink.names[ch]
+        if ch in sink.bodies:
+            machines[i] = body_machine(name, sink.bodies[ch])
+        elif ch in sink.lexemes:
+            holes = sink.holes.get(ch, {})
+            d = lexeme_dfa(sink.lexemes[ch])
+            if d is None:
+                raise refuse(f"the automaton of lexeme {name!r} is too large")
+            codes = {bytes((cp,)): machine_of(h) for cp, h in holes.items()}
+            machines[i] = Machine(name, EagerRows(d), 1, codes)
+        elif ch in numbers:
+            machines[i] = Machine(name, _automaton(name, numbers[ch]), 1, {})
+        else:
+            raise refuse(f"placeholder {name!r} has no rule")
+    try:
+        return RuleNetwork([m for m in machines if m is not None], root_index)  # (all built)
+    except NetworkError as exc:
+        raise refuse(str(exc)) from None
+
+
+def _automaton(name: str, text: str) -> Any:
+    try:
+        return lazy_regex(text, max_states=MAX_BODY_STATES)
+    except StateLimitError:
+        raise refuse(f"the automaton of rule {name!r} is too large") from None
+    except RegexError as exc:
+        raise refuse(f"rule {name!r} has no automaton ({exc})") from None
+
+
+def _substituted(name: str, regex: str, sink: Any, codes: dict[str, bytes]) -> str:
+    """`regex` with each rule placeholder as its call code and each boundary placeholder
+    (cut, marks) as nothing; refused where the text around the calls is not call-safe."""
+    try:
+        tree = regex_ast.parse(regex)
+    except RegexError as exc:
+        raise refuse(f"rule {name!r} has no automaton ({exc})") from None
+    _check_tree(name, tree)
+    out: list[str] = []
+    in_class = escaped = False
+    for c in regex:
+        if escaped:
+            escaped = False
+            out.append(c)
+            continue
+        if c == "\\":
+            escaped = True
+        elif in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+        if c in sink.names:
+            if in_class:
+                raise refuse(f"rule {name!r} holds a rule in a character class")
+            code = codes.get(c)
+            out.append("" if code is None else "(?:" + "".join(f"\\x{b:02x}" for b in code) + ")")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _check_tree(name: str, tree: tuple) -> None:
+    """Refuse a body whose text may hold a call byte, or that looks ahead or anchors the end."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        kind = node[0]
+        if kind == "chars":
+            for lo, hi in node[1]:
+                if lo <= CALL_BYTES[-1] and hi >= CALL_BYTES[0] and any(lo <= b <= hi for b in CALL_BYTES):
+                    raise refuse(f"rule {name!r} may read control characters as text")
+        elif kind in ("look", "end"):
+            raise refuse(f"rule {name!r} holds a lookahead or an end anchor beside its calls")
+        elif kind in ("seq", "alt"):
+            stack.extend(node[1])
+        elif kind == "rep":
+            stack.append(node[1])
