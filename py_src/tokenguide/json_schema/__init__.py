@@ -682,6 +682,15 @@ def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, or
     try:
         return grammar_from_placeholders(root, sink), sink
     except UnsupportedSchemaError as first:
+        # the same rules as a network of byte automata: no lexer or LALR table to refuse them,
+        # and no more emissions (the retries below re-emit the schema: gitlab-ci took 149 s)
+        try:
+            network = network_from_placeholders(root, sink)
+        except UnsupportedSchemaError:
+            pass
+        else:
+            network.why = f"network path (the Lark grammar was refused: {first})"
+            return network, sink
         # wide objects as right-linear rules: alternatives of objects sharing their first
         # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),

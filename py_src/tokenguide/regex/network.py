@@ -7,12 +7,12 @@ stand for the whole text of another machine. Reading text, a configuration is a 
 at a final state of a callee the frame returns. Several configurations may be live at once
 (alternatives that read the same text), so the network runs on *sets* of stacks, a breadth-
 first simulation that needs no lookahead and no LALR table: exact for any network whose
-machines are not left-recursive (refused when built) and whose callees are not empty.
+machines are not left-recursive (refused when built).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable
 
 __all__ = ["CALL_BYTES", "Machine", "NetworkError", "RuleNetwork", "Stack", "call_code"]
 
@@ -64,22 +64,21 @@ class Machine:
         found = self._calls.get(state)
         if found is None:
             out: list[tuple[int, int]] = []
-            if self.codes:
-                frontier = [(state, b"")]
-                for _ in range(self.width):
-                    nxt = []
-                    for q, code in frontier:
-                        row = self.dfa.row(q)
-                        for b in CALL_BYTES:
-                            t = row[b]
-                            if t >= 0:
-                                nxt.append((t, code + bytes((b,))))
-                    frontier = nxt
+            frontier = [(state, b"")]
+            for _ in range(self.width):
+                nxt = []
                 for q, code in frontier:
-                    callee = self.codes.get(code)
-                    if callee is None:
-                        raise NetworkError(f"machine {self.name!r} reads call code {code!r}, which names no callee")
-                    out.append((callee, q))
+                    row = self.dfa.row(q)
+                    for b in CALL_BYTES:
+                        t = row[b]
+                        if t >= 0:
+                            nxt.append((t, code + bytes((b,))))
+                frontier = nxt
+            for q, code in frontier:
+                callee = self.codes.get(code)
+                if callee is None:
+                    raise NetworkError(f"machine {self.name!r} reads call code {code!r}, which names no callee")
+                out.append((callee, q))
             found = self._calls[state] = tuple(out)
         return found
 
@@ -91,16 +90,18 @@ class RuleNetwork:
         self.machines = machines
         self.root = root
         self.why = ""  # what made the caller choose this network (for reports)
-        self._first: dict[int, Optional[frozenset]] = {}
+        self._first: dict[int, frozenset | None] = {}
         self._plain: dict[tuple[int, int], bool] = {}
         self._check_left_recursion()
 
     # -- construction checks ------------------------------------------------------------------
     def nullable(self, m: int) -> bool:
+        """May machine m read the empty text (a rule of optional parts)?"""
         return self.machines[m].dfa.is_final(0)
 
     def _left_callees(self, m: int) -> set[int]:
-        """Machines that may start at the start of machine `m`, before any byte of its own."""
+        """Machines that may start at the start of machine `m`, before any byte of its own
+        (after callees that read nothing)."""
         out: set[int] = set()
         todo, seen = [0], {0}
         while todo:
@@ -113,6 +114,8 @@ class RuleNetwork:
         return out
 
     def _check_left_recursion(self) -> None:
+        """Refuse a machine that may call itself before reading a byte: its stacks would grow
+        without end."""
         graph = {m: self._left_callees(m) for m in range(len(self.machines))}
         state: dict[int, int] = {}  # 1: on the path, 2: done
         for start in graph:
@@ -134,24 +137,24 @@ class RuleNetwork:
                     path.append((nxt, iter(graph[nxt])))
 
     # -- running ------------------------------------------------------------------------------
-    def first_bytes(self, m: int) -> Optional[frozenset]:
-        """The bytes machine `m`'s text may start with; None when it may be empty (any byte may
-        follow, from the caller)."""
+    def first_bytes(self, m: int) -> frozenset | None:
+        """The bytes machine `m`'s text may start with (its own, or its first callees'); None
+        when it may read nothing (what follows in the caller may come first)."""
         if m in self._first:
             return self._first[m]
         machine = self.machines[m]
-        if machine.dfa.is_final(0):
-            self._first[m] = None
-            return None
-        row = machine.dfa.row(0)
-        out = {b for b in range(256) if row[b] >= 0 and b not in _CALL_SET}
-        for callee, _ in machine.calls(0):
-            sub = self.first_bytes(callee)
-            if sub is None:  # (an empty callee: what follows it is the machine's too)
-                self._first[m] = None
-                return None
-            out |= sub
-        found = self._first[m] = frozenset(out)
+        found: frozenset | None = None
+        if not machine.dfa.is_final(0):
+            row = machine.dfa.row(0)
+            out = {b for b in range(256) if row[b] >= 0 and b not in _CALL_SET}
+            for callee, _ in machine.calls(0):
+                sub = self.first_bytes(callee)
+                if sub is None:
+                    out = None
+                    break
+                out |= sub
+            found = None if out is None else frozenset(out)
+        self._first[m] = found
         return found
 
     def plain(self, m: int, q: int, bottom: bool) -> bool:
@@ -171,11 +174,17 @@ class RuleNetwork:
         out: set = set()
         if byte in _CALL_SET:
             return frozenset()
+        seen: set = set()
         for st in stacks:
-            self._consume(st, byte, out)
+            self._consume(st, byte, out, seen)
         return frozenset(out)
 
-    def _consume(self, st: Stack, byte: int, out: set) -> None:
+    def _consume(self, st: Stack, byte: int, out: set, seen: set) -> None:
+        """Read `byte` from `st`: in its machine, or entering a call, or after returning
+        (`seen`: configurations met before this byte, so that empty calls cannot loop)."""
+        if st in seen:
+            return
+        seen.add(st)
         m, q, below = st
         machine = self.machines[m]
         t = machine.dfa.row(q)[byte]
@@ -184,9 +193,9 @@ class RuleNetwork:
         for callee, r in machine.calls(q):
             first = self.first_bytes(callee)
             if first is None or byte in first:
-                self._consume((callee, 0, (m, r, below)), byte, out)
+                self._consume((callee, 0, (m, r, below)), byte, out, seen)
         if below is not None and machine.dfa.is_final(q):
-            self._consume(below, byte, out)
+            self._consume(below, byte, out, seen)
 
     def walk(self, stacks: Iterable[Stack], data: bytes) -> frozenset:
         cur = frozenset(stacks)
@@ -197,16 +206,20 @@ class RuleNetwork:
         return cur
 
     def can_end(self, stacks: Iterable[Stack]) -> bool:
-        """May the text end here (every frame returns, the root machine in a final state)?"""
-        for st in stacks:
-            while st is not None:
-                m, q, below = st
-                if not self.machines[m].dfa.is_final(q):
-                    break
-                if below is None:
-                    return True
-                st = below
-        return False
+        """May the text end here (every frame returns, the root machine in a final state; calls
+        of callees that read nothing taken on the way)?"""
+        seen: set = set()
+        return any(self._ends(st, seen) for st in stacks)
+
+    def _ends(self, st: Stack, seen: set) -> bool:
+        if st in seen:
+            return False
+        seen.add(st)
+        m, q, below = st
+        machine = self.machines[m]
+        if machine.dfa.is_final(q) and (below is None or self._ends(below, seen)):
+            return True
+        return any(self.nullable(callee) and self._ends((m, r, below), seen) for callee, r in machine.calls(q))
 
     def accepts(self, data: bytes) -> bool:
         """Does the network read all of `data` from its start and end there?"""
