@@ -41,10 +41,13 @@ def grammar_acceptor(grammar: str) -> Callable[[str], bool]:
 
 def acceptor(compiled: Any) -> Callable[[str], bool]:
     """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar
-    path; and, when the compile left uniqueItems to check on the values, that check."""
+    path, the network itself on the network path; and, when the compile left uniqueItems to check
+    on the values, that check."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         base = lambda text: rx.fullmatch(text) is not None  # noqa: E731
+    elif compiled.path == "network":
+        base = lambda text: compiled.network.accepts(text.encode("utf-8"))  # noqa: E731
     else:
         base = grammar_acceptor(compiled.grammar)
     if compiled.checks is None:

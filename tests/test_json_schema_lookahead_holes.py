@@ -92,11 +92,14 @@ def test_free_form_lookahead_values_are_exact_on_the_grammar_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
         compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+        lark_grammar = compile_json_schema(schema, path="grammar")
+    assert compiled.path in ("grammar", "network") and not compiled.depth_capped
+    assert lark_grammar.path == "grammar"
     instances = _deep(len(name), 250) + [[], {}, [[]], {"a": {}}, {"b": []}]
     valid = [jsonschema.validators.validator_for(schema)(schema).is_valid(x) for x in instances]
     assert 0 < sum(valid) < len(valid)  # both kinds (deep ones among the valid)
     assert _wrong(schema, acceptor(compiled), instances) == []
+    assert _wrong(schema, acceptor(lark_grammar), instances) == []
 
 
 def _not_empty_array_text(k: int) -> tuple[str, int]:

@@ -165,9 +165,12 @@ def test_alternative_objects_sharing_first_members_retry_as_right_linear_rules()
     root, sink, _ = _grammar_emission(schema, None, False)
     with pytest.raises(UnsupportedSchemaError):
         G.grammar_from_placeholders(root, sink)  # left-linear: refused
-    compiled = compile_json_schema(schema)
+    compiled = compile_json_schema(schema, path="grammar")
     assert compiled.path == "grammar" and not compiled.depth_capped
     p = parser(compiled.grammar)
     v = jsonschema.Draft202012Validator(schema)
+    auto = compile_json_schema(schema)  # "auto": the network path, where the first Lark grammar is refused
+    assert auto.path == "network" and not auto.depth_capped
     for t in doc["tests"]:  # its instances, compact, are in schema order
         assert accepts(p, dumps(t["data"])) == v.is_valid(t["data"]), dumps(t["data"])[:200]
+        assert auto.accepts(dumps(t["data"])) == v.is_valid(t["data"]), dumps(t["data"])[:200]

@@ -98,8 +98,10 @@ def test_unions_of_nested_objects_take_the_exact_grammar_path(name):
     schema, seeds = CASES[name]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
-        compiled = compile_json_schema(schema)
+        compiled = compile_json_schema(schema, path="grammar")
+        auto = compile_json_schema(schema)  # the network path, where the first Lark grammar is refused
     assert compiled.path == "grammar" and not compiled.depth_capped
+    assert auto.path == "network" and not auto.depth_capped
     assert "\nv0: " in compiled.grammar  # written with member values as rules
     instances = _mutants(random.Random(name), seeds, 400)
     validator = jsonschema.validators.validator_for(schema)(schema)
@@ -107,6 +109,7 @@ def test_unions_of_nested_objects_take_the_exact_grammar_path(name):
     assert len(instances) // 5 < len(valid) < len(instances) - len(instances) // 5  # both kinds
     assert max(map(nesting, valid)) >= 6  # deeper than the regex path's free-form cap
     assert _wrong(schema, acceptor(compiled), instances) == []
+    assert _wrong(schema, acceptor(auto), instances) == []
 
 
 def _value_rules_grammar(schema) -> str:
@@ -162,11 +165,12 @@ AMBIGUOUS = {"type": "array", "items": {"anyOf": [
 
 def test_two_member_rules_that_read_one_text_are_refused_not_guessed():
     """Both branches' `a` objects accept {} (and {"x": 1, "y": "s"}): as two rules at one place
-    of the union's automaton, LALR cannot choose, and the check refuses that writing; "auto"
-    takes another one, exact."""
+    of the union's automaton, LALR cannot choose, and the check refuses that writing; the
+    grammar path takes another one, exact, and "auto" the network path (both readings live)."""
     with pytest.raises(UnsupportedSchemaError, match="LALR"):
         _value_rules_grammar(AMBIGUOUS)
-    compiled = compile_json_schema(AMBIGUOUS)
-    assert compiled.path == "grammar" and not compiled.depth_capped
     seeds = [[{"a": {}}, {"a": {"x": 1, "y": "s"}, "b": [[{}]]}, {"a": {"y": "t"}, "c": "u"}]]
-    assert _wrong(AMBIGUOUS, acceptor(compiled), _mutants(random.Random(5), seeds, 300)) == []
+    for path, taken in (("grammar", "grammar"), ("auto", "network")):
+        compiled = compile_json_schema(AMBIGUOUS, path=path)
+        assert compiled.path == taken and not compiled.depth_capped
+        assert _wrong(AMBIGUOUS, acceptor(compiled), _mutants(random.Random(5), seeds, 300)) == []

@@ -97,9 +97,15 @@ def test_anyof_of_objects_in_items_is_exact_on_the_grammar_path():
     are ambiguous; one automaton for the union, its free-form member a hole, is exact."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        compiled = compile_json_schema(SP343_LIKE)
+        compiled = compile_json_schema(SP343_LIKE, path="grammar")
+        auto = compile_json_schema(SP343_LIKE)  # the network path, where the first Lark grammar is refused
     assert compiled.path == "grammar" and not compiled.depth_capped
-    accepts = acceptor(compiled)
+    assert auto.path == "network" and not auto.depth_capped
+    lark_accepts, network_accepts = acceptor(compiled), acceptor(auto)
+
+    def accepts(text):
+        assert lark_accepts(text) == network_accepts(text), text
+        return lark_accepts(text)
     leaves = LEAVES + ["A", "B", "abc"]
     items = _instances(7, 400, leaves, "abcdefjv") + [
         {"field": "ab", "error": "x"}, {"field": "abcd", "error": "x"}, {"json": [[[{"a": [{}]}]]], "error": "A"},

@@ -172,8 +172,13 @@ class Guide:
             except (StateLimitError, RegexNestingError) as exc:
                 if path == "regex":
                     raise
+                why = ""
                 try:
-                    regrammar = compile_json_schema(schema, path="grammar", **options)
+                    try:
+                        regrammar = compile_json_schema(schema, path="grammar", **options)
+                    except UnsupportedSchemaError as lark_refusal:
+                        regrammar = compile_json_schema(schema, path="network", **options)
+                        why = f"; network path (the Lark grammar was refused: {lark_refusal})"
                 except UnsupportedSchemaError as refusal:
                     where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
                         f"at {refusal.pointer or '#'}"
@@ -183,8 +188,7 @@ class Guide:
                     raise type(exc)(
                         f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
                         f"({why}); {fix}", exc.pattern) from None
-                compiled = dataclasses.replace(
-                    regrammar, reason=f"the regex automaton is too large ({exc.msg}); {regrammar.reason}")
+                compiled = dataclasses.replace(regrammar, reason=f"the regex automaton is too large ({exc.msg}){why}")
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
         if compiled.path == "network":

@@ -266,8 +266,9 @@ def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
 
 @dataclass(frozen=True)
 class CompiledSchema:
-    """What `compile_json_schema` chose: `path` is "regex" or "grammar", `reason` says why, and
-    `regex` (Python re, fullmatch) or `grammar` (Lark LALR, for CFGGuide) holds the result.
+    """What `compile_json_schema` chose: `path` is "regex", "grammar" or "network", `reason` says
+    why, and `regex` (Python re, fullmatch), `grammar` (Lark LALR, for CFGGuide) or `network` (a
+    regex.network.RuleNetwork, for NetworkGuide) holds the result.
     `depth_capped`: the regex rejects valid instances nested deeper than its limits."""
 
     path: str
@@ -316,12 +317,13 @@ def compile_json_schema(
     whitespace_pattern: str | None = None,
     max_recursion_depth: int = 3,
     *,
-    path: Literal["auto", "regex", "grammar"] = "auto",
+    path: Literal["auto", "regex", "grammar", "network"] = "auto",
     lenient: bool = False,
     property_order: Literal["schema", "any"] = "schema",
     value_checks: bool = True,
 ) -> CompiledSchema:
-    """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar (`_compile`).
+    """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar or, when
+    Lark refuses that grammar, to a network of byte automata (json_schema.rule_network; see `_compile`).
 
     With `value_checks` (default), a uniqueItems no regex or grammar can express (distinct items
     from an unbounded set: strings, integers...) is left out of the language and returned as
@@ -424,7 +426,7 @@ def _compile(
         return CompiledSchema("regex", "requested" + ("; " + _cap(max_recursion_depth, free, recursive) if capped else ""),
                               regex=regex, depth_capped=capped)
     if path == "grammar":
-        return _grammar_schema("requested", _grammar(schema, whitespace_pattern, lenient, order)[0])
+        return _grammar_schema("requested", _lark_grammar(schema, whitespace_pattern, lenient, order)[0])
     if path == "network":
         network = _network(schema, whitespace_pattern, lenient, order)
         network.why = "network path (requested)"
@@ -603,11 +605,12 @@ def _grammar_schema(reason: str, made: Any) -> CompiledSchema:
 
 def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
              first: list | None = None) -> tuple[Any, Any]:
-    """`_lark_grammar`, or when it refuses a schema it emitted, the network path: the same
-    emission's rules as a network of byte automata (json_schema.rule_network), with no lexer
-    and no LALR table to refuse it. Returns (Lark text or RuleNetwork, the emission's sink)."""
+    """"auto"'s grammar path: `_lark_grammar` with the network path tried where its first
+    grammar is refused, or when it refuses a schema it emitted, the network path (the rules as a
+    network of byte automata, json_schema.rule_network: no lexer and no LALR table to refuse
+    them). Returns (Lark text or RuleNetwork, the emission's sink)."""
     try:
-        return _lark_grammar(schema, whitespace_pattern, lenient, order, first)
+        return _lark_grammar(schema, whitespace_pattern, lenient, order, first, network=True)
     except UnsupportedSchemaError as refusal:
         if isinstance(refusal, EmptySchemaError) or refusal.keyword == "format":
             raise
@@ -642,10 +645,12 @@ def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
 
 
 def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
-                  first: list | None = None) -> tuple[str, Any]:
+                  first: list | None = None, network: bool = False) -> tuple[Any, Any]:
     """The grammar path: Lark grammar text, checked to mean exactly what it says. `first`: a
     list holding its first emission made already (`_recursion_or_empty`) or the error that
-    emission raised, taken out (used once: the grammar writer adds to its sink)."""
+    emission raised, taken out (used once: the grammar writer adds to its sink). With
+    `network`, a RuleNetwork of the same emission where its first grammar is refused, before
+    the retries (which emit the schema again, each: gitlab-ci took 149 s to be refused)."""
     from .grammar import grammar_from_placeholders
 
     made = first.pop() if first else None
@@ -682,15 +687,14 @@ def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, or
     try:
         return grammar_from_placeholders(root, sink), sink
     except UnsupportedSchemaError as first:
-        # the same rules as a network of byte automata: no lexer or LALR table to refuse them,
-        # and no more emissions (the retries below re-emit the schema: gitlab-ci took 149 s)
-        try:
-            network = network_from_placeholders(root, sink)
-        except UnsupportedSchemaError:
-            pass
-        else:
-            network.why = f"network path (the Lark grammar was refused: {first})"
-            return network, sink
+        if network:  # the same rules as a network of byte automata: no lexer or LALR table
+            try:
+                rules = network_from_placeholders(root, sink)
+            except UnsupportedSchemaError:
+                pass
+            else:
+                rules.why = f"network path (the Lark grammar was refused: {first})"
+                return rules, sink
         # wide objects as right-linear rules: alternatives of objects sharing their first
         # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
