@@ -23,7 +23,11 @@ from .instructions import Generate, Instruction, Write, bitmask_words
 
 __all__ = ["ByteTrie", "NetworkGuide"]
 
-_MAX_LOCAL_WALKS = 4_096  # cached machine-alone walks per guide (each holds a vocabulary bit set)
+_MAX_LOCAL_WALKS = 4_096  # cached walks of each kind per guide (each holds a vocabulary bit set)
+_MAX_CLOSURES = 8_192  # cached ordinary closures per vocabulary trie
+#: printable ASCII but the quote and the backslash: the bytes inside a JSON string that leave
+#: its automaton where it was (ByteTrie.ordinary_closure)
+ORDINARY = frozenset(range(0x20, 0x7F)) - {0x22, 0x5C}
 
 
 class ByteTrie:
@@ -47,6 +51,36 @@ class ByteTrie:
             ends[node].append(token_id)
         self.children = [sorted(c.items()) for c in children]
         self.ends = ends
+        self._closures: dict[int, tuple[int, list]] = {}
+
+    def ordinary_closure(self, node: int) -> tuple[int, list[tuple[int, int]]]:
+        """Below `node`, the tokens whose bytes past it are all ORDINARY (an int bit set), and
+        the (node, byte) where such a path first meets another byte: what a walk from a state
+        that every ORDINARY byte leads back to (inside a JSON string) reads without walking."""
+        found = self._closures.get(node)
+        if found is None:
+            children, ends = self.children, self.ends
+            ids: list[int] = []
+            exits: list[tuple[int, int]] = []
+            todo = [node]
+            while todo:
+                n = todo.pop()
+                for b, child in children[n]:
+                    if b in ORDINARY:
+                        ids.extend(ends[child])
+                        todo.append(child)
+                    else:
+                        exits.append((child, b))
+            bits = 0
+            if ids:
+                out = bytearray(max(ids) // 8 + 1)
+                for i in ids:
+                    out[i >> 3] |= 1 << (i & 7)
+                bits = int.from_bytes(out, "little")
+            if len(self._closures) >= _MAX_CLOSURES:
+                self._closures.clear()
+            found = self._closures[node] = (bits, exits)
+        return found
 
 
 @lru_cache(maxsize=4)
@@ -72,30 +106,30 @@ class NetworkGuide(BaseGuide):
         self.initial_state = self.start_state = network.start()
         self._nbytes = bitmask_words(self.vocab_size) * 4
         self._local: dict[tuple, tuple[int, list]] = {}
+        self._walks: dict[tuple, int] = {}
+        self._plain_of: dict[tuple, dict[int, bool]] = {}
+        self._loops: dict[int, dict[int, bool]] = {}
 
     # -- masks ----------------------------------------------------------------------------------
     def mask_bytes(self, state: Any) -> bytes:
         """The packed mask of the tokens allowed in `state` (EOS where the text may end)."""
         if state is None:
             return (1 << self.eos_token_id).to_bytes(self._nbytes, "little")
-        out = bytearray(self._nbytes)
         bits = 0
         for st in state:
-            bits |= self._stack_bits(st, 0, out)
+            bits |= self._stack_bits(st, 0)
         if self.network.can_end(state):
             bits |= 1 << self.eos_token_id
-        return (int.from_bytes(out, "little") | bits).to_bytes(self._nbytes, "little")
+        return bits.to_bytes(self._nbytes, "little")
 
-    def _stack_bits(self, st: tuple, node: int, out: bytearray) -> int:
-        """Tokens allowed below trie node `node` (the bytes to it already read into `st`): as
-        an int, or set in `out`."""
+    def _stack_bits(self, st: tuple, node: int) -> int:
+        """Tokens allowed below trie node `node` (the bytes to it already read into `st`), as an int."""
         m, q, below = st
         if not self.network.plain(m, q, below is None):
-            self._walk(node, frozenset((st,)), out)
-            return 0
+            return self._walk(node, frozenset((st,)))
         local, frontier = self._machine_walk(m, q, below is None, node)
         for child, t in frontier:
-            self._walk(child, frozenset(((m, t, below),)), out)
+            local |= self._walk(child, frozenset(((m, t, below),)))
         return local
 
     def _machine_walk(self, m: int, q: int, bottom: bool, node: int) -> tuple[int, list]:
@@ -107,33 +141,80 @@ class NetworkGuide(BaseGuide):
             return found
         row_of = self.network.machines[m].dfa.row
         plain = self.network.plain
+        plain_of = self._plain_of.setdefault((m, bottom), {})  # state -> plain (fewer calls in the loop)
+        loops_of = self._loops.setdefault(m, {})  # state -> every ORDINARY byte leads back to it
+        closure = self.trie.ordinary_closure
+        extra = 0
+        rows: dict[int, list[int]] = {}
         children, ends = self.trie.children, self.trie.ends
         out = bytearray(self._nbytes)
         frontier: list[tuple[int, int]] = []
         todo = [(node, q)]
         while todo:
             n, s = todo.pop()
-            row = row_of(s)
+            row = rows.get(s)
+            if row is None:
+                row = rows[s] = row_of(s)
             for b, child in children[n]:
                 t = row[b]
                 if t < 0:
                     continue
-                for token_id in ends[child]:
-                    out[token_id >> 3] |= 1 << (token_id & 7)
-                if plain(m, t, bottom):
-                    if children[child]:
-                        todo.append((child, t))
-                elif children[child]:
+                e = ends[child]
+                if e:
+                    for token_id in e:
+                        out[token_id >> 3] |= 1 << (token_id & 7)
+                if not children[child]:
+                    continue
+                p = plain_of.get(t)
+                if p is None:
+                    p = plain_of[t] = plain(m, t, bottom)
+                if not p:
                     frontier.append((child, t))
+                    continue
+                loops = loops_of.get(t)
+                if loops is None:
+                    t_row = rows.get(t)
+                    if t_row is None:
+                        t_row = rows[t] = row_of(t)
+                    loops = loops_of[t] = all(t_row[x] == t for x in ORDINARY)
+                if not loops:
+                    todo.append((child, t))
+                    continue
+                bits, exits = closure(child)  # every ORDINARY byte leaves t where it is
+                extra |= bits
+                t_row = rows.get(t)
+                if t_row is None:
+                    t_row = rows[t] = row_of(t)
+                for exit_node, x in exits:
+                    u = t_row[x]
+                    if u < 0:
+                        continue
+                    for token_id in ends[exit_node]:
+                        out[token_id >> 3] |= 1 << (token_id & 7)
+                    if not children[exit_node]:
+                        continue
+                    pu = plain_of.get(u)
+                    if pu is None:
+                        pu = plain_of[u] = plain(m, u, bottom)
+                    if pu:
+                        todo.append((exit_node, u))
+                    else:
+                        frontier.append((exit_node, u))
         if len(self._local) >= _MAX_LOCAL_WALKS:
             self._local.clear()
-        found = self._local[key] = (int.from_bytes(out, "little"), frontier)
+        found = self._local[key] = (int.from_bytes(out, "little") | extra, frontier)
         return found
 
-    def _walk(self, node: int, stacks: frozenset, out: bytearray) -> None:
-        """Set in `out` every token below `node` that configurations `stacks` may read."""
+    def _walk(self, node: int, stacks: frozenset) -> int:
+        """Every token below `node` that configurations `stacks` may read (cached: the walks
+        below a string's closing quote are the same at each place inside the string)."""
+        key = (node, stacks)
+        found = self._walks.get(key)
+        if found is not None:
+            return found
         children, ends = self.trie.children, self.trie.ends
         step = self.network.step
+        out = bytearray(self._nbytes)
         extra = 0
         todo = [(node, stacks)]
         while todo:
@@ -149,12 +230,13 @@ class NetworkGuide(BaseGuide):
                 if len(nxt) == 1:
                     (st,) = nxt
                     if self.network.plain(st[0], st[1], st[2] is None):
-                        extra |= self._stack_bits(st, child, out)
+                        extra |= self._stack_bits(st, child)
                         continue
                 todo.append((child, nxt))
-        if extra:
-            merged = int.from_bytes(out, "little") | extra
-            out[:] = merged.to_bytes(self._nbytes, "little")
+        if len(self._walks) >= _MAX_LOCAL_WALKS:
+            self._walks.clear()
+        found = self._walks[key] = int.from_bytes(out, "little") | extra
+        return found
 
     def allowed_token_ids(self, state: Any) -> list[int]:
         mask = int.from_bytes(self.mask_bytes(state), "little")

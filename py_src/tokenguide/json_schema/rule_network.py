@@ -20,10 +20,12 @@ from ..regex.lazy import EagerRows, lazy_regex
 from ..regex.network import CALL_BYTES, Machine, NetworkError, RuleNetwork, call_code, code_width
 from .grammar_checks import refuse
 from .lexemes import lexeme_dfa
+from .text import STRING
 
 __all__ = ["network_from_placeholders"]
 
 _RESERVED = [(b, b) for b in CALL_BYTES]
+_QUANTIFIERS = ("*", "+", "?", "{")  # what would make a string under a quantifier of its own
 MAX_BODY_STATES = 200_000  # states of one machine's automaton (built lazily, as texts reach them)
 
 
@@ -48,6 +50,8 @@ def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
         for ch in dict.fromkeys(c for c in regex if c in sink.names):
             if sink.names[ch]:
                 callees.append(ch)
+        if STRING in regex:
+            callees.append(STRING)  # one machine for every plain string: its mask walks are shared
         width = code_width(max(len(callees), 1))
         codes = {call_code(i, width): machine_of(ch) for i, ch in enumerate(callees)}
         text = _substituted(name, regex, sink, {ch: call_code(i, width) for i, ch in enumerate(callees)})
@@ -58,7 +62,7 @@ def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
     machines[root_index] = body_machine("start", root)
     while todo:
         i, ch = todo.pop()
-        name = sink.names[ch]
+        name = sink.names.get(ch, "string")
         if ch in sink.bodies:
             machines[i] = body_machine(name, sink.bodies[ch])
         elif ch in sink.lexemes:
@@ -70,6 +74,8 @@ def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
             machines[i] = Machine(name, EagerRows(d), 1, codes)
         elif ch in numbers:
             machines[i] = Machine(name, _automaton(name, numbers[ch]), 1, {})
+        elif ch == STRING:
+            machines[i] = Machine("string", _automaton("string", STRING), 1, {})
         else:
             raise refuse(f"placeholder {name!r} has no rule")
     try:
@@ -88,19 +94,34 @@ def _automaton(name: str, text: str) -> Any:
 
 
 def _substituted(name: str, regex: str, sink: Any, codes: dict[str, bytes]) -> str:
-    """`regex` with each rule placeholder as its call code and each boundary placeholder
-    (cut, marks) as nothing; refused where the text around the calls is not call-safe."""
+    """`regex` with each rule placeholder as its call code, each boundary placeholder (cut,
+    marks) as nothing and each whole plain string (text.STRING, not under a quantifier of its
+    own) as a call of the string machine when `codes` has one; refused where the text around the
+    calls is not call-safe."""
     try:
         tree = regex_ast.parse(regex)
     except RegexError as exc:
         raise refuse(f"rule {name!r} has no automaton ({exc})") from None
     _check_tree(name, tree)
+
+    def call(code: bytes) -> str:
+        return "(?:" + "".join(f"\\x{b:02x}" for b in code) + ")"
+
     out: list[str] = []
     in_class = escaped = False
-    for c in regex:
+    i, n = 0, len(regex)
+    string_code = codes.get(STRING)
+    while i < n:
+        c = regex[i]
         if escaped:
             escaped = False
             out.append(c)
+            i += 1
+            continue
+        if (string_code is not None and c == '"' and not in_class and regex.startswith(STRING, i)
+                and regex[i + len(STRING):i + len(STRING) + 1] not in _QUANTIFIERS):
+            out.append(call(string_code))
+            i += len(STRING)
             continue
         if c == "\\":
             escaped = True
@@ -113,9 +134,10 @@ def _substituted(name: str, regex: str, sink: Any, codes: dict[str, bytes]) -> s
             if in_class:
                 raise refuse(f"rule {name!r} holds a rule in a character class")
             code = codes.get(c)
-            out.append("" if code is None else "(?:" + "".join(f"\\x{b:02x}" for b in code) + ")")
+            out.append("" if code is None else call(code))
         else:
             out.append(c)
+        i += 1
     return "".join(out)
 
 
