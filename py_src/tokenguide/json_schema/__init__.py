@@ -528,7 +528,7 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
                       member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False,
-                      conditionals: bool = False, open_objects: bool = False, inline_members: bool = False):
+                      conditionals: bool = False, open_objects: bool = False):
     """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
@@ -542,7 +542,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
     sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives, conditionals,
-                       open_objects, inline_members)
+                       open_objects)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -622,27 +622,6 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
         return network, None
 
 
-def _network_of(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str, flags: dict,
-                made: tuple) -> Any:
-    """The RuleNetwork of emission `made` (root, sink), or None where refused. An emission that
-    wrote objects' optional members as rules is written again with them inline first: one
-    automaton reads them in one state, where member rules make a configuration per member
-    skipped (a Snowplow schema: 23 configurations, masks 60x slower); its regexes may be too
-    long, then the member rules stay."""
-    root, sink = made
-    if sink.wide_objects:
-        try:
-            inline_root, inline_sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order,
-                                                            inline_members=True, **flags)
-            return network_from_placeholders(inline_root, inline_sink)
-        except UnsupportedSchemaError:
-            pass
-    try:
-        return network_from_placeholders(root, sink)
-    except UnsupportedSchemaError:
-        return None
-
-
 def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
     """The network path: the grammar-mode emission as a RuleNetwork (json_schema.rule_network);
     with oneOf over open objects told apart by their keys when the plain emission is refused."""
@@ -652,9 +631,7 @@ def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             continue
         try:
             root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags)
-            network = _network_of(schema, whitespace_pattern, lenient, order, flags, (root, sink))
-            if network is None:
-                network = network_from_placeholders(root, sink)  # (raises the refusal, by name)
+            network = network_from_placeholders(root, sink)
         except EmptySchemaError:
             raise
         except UnsupportedSchemaError as exc:
@@ -711,8 +688,11 @@ def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, or
         return grammar_from_placeholders(root, sink), sink
     except UnsupportedSchemaError as first:
         if network:  # the same rules as a network of byte automata: no lexer or LALR table
-            rules = _network_of(schema, whitespace_pattern, lenient, order, extra, (root, sink))
-            if rules is not None:
+            try:
+                rules = network_from_placeholders(root, sink)
+            except UnsupportedSchemaError:
+                pass
+            else:
                 rules.why = f"network path (the Lark grammar was refused: {first})"
                 return rules, sink
         # wide objects as right-linear rules: alternatives of objects sharing their first

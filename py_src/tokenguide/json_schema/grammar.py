@@ -67,11 +67,8 @@ class GrammarSink:
 
     def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False,
                  value_rules: bool = False, many_alternatives: bool = False, conditionals: bool = False,
-                 open_objects: bool = False, inline_members: bool = False) -> None:
+                 open_objects: bool = False) -> None:
         self.ws = ws
-        # every object's members inline, as on the regex path (the network path: one automaton
-        # reads optional members in one state, where member rules make a configuration per skip)
-        self.inline_members = inline_members
         # oneOf over open objects as branches told apart by their keys (one_of.open_objects_exclusive):
         # a retry, taken when `saw_open_objects` (the branches may not fit where automata do)
         self.open_objects = open_objects

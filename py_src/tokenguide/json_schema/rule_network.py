@@ -26,13 +26,15 @@ __all__ = ["network_from_placeholders"]
 
 _RESERVED = [(b, b) for b in CALL_BYTES]
 _QUANTIFIERS = ("*", "+", "?", "{")  # what would make a string under a quantifier of its own
-MAX_BODY_STATES = 200_000  # states of one machine's automaton (built lazily, as texts reach them)
+MAX_BODY_STATES = 200_000
+MAX_INLINE = 20_000  # characters of a rule's text written into its callers (see _Inliner)  # states of one machine's automaton (built lazily, as texts reach them)
 
 
 def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
     """The RuleNetwork of root regex `root` and the rules, lexemes and numbers of `sink` (a
     GrammarSink); refused (UnsupportedSchemaError) where it would not be exact."""
     numbers = {ch: regex for regex, ch in sink.numbers.items()}
+    inline = _Inliner(sink, root)
     machines: list[Machine | None] = []
     index: dict[str, int] = {}
     todo: list[tuple[int, str]] = []
@@ -46,6 +48,7 @@ def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
         return found
 
     def body_machine(name: str, regex: str) -> Machine:
+        regex = inline.text(regex)
         callees: list[str] = []
         for ch in dict.fromkeys(c for c in regex if c in sink.names):
             if sink.names[ch]:
@@ -82,6 +85,73 @@ def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
         return RuleNetwork([m for m in machines if m is not None], root_index)  # (all built)
     except NetworkError as exc:
         raise refuse(str(exc)) from None
+
+
+class _Inliner:
+    """Rule bodies with the rules they call written in, where such a rule is not recursive and
+    its text, times the places that call it, stays under MAX_INLINE characters (automata do not
+    grow by copies of large values): one automaton then reads what would be a chain of calls
+    (an object's optional members as member rules: a configuration per member skipped, 23 at
+    once in a Snowplow schema, each walked for every mask)."""
+
+    def __init__(self, sink: Any, root: str):
+        self.sink = sink
+        self.bodies = sink.bodies
+        uses: dict[str, int] = {}
+        for text in (root, *sink.bodies.values(), *sink.lexemes.values()):
+            for c in text:
+                if c in sink.bodies:
+                    uses[c] = uses.get(c, 0) + 1
+        for holes in sink.holes.values():  # (a hole is a call from a lexeme's automaton)
+            for h in holes.values():
+                uses[h] = uses.get(h, 0) + 2
+        self.uses = uses
+        self.recursive = _recursive_rules(sink.bodies)
+        self.done: dict[str, str | None] = {}  # rule placeholder -> its text with rules written in, None: too long
+
+    def text(self, regex: str) -> str:
+        """`regex` with the rules it may take written in (never inside a class or after a
+        backslash: those stay placeholders, which `_substituted` refuses by name)."""
+        out: list[str] = []
+        escaped = in_class = False
+        for c in regex:
+            if not escaped and not in_class and c in self.bodies and c not in self.recursive:
+                inner = self.rule(c)
+                out.append(c if inner is None else "(?:" + inner + ")")
+            else:
+                out.append(c)
+            if not escaped:
+                if in_class and c == "]":
+                    in_class = False
+                elif c == "[":
+                    in_class = True
+            escaped = not escaped and c == "\\"
+        return "".join(out)
+
+    def rule(self, ch: str) -> str | None:
+        if ch not in self.done:
+            self.done[ch] = None  # (not recursive: never asked again while being written)
+            inner = self.text(self.bodies[ch])
+            self.done[ch] = inner if len(inner) * self.uses.get(ch, 1) <= MAX_INLINE else None
+        return self.done[ch]
+
+
+def _recursive_rules(bodies: dict[str, str]) -> set[str]:
+    """The rules that may call themselves (through other rules)."""
+    calls = {ch: {c for c in body if c in bodies} for ch, body in bodies.items()}
+    out: set[str] = set()
+    for start in calls:
+        seen: set[str] = set()
+        todo = list(calls[start])
+        while todo:
+            c = todo.pop()
+            if c == start:
+                out.add(start)
+                break
+            if c not in seen:
+                seen.add(c)
+                todo.extend(calls[c])
+    return out
 
 
 def _automaton(name: str, text: str) -> Any:
