@@ -287,3 +287,16 @@ def test_member_rules_are_written_into_one_automaton(monkeypatch):
                 {"p1": 1}, {"p11": "b", "p11x": True}]:
         text = dumps(doc)
         assert net.accepts(text.encode()) == (rx.fullmatch(text) is not None), text
+
+
+@pytest.mark.parametrize("text", ["\\f", "\\v", "\\x05", "\\u0007", "\\U0000001e", "\\01", "[\\x05]", "\x05",
+                                  "[\\x00-\\x1f]", "[^a]", "\\s"])
+def test_text_that_writes_a_call_byte_is_refused(text):
+    from tokenguide.json_schema.grammar import GrammarSink
+    from tokenguide.json_schema.rule_network import network_from_placeholders
+
+    sink = GrammarSink("[ ]?")
+    rule = sink.rule("x")
+    with pytest.raises(UnsupportedSchemaError, match="control characters as text"):
+        network_from_placeholders(f"a{text}{rule}", sink)
+    assert network_from_placeholders(f"[^\\x00-\\x1f]{rule}", sink).accepts(b"zx")  # a class that leaves them out

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import RegexError, StateLimitError
 from ..regex import parser as regex_ast
-from ..regex.lazy import EagerRows, lazy_regex
+from ..regex.lazy import EagerRows, LazyByteDFA, lazy_regex
 from ..regex.network import CALL_BYTES, Machine, NetworkError, RuleNetwork, call_code, code_width
 from .grammar_checks import refuse
 from .lexemes import lexeme_dfa
@@ -24,10 +24,10 @@ from .text import STRING
 
 __all__ = ["network_from_placeholders"]
 
-_RESERVED = [(b, b) for b in CALL_BYTES]
+_CALLS = frozenset(CALL_BYTES)
 _QUANTIFIERS = ("*", "+", "?", "{")  # what would make a string under a quantifier of its own
-MAX_BODY_STATES = 200_000
-MAX_INLINE = 20_000  # characters of a rule's text written into its callers (see _Inliner)  # states of one machine's automaton (built lazily, as texts reach them)
+MAX_BODY_STATES = 200_000  # states of one machine's automaton (built lazily, as texts reach them)
+MAX_INLINE = 20_000  # characters of a rule's text written into its callers (see _Inliner)
 
 
 def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
@@ -58,7 +58,7 @@ def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
         width = code_width(max(len(callees), 1))
         codes = {call_code(i, width): machine_of(ch) for i, ch in enumerate(callees)}
         text = _substituted(name, regex, sink, {ch: call_code(i, width) for i, ch in enumerate(callees)})
-        return Machine(name, _automaton(name, text), width, codes)
+        return Machine(name, _body_automaton(name, text), width, codes)
 
     root_index = len(machines)
     machines.append(None)
@@ -163,16 +163,29 @@ def _automaton(name: str, text: str) -> Any:
         raise refuse(f"rule {name!r} has no automaton ({exc})") from None
 
 
-def _substituted(name: str, regex: str, sink: Any, codes: dict[str, bytes]) -> str:
-    """`regex` with each rule placeholder as its call code, each boundary placeholder (cut,
-    marks) as nothing and each whole plain string (text.STRING, not under a quantifier of its
-    own) as a call of the string machine when `codes` has one; refused where the text around the
-    calls is not call-safe."""
+def _body_automaton(name: str, text: str) -> Any:
+    """The lazy automaton of a body's text with its call codes, parsed once: refused where a
+    class could read a call byte as text, or where it looks ahead or anchors the end."""
     try:
-        tree = regex_ast.parse(regex)
+        tree = regex_ast.parse(text)
     except RegexError as exc:
         raise refuse(f"rule {name!r} has no automaton ({exc})") from None
     _check_tree(name, tree)
+    try:
+        return LazyByteDFA(tree, max_states=MAX_BODY_STATES, pattern=text)
+    except StateLimitError:
+        raise refuse(f"the automaton of rule {name!r} is too large") from None
+    except RegexError as exc:
+        raise refuse(f"rule {name!r} has no automaton ({exc})") from None
+
+
+def _substituted(name: str, regex: str, sink: Any, codes: dict[str, bytes]) -> str:
+    """`regex` with each rule placeholder as its call code, each boundary placeholder (cut,
+    marks) as nothing and each whole plain string (text.STRING, not under a quantifier of its
+    own) as a call of the string machine when `codes` has one; refused where the text writes a
+    control character itself (a call byte as text: `_literal_controls`)."""
+    if _literal_controls(regex):
+        raise refuse(f"rule {name!r} may read control characters as text")
 
     def call(code: bytes) -> str:
         return "(?:" + "".join(f"\\x{b:02x}" for b in code) + ")"
@@ -211,16 +224,57 @@ def _substituted(name: str, regex: str, sink: Any, codes: dict[str, bytes]) -> s
     return "".join(out)
 
 
+def _literal_controls(regex: str) -> bool:
+    """Does `regex` write a control character that is a call byte by itself (raw, or escaped:
+    `\\f`, `\\v`, `\\a`, `\\x01`, `\\u0001`, an octal escape, `\\N{...}`) outside a negated
+    class? Such a text would read as a call; classes that hold call bytes among others are
+    refused on the parsed tree (`_check_tree`), negated classes included."""
+    in_class = negated = escaped = False
+    i, n = 0, len(regex)
+    while i < n:
+        c = regex[i]
+        if ord(c) in _CALLS:
+            return True
+        if escaped:
+            escaped = False
+            if not negated:
+                rest = regex[i + 1:i + 9]
+                if c in "fva01234567N":
+                    return True
+                if c == "x" and _hex_control(rest[:2]) or c == "u" and _hex_control(rest[:4]) \
+                        or c == "U" and _hex_control(rest[:8]):
+                    return True
+        elif c == "\\":
+            escaped = True
+        elif in_class:
+            if c == "]":
+                in_class = negated = False
+        elif c == "[":
+            in_class = True
+            negated = regex.startswith("^", i + 1)
+        i += 1
+    return False
+
+
+def _hex_control(digits: str) -> bool:
+    try:
+        return int(digits, 16) in _CALLS
+    except ValueError:
+        return False
+
+
 def _check_tree(name: str, tree: tuple) -> None:
-    """Refuse a body whose text may hold a call byte, or that looks ahead or anchors the end."""
+    """Refuse a body whose classes may read a call byte as text (a class of call bytes only is
+    calls side by side), or that looks ahead or anchors the end."""
     stack = [tree]
     while stack:
         node = stack.pop()
         kind = node[0]
         if kind == "chars":
-            for lo, hi in node[1]:
-                if lo <= CALL_BYTES[-1] and hi >= CALL_BYTES[0] and any(lo <= b <= hi for b in CALL_BYTES):
-                    raise refuse(f"rule {name!r} may read control characters as text")
+            ranges = node[1]
+            if any(lo <= CALL_BYTES[-1] and hi >= CALL_BYTES[0] and any(lo <= b <= hi for b in CALL_BYTES)
+                   for lo, hi in ranges) and not all(_CALLS.issuperset(range(lo, hi + 1)) for lo, hi in ranges):
+                raise refuse(f"rule {name!r} may read control characters as text")
         elif kind in ("look", "end"):
             raise refuse(f"rule {name!r} holds a lookahead or an end anchor beside its calls")
         elif kind in ("seq", "alt"):
