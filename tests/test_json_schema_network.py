@@ -270,8 +270,8 @@ def test_member_rules_are_written_into_one_automaton(monkeypatch):
     """An object with many optional members is written as a chain of member rules (for Lark);
     the network writes the short, non-recursive ones into their callers, so that one
     configuration, not one per member skipped, reads the object (masks walk each one): up to
-    three here, a declared key, the string machine of an undeclared one and a member read
-    either way."""
+    four here (a declared key, the string machine of an undeclared one, what stays a call),
+    against 79 without."""
     from tokenguide.json_schema import rule_network
 
     schema = {"type": "object", "properties": {f"p{i}": {"type": ["string", "null"]} for i in range(12)},
@@ -279,10 +279,10 @@ def test_member_rules_are_written_into_one_automaton(monkeypatch):
     net = compile_json_schema(schema, path="network").network
     rx = re.compile(compile_json_schema(schema, path="regex", max_recursion_depth=4).regex)
     for prefix in [b'{"', b'{"p3":null,"', b'{"p11":"a","zz":[[1]],"']:
-        assert len(net.walk(net.start(), prefix)) <= 3, prefix
+        assert len(net.walk(net.start(), prefix)) <= 4, prefix
     monkeypatch.setattr(rule_network, "MAX_INLINE", 0)
     calls = compile_json_schema(schema, path="network").network
-    assert len(calls.walk(calls.start(), b'{"p3":null,"')) > 5  # the chain of calls, without it
+    assert len(calls.walk(calls.start(), b'{"')) > 40  # the chain of calls, without it (79)
     for doc in [{}, {"p0": None}, {"p2": "a", "p5": None, "other": {"x": [1]}}, {"p5": "a", "p2": None},
                 {"p1": 1}, {"p11": "b", "p11x": True}]:
         text = dumps(doc)

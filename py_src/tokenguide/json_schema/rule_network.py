@@ -27,7 +27,7 @@ __all__ = ["network_from_placeholders"]
 _CALLS = frozenset(CALL_BYTES)
 _QUANTIFIERS = ("*", "+", "?", "{")  # what would make a string under a quantifier of its own
 MAX_BODY_STATES = 200_000  # states of one machine's automaton (built lazily, as texts reach them)
-MAX_INLINE = 20_000  # characters of a rule's text written into its callers (see _Inliner)
+MAX_INLINE = 5_000  # characters of a rule's text, times its callers, written into them (see _Inliner)
 
 
 def network_from_placeholders(root: str, sink: Any) -> RuleNetwork:
