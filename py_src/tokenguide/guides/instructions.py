@@ -17,7 +17,7 @@ import weakref
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 from ..arguments import describe
 from ..errors import ArgumentError, MaskBufferError
@@ -282,12 +282,15 @@ def tokens_from_bitmask(buffer: Any, vocab_size: int) -> list[int]:
     words = bitmask_words(vocab_size)
     data = _byte_view(buffer, words).tobytes()[: words * 4]
     value = int.from_bytes(_little_endian(data), "little") & ((1 << vocab_size) - 1)
-    out = []
+    return list(set_bits(value))
+
+
+def set_bits(value: int) -> Iterator[int]:
+    """The positions of the set bits of `value` (a token bit set as an int), ascending."""
     while value:
         low = value & -value
-        out.append(low.bit_length() - 1)
+        yield low.bit_length() - 1
         value ^= low
-    return out
 
 
 class MaskCache:

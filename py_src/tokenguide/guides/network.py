@@ -19,7 +19,7 @@ from ..errors import ArgumentError, InvalidTokenError
 from ..regex.network import RuleNetwork
 from ..vocabulary import as_tokenizer, core_vocabulary_of
 from .base import BaseGuide, vocab_size_of
-from .instructions import Generate, Instruction, Write, bitmask_words
+from .instructions import Generate, Instruction, Write, bitmask_words, set_bits
 
 __all__ = ["ByteTrie", "NetworkGuide"]
 
@@ -55,8 +55,9 @@ class ByteTrie:
 
     def ordinary_closure(self, node: int) -> tuple[int, list[tuple[int, int]]]:
         """Below `node`, the tokens whose bytes past it are all ORDINARY (an int bit set), and
-        the (node, byte) where such a path first meets another byte: what a walk from a state
-        that every ORDINARY byte leads back to (inside a JSON string) reads without walking."""
+        the (byte, node) where such a path first meets another byte (pairs as in `children`):
+        what a walk from a state that every ORDINARY byte leads back to (inside a JSON string)
+        reads without walking."""
         found = self._closures.get(node)
         if found is None:
             children, ends = self.children, self.ends
@@ -70,7 +71,7 @@ class ByteTrie:
                         ids.extend(ends[child])
                         todo.append(child)
                     else:
-                        exits.append((child, b))
+                        exits.append((b, child))
             bits = 0
             if ids:
                 out = bytearray(max(ids) // 8 + 1)
@@ -149,13 +150,13 @@ class NetworkGuide(BaseGuide):
         children, ends = self.trie.children, self.trie.ends
         out = bytearray(self._nbytes)
         frontier: list[tuple[int, int]] = []
-        todo = [(node, q)]
+        todo = [(children[node], q)]  # ((byte, trie node) pairs to read, the state before them)
         while todo:
-            n, s = todo.pop()
+            pairs, s = todo.pop()
             row = rows.get(s)
             if row is None:
                 row = rows[s] = row_of(s)
-            for b, child in children[n]:
+            for b, child in pairs:
                 t = row[b]
                 if t < 0:
                     continue
@@ -177,29 +178,12 @@ class NetworkGuide(BaseGuide):
                     if t_row is None:
                         t_row = rows[t] = row_of(t)
                     loops = loops_of[t] = all(t_row[x] == t for x in ORDINARY)
-                if not loops:
-                    todo.append((child, t))
-                    continue
-                bits, exits = closure(child)  # every ORDINARY byte leaves t where it is
-                extra |= bits
-                t_row = rows.get(t)
-                if t_row is None:
-                    t_row = rows[t] = row_of(t)
-                for exit_node, x in exits:
-                    u = t_row[x]
-                    if u < 0:
-                        continue
-                    for token_id in ends[exit_node]:
-                        out[token_id >> 3] |= 1 << (token_id & 7)
-                    if not children[exit_node]:
-                        continue
-                    pu = plain_of.get(u)
-                    if pu is None:
-                        pu = plain_of[u] = plain(m, u, bottom)
-                    if pu:
-                        todo.append((exit_node, u))
-                    else:
-                        frontier.append((exit_node, u))
+                if loops:  # every ORDINARY byte leaves t where it is: those tokens at once
+                    bits, exits = closure(child)
+                    extra |= bits
+                    todo.append((exits, t))
+                else:
+                    todo.append((children[child], t))
         if len(self._local) >= _MAX_LOCAL_WALKS:
             self._local.clear()
         found = self._local[key] = (int.from_bytes(out, "little") | extra, frontier)
@@ -239,13 +223,7 @@ class NetworkGuide(BaseGuide):
         return found
 
     def allowed_token_ids(self, state: Any) -> list[int]:
-        mask = int.from_bytes(self.mask_bytes(state), "little")
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
+        return list(set_bits(int.from_bytes(self.mask_bytes(state), "little")))
 
     # -- the guide interface ---------------------------------------------------------------------
     def get_next_instruction(self, state: Any) -> Instruction:

@@ -31,7 +31,7 @@ from ..json_schema.value_checks import OPEN_OBJECTS, Mixed
 from ..regex.ecma_syntax import pattern_error
 from ..vocabulary import core_vocabulary_of
 from .base import BaseGuide
-from .instructions import Generate, Instruction, mask_has
+from .instructions import Generate, Instruction, mask_has, set_bits
 
 __all__ = ["ValueChecksGuide"]
 
@@ -177,14 +177,6 @@ def _piece(data: Optional[bytes]) -> Optional[tuple[str, int]]:
     except UnicodeDecodeError:
         return None
     return text, plain_tail(text)
-
-
-def _bits(x: int):
-    """The positions of the set bits of `x`, ascending."""
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
 
 
 def _unchecked(automaton: Any) -> bool:
@@ -494,7 +486,7 @@ class ValueChecksGuide(BaseGuide):
             return base
         mask = bytearray(base)
         quick = self._regex_pieces(scan, frames)
-        for t in _bits(int.from_bytes(base, "little") & candidates):
+        for t in set_bits(int.from_bytes(base, "little") & candidates):
             piece = None if quick is None else quick[2][t]
             if not (piece_viable(quick[0], piece[0], piece[1], quick[1]) if piece is not None
                     else self.scan(scan, self.token_bytes[t]) is not None):
