@@ -605,21 +605,12 @@ def _grammar_schema(reason: str, made: Any) -> CompiledSchema:
 
 def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
              first: list | None = None) -> tuple[Any, Any]:
-    """"auto"'s grammar path: `_lark_grammar` with the network path tried where its first
-    grammar is refused, or when it refuses a schema it emitted, the network path (the rules as a
-    network of byte automata, json_schema.rule_network: no lexer and no LALR table to refuse
-    them). Returns (Lark text or RuleNetwork, the emission's sink)."""
-    try:
-        return _lark_grammar(schema, whitespace_pattern, lenient, order, first, network=True)
-    except UnsupportedSchemaError as refusal:
-        if isinstance(refusal, EmptySchemaError) or refusal.keyword == "format":
-            raise
-        try:
-            network = _network(schema, whitespace_pattern, lenient, order)
-        except UnsupportedSchemaError:
-            raise refusal from None
-        network.why = f"network path (the Lark grammar was refused: {refusal})"
-        return network, None
+    """"auto"'s grammar path: `_lark_grammar` with the network path (the rules as a network of
+    byte automata, json_schema.rule_network: no lexer and no LALR table to refuse them) tried on
+    the emission whose first Lark grammar is refused. (Where every emission is refused, the
+    network path's own emissions, the same ones, would be too.) Returns (Lark text or
+    RuleNetwork, the emission's sink)."""
+    return _lark_grammar(schema, whitespace_pattern, lenient, order, first, network=True)
 
 
 def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
