@@ -2,4 +2,5 @@
 transformers...) itself; importing this package imports none of them.
 
 - `tokenguide.integrations.transformers`: logits processors for `model.generate()`.
+- `tokenguide.integrations.outlines`: an outlines 1.x backend (`TokenguideBackend(model)`).
 """
