@@ -183,9 +183,11 @@ def alt(*items: Lexeme) -> Lexeme:
         members[merged.id] = merged
     if ANY_TEXT_ID in members and len(members) > 1:  # (?s:.*) holds every text
         members = {i: x for i, x in members.items() if i == ANY_TEXT_ID or not x.text}
-    if EPSILON.id in members and len(members) > 1 and any(x.nullable for i, x in members.items() if i != EPSILON.id):
-        del members[EPSILON.id]
     members.pop(EMPTY.id, None)
+    if EPSILON.id in members and len(members) > 1:  # a|b| is (a|b)? (and a*| is a*)
+        del members[EPSILON.id]
+        rest = alt(*members.values())
+        return rest if rest.nullable else rep(rest, 0, 1)
     if not members:
         return EMPTY
     if len(members) == 1:
@@ -425,6 +427,8 @@ def _print_seq(item: Lexeme, dialect: str) -> tuple[str, int]:
         parts.append(_group(*_print(head, dialect), _ALT, dialect))
     if run:
         parts.append('"' + "".join(run) + '"')
+        if len(parts) == 1:
+            return parts[0], _ATOM  # one Lark string
     return (" " if dialect == "lark" else "").join(parts), _SEQ
 
 
