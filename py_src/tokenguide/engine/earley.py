@@ -1,0 +1,179 @@
+"""An Earley recogniser over lexemes: the parser half of the engine.
+
+`EarleyGrammar` compiles an `ir.grammar.Grammar` (productions numbered into dotted items,
+nullable rules, rules that derive nothing removed). A `Row` is the Earley set after some
+lexemes: items (dotted item, origin row), the lexemes it expects, whether the text may end
+there, and the lexer state a next lexeme starts from. `Row.scan(finals)` is the row after a
+lexeme that any of the automata `finals` accepted (cached per row), so any context-free grammar
+is read: ambiguity, left and right recursion, and lexemes that match the same text.
+Nullable rules are handled as Aycock and Horspool do (a predicted nullable rule is also
+stepped over at once).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..errors import GrammarError
+from ..ir.grammar import Grammar
+from .lexer import LEXER_STATES, automaton_for
+
+__all__ = ["EarleyGrammar", "Row"]
+
+
+class EarleyGrammar:
+    """Productions as numbered dotted items, with the tables the rows read."""
+
+    def __init__(self, grammar: Grammar):
+        names, prods = grammar.productions()
+        self.names = names
+        self.lexemes = list(grammar.lexemes)
+        automata = [automaton_for(lx.pattern) for lx in self.lexemes]
+        self.lexeme_automaton = automata
+        nsyms = len(names)
+        productive = self._productive(nsyms, prods, automata)
+        start = names.index(grammar.start)
+        if not productive[start]:
+            raise GrammarError(f"grammar: the start rule {grammar.start!r} derives no text")
+        prods = [(lhs, rhs) for lhs, rhs in prods if productive[lhs] and all(s < 0 or productive[s] for s in rhs)]
+        self.start = start
+        # dotted items: item k of production p at dot d is first[p] + d
+        self.next_symbol: list[Optional[int]] = []  # symbol after the dot, None when complete
+        self.lhs_of: list[int] = []
+        self.first_items: list[list[int]] = [[] for _ in range(nsyms)]
+        for lhs, rhs in prods:
+            self.first_items[lhs].append(len(self.next_symbol))
+            for d in range(len(rhs) + 1):
+                self.next_symbol.append(rhs[d] if d < len(rhs) else None)
+                self.lhs_of.append(lhs)
+        self.nullable = self._nullable(nsyms, prods)
+        # lexemes by automaton: a lexer state's final automata -> the lexemes they complete
+        self.lexemes_of: dict[int, int] = {}
+        for j, a in enumerate(automata):
+            self.lexemes_of[a] = self.lexemes_of.get(a, 0) | (1 << j)
+        self.ignore_bits = 0
+        for j in grammar.ignore:
+            self.ignore_bits |= 1 << j
+        self._finals_bits: dict[int, int] = {}
+        self._starts: dict[int, int] = {}
+        self.root = Row(self, None, [])
+        self.root.close([(k, self.root) for k in self.first_items[start]], start)
+
+    @staticmethod
+    def _productive(nsyms: int, prods: list, automata: list) -> list[bool]:
+        ok = [False] * nsyms
+        changed = True
+        while changed:
+            changed = False
+            for lhs, rhs in prods:
+                if not ok[lhs] and all(s < 0 or ok[s] for s in rhs):
+                    ok[lhs] = changed = True
+        return ok
+
+    @staticmethod
+    def _nullable(nsyms: int, prods: list) -> list[bool]:
+        null = [False] * nsyms
+        changed = True
+        while changed:
+            changed = False
+            for lhs, rhs in prods:
+                if not null[lhs] and all(s >= 0 and null[s] for s in rhs):
+                    null[lhs] = changed = True
+        return null
+
+    def finals_bits(self, lexer_state: int) -> int:
+        """The lexemes (bit j = lexeme j) complete in `lexer_state`."""
+        found = self._finals_bits.get(lexer_state)
+        if found is None:
+            found = 0
+            for a in LEXER_STATES.finals(lexer_state):
+                found |= self.lexemes_of.get(a, 0)
+            self._finals_bits[lexer_state] = found
+        return found
+
+    def start_state(self, allowed: int) -> int:
+        """The boundary lexer state for the lexemes of bit set `allowed`."""
+        found = self._starts.get(allowed)
+        if found is None:
+            automata = sorted({self.lexeme_automaton[j] for j in range(len(self.lexemes)) if allowed >> j & 1})
+            found = self._starts[allowed] = LEXER_STATES.start(tuple(automata))
+        return found
+
+
+class Row:
+    """An Earley set: items, expected lexemes, whether the text may end, the next lexer state."""
+
+    __slots__ = ("grammar", "items", "waiting", "expected", "accepts", "lexer_start", "_scans", "serial")
+
+    _count = 0
+
+    def __init__(self, grammar: EarleyGrammar, parent: Optional["Row"], kernel: list):
+        self.grammar = grammar
+        self.items: list[tuple[int, Any]] = []
+        self.waiting: dict[int, list] = {}
+        self.expected = 0
+        self.accepts = False
+        self.lexer_start = -1
+        self._scans: dict[int, Any] = {}
+        Row._count += 1
+        self.serial = Row._count
+
+    def close(self, kernel: list, start: int) -> None:
+        """Add `kernel` and everything predicted and completed from it."""
+        g = self.grammar
+        next_symbol, lhs_of, first_items, nullable = g.next_symbol, g.lhs_of, g.first_items, g.nullable
+        seen: set = set()
+        items = self.items
+        waiting = self.waiting
+        predicted: set = set()
+        todo = list(kernel)
+        expected = 0
+        while todo:
+            item = todo.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            items.append(item)
+            k, origin = item
+            sym = next_symbol[k]
+            if sym is None:
+                lhs = lhs_of[k]
+                if origin is self:
+                    continue  # a nullable rule done in this row: stepped over when predicted
+                for k2, o2 in origin.waiting.get(lhs, ()):
+                    todo.append((k2 + 1, o2))
+            elif sym < 0:
+                expected |= 1 << (-1 - sym)
+            else:
+                waiting.setdefault(sym, []).append(item)
+                if sym not in predicted:
+                    predicted.add(sym)
+                    for k2 in first_items[sym]:
+                        todo.append((k2, self))
+                if nullable[sym]:
+                    todo.append((k + 1, origin))
+        self.expected = expected
+        root = g.root if g.root is not None else self
+        self.accepts = any(
+            next_symbol[k] is None and lhs_of[k] == start and origin is root for k, origin in items
+        ) or (nullable[start] and self is root)
+        self.lexer_start = g.start_state(expected | g.ignore_bits)
+
+    def scan(self, lexemes: int) -> tuple["Row", ...]:
+        """The rows after a lexeme complete as any of bit set `lexemes`: the next Earley set if
+        the row expects one of them, and this row itself for a skipped (ignored) lexeme."""
+        found = self._scans.get(lexemes)
+        if found is None:
+            out = []
+            g = self.grammar
+            hit = lexemes & self.expected
+            if hit:
+                next_symbol = g.next_symbol
+                kernel = [(k + 1, o) for k, o in self.items if (s := next_symbol[k]) is not None and s < 0 and hit >> (-1 - s) & 1]
+                row = Row(g, self, kernel)
+                row.close(kernel, g.start)
+                out.append(row)
+            if lexemes & g.ignore_bits:
+                out.append(self)
+            found = self._scans[lexemes] = tuple(out)
+        return found

@@ -1,0 +1,144 @@
+"""Token masks of the engine: one walk of the vocabulary's byte trie, cached per lexer state.
+
+Below a trie node, as long as no lexeme is complete, only the lexer state moves: the tokens
+that stay alive and the nodes where some lexeme completes (the exits) depend on the lexer
+state and the node alone. `TrieWalks` caches that summary per (lexer state, node) for each
+vocabulary, shared by every grammar and guide (lexer states are process-wide). A mask then
+costs one lookup per (row, lexer state, node) reached: at each exit the Earley row scans the
+lexeme (cached per row) and the walk goes on below the exit from the new row's boundary state.
+String contents, numbers and keys, most of a document, are whole cached token sets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..index.trie import PreparedVocabulary, prepare_vocabulary
+from .lexer import LEXER_STATES
+
+__all__ = ["TrieWalks", "walks_for"]
+
+#: cached summaries per vocabulary (each holds a token bit set; root ones are vocab_size bits)
+MAX_WALKS = 20_000
+
+
+class TrieWalks:
+    """Per vocabulary: for (lexer state, trie node), the tokens strictly below the node whose
+    bytes keep the lexer alive (an int bit set over token ids), and the exits below it.
+
+    Exits are grouped by the lexer state reached there, and only exits with children are kept
+    (a token that ends where a lexeme completes is alive already). `follow(...)` narrows a
+    group to the nodes where a next lexer state can read at least one child's byte.
+    """
+
+    def __init__(self, prepared: PreparedVocabulary):
+        self.prepared = prepared
+        self.trie = prepared.trie
+        self._cache: dict[tuple[int, int], tuple[int, tuple]] = {}
+        self._follow: dict[tuple, tuple] = {}
+        self._first: dict[int, int] = {}
+        self._groups = 0  # exit groups made so far: each has its own number (the follow key)
+        self.vocab_size = prepared.vocab_size
+
+    def follow(self, group: int, nodes: tuple, state: int) -> tuple:
+        """The nodes of `nodes` (exit group number `group`) with a child whose byte lexer state
+        `state` can read."""
+        key = (group, state)
+        found = self._follow.get(key)
+        if found is None:
+            first = self._first.get(state)
+            if first is None:
+                first = 0
+                for b, nxt in enumerate(LEXER_STATES.row(state)):
+                    if nxt >= 0:
+                        first |= 1 << b
+                self._first[state] = first
+            children = self.trie.children
+            found = tuple(m for m in nodes if children[m] & first)
+            if len(self._follow) >= MAX_WALKS:
+                self._follow.clear()
+            self._follow[key] = found
+        return found
+
+    def summary(self, state: int, node: int) -> tuple[int, tuple]:
+        """(tokens below `node` that keep `state` alive, ((lexer state, group number, exit nodes), ...))."""
+        key = (state, node)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) >= MAX_WALKS:
+                self._cache.clear()
+            found = self._cache[key] = self._walk(state, node)
+        return found
+
+    def _walk(self, state: int, node: int) -> tuple[int, tuple]:
+        trie = self.trie
+        labels, depths, ends, ends_key, keys_before = trie.labels, trie.depths, trie.ends, trie.ends_key, trie.keys_before
+        rows = LEXER_STATES.rows
+        row_of = LEXER_STATES.row
+        finals_of = LEXER_STATES.finals_of
+        base = depths[node]
+        states = [state] * (trie.max_depth + 2)
+        keys: list[int] = []
+        exits: dict[int, list[int]] = {}
+        children = trie.children
+        i = node + 1
+        end = ends[node]
+        while i < end:
+            d = depths[i]
+            parent = states[d - 1]
+            r = rows[parent]
+            if r is None:
+                r = row_of(parent)
+            s = r[labels[i]]
+            if s < 0:
+                i = ends[i]
+                continue
+            states[d] = s
+            if ends_key[i]:
+                keys.append(keys_before[i])
+            if finals_of[s] and children[i]:
+                group = exits.get(s)
+                if group is None:
+                    exits[s] = [i]
+                else:
+                    group.append(i)
+            i += 1
+        groups = []
+        for s, nodes in exits.items():
+            self._groups += 1
+            groups.append((s, self._groups, tuple(nodes)))
+        return self._bits(keys), tuple(groups)
+
+    def _bits(self, keys: list[int]) -> int:
+        if not keys:
+            return 0
+        trie = self.trie
+        flat, id_start = trie.flat_ids, trie.id_start
+        if len(keys) <= 16:
+            bits = 0
+            for k in keys:
+                for t in flat[id_start[k] : id_start[k + 1]]:
+                    bits |= 1 << t
+            return bits
+        out = bytearray((self.vocab_size + 7) // 8)
+        for k in keys:
+            for t in flat[id_start[k] : id_start[k + 1]]:
+                out[t >> 3] |= 1 << (t & 7)
+        return int.from_bytes(out, "little")
+
+
+_WALKS: list[tuple[Any, TrieWalks]] = []
+_KEEP = 4
+
+
+def walks_for(vocabulary: Any) -> TrieWalks:
+    """The TrieWalks of a Vocabulary, kept for the last few vocabularies used."""
+    for i, (known, walks) in enumerate(_WALKS):
+        if known is vocabulary:
+            if i:
+                _WALKS.insert(0, _WALKS.pop(i))
+            return walks
+    walks = TrieWalks(prepare_vocabulary(vocabulary))
+    _WALKS.insert(0, (vocabulary, walks))
+    del _WALKS[_KEEP:]
+    return walks
