@@ -66,7 +66,8 @@ class EngineGuide(BaseGuide):
         return cls(read_lark(text, start=start), vocabulary)
 
     # -- stepping ---------------------------------------------------------------------------
-    def _step(self, pairs: Iterable, byte: int) -> tuple:
+    def step_pairs(self, pairs: Iterable, byte: int) -> tuple:
+        """The (row, lexer state) pairs alive after one more byte (empty: none)."""
         out: dict = {}
         rows = LEXER_STATES.rows
         finals_bits = self.earley.finals_bits
@@ -97,7 +98,7 @@ class EngineGuide(BaseGuide):
         """The state after the bytes `data`, or None when no reading of the text survives."""
         pairs = state.pairs
         for b in data:
-            pairs = self._step(pairs, b)
+            pairs = self.step_pairs(pairs, b)
             if not pairs:
                 return None
         return EngineState(pairs)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import GrammarError
+from ..errors import GrammarError, RegexError
+from ..regex.parser import has_lookaround
+from ..regex.parser import parse as parse_regex
 from ..ir.grammar import Choice, Grammar, Lex, Lexeme, Ref, Seq
 
 __all__ = ["read_lark"]
@@ -37,7 +39,17 @@ def read_lark(text: str, *, start: str = "start", import_paths: Any = ()) -> Gra
     grammar = Grammar(start=start)
     lexeme_index: dict[str, int] = {}
     for term in terminals:
-        lexeme_index[term.name] = grammar.add_lexeme(Lexeme(term.name, term.pattern.to_regexp()))
+        pattern = term.pattern.to_regexp()
+        try:
+            looks = has_lookaround(parse_regex(pattern))
+        except RegexError as error:
+            raise GrammarError(f"Lark grammar: terminal {term.name}: {error}") from None
+        if looks:
+            raise GrammarError(
+                f"Lark grammar: terminal {term.name} /{pattern}/ has a lookahead or an end anchor: in Lark it reads "
+                "text past the terminal, which a lexeme cannot; write the condition into the rules instead"
+            )
+        lexeme_index[term.name] = grammar.add_lexeme(Lexeme(term.name, pattern))
     alternatives: dict[str, list] = {}
     for rule in rules:
         items = []

@@ -1,0 +1,114 @@
+"""The engine's masks on real vocabularies: equal to each token's own byte walk, and equal to
+the Lark LALR guide's masks (an oracle built on Lark's parser and contextual lexer) on the
+bundled JSON grammar along the real tokenization of documents."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("lark")
+tokenizers = pytest.importorskip("tokenizers")
+
+from tokenguide import Guide  # noqa: E402
+from tokenguide.engine import EngineGuide  # noqa: E402
+from tokenguide.errors import InvalidTokenError  # noqa: E402
+from tokenguide.grammars import GRAMMAR_PATH  # noqa: E402
+from tokenguide.guides.instructions import set_bits  # noqa: E402
+
+JSON_GRAMMAR = (Path(GRAMMAR_PATH) / "json.lark").read_text(encoding="utf-8")
+
+DOCS = [
+    {"name": "Jöhn Smith", "age": 42, "tags": ["a", "b\"c", "naïve", "日本語"], "ok": True, "none": None},
+    [1.5e10, -3, 0.25, [], {}, {"x": [{"y": "z\\n"}]}, "tab\there", ""],
+]
+
+
+@pytest.fixture(scope="module")
+def gpt2_tokenizer(gpt2_vocab_path):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    merges = gpt2_vocab_path.parent / "vocab.bpe"
+    tok = Tokenizer(models.BPE.from_file(str(gpt2_vocab_path), str(merges)))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    return tok
+
+
+def _texts():
+    for doc in DOCS:
+        yield json.dumps(doc, ensure_ascii=False)
+        yield json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def test_masks_equal_each_tokens_own_walk(gpt2_vocabulary, gpt2_tokenizer):
+    guide = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+    rng = random.Random(7)
+    every = list(range(gpt2_vocabulary.vocab_size))
+    eos = gpt2_vocabulary.eos_token_id
+    checked = 0
+    for n, text in enumerate(_texts()):
+        ids = gpt2_tokenizer.encode(text).ids
+        state = guide.initial_state
+        for i, token in enumerate(ids):
+            allowed = set(guide.allowed_token_ids(state))
+            # every token at a few states, a sample elsewhere
+            sample = every if (n == 0 and i in (0, 9)) else rng.sample(every, 150) + sorted(allowed)[:50]
+            for t in sample:
+                if t == eos:
+                    continue
+                walked = guide.advance_bytes(state, gpt2_vocabulary.id_to_bytes(t)) is not None
+                assert walked == (t in allowed), (text[:40], i, t, gpt2_vocabulary.id_to_bytes(t))
+                checked += 1
+            assert (eos in allowed) == guide.can_terminate_state(state)
+            assert token in allowed
+            state = guide.get_next_state(state, token)
+        assert eos in guide.allowed_token_ids(state)
+        assert guide.is_final_state(guide.get_next_state(state, eos))
+    assert checked > 80_000
+
+
+def test_masks_equal_the_lark_lalr_guide(gpt2_vocabulary, gpt2_tokenizer):
+    for text in _texts():
+        engine = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+        lalr = Guide.from_grammar(JSON_GRAMMAR, gpt2_vocabulary)
+        state = engine.initial_state
+        for token in gpt2_tokenizer.encode(text).ids + [gpt2_vocabulary.eos_token_id]:
+            mine = engine.mask_bytes(state)
+            theirs = lalr.guide.mask_bytes(lalr.get_state())
+            if mine != theirs:
+                a = set(set_bits(int.from_bytes(mine, "little")))
+                b = set(set_bits(int.from_bytes(theirs, "little")))
+                raise AssertionError(f"{text[:30]!r}: engine only {sorted(a - b)[:8]}, LALR only {sorted(b - a)[:8]}")
+            if token == gpt2_vocabulary.eos_token_id:
+                break
+            state = engine.get_next_state(state, token)
+            lalr.advance(token)
+
+
+def test_tokens_cut_inside_a_character(gpt2_vocabulary):
+    guide = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+    state = guide.advance_bytes(guide.initial_state, b'"')
+    half = [t for t in range(gpt2_vocabulary.vocab_size) if gpt2_vocabulary.id_to_bytes(t) == "é".encode()[:1]]
+    assert half, "GPT-2 has a token for the first byte of é"
+    allowed = set(guide.allowed_token_ids(state))
+    assert half[0] in allowed
+    mid = guide.get_next_state(state, half[0])
+    ids = guide.allowed_token_ids(mid)
+    assert all(0x80 <= gpt2_vocabulary.id_to_bytes(t)[0] <= 0xBF for t in ids)  # only continuation bytes
+    with pytest.raises(InvalidTokenError):
+        guide.get_next_state(mid, gpt2_vocabulary.eos_token_id)
+
+
+def test_eos_only_where_the_text_may_end(gpt2_vocabulary):
+    guide = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+    eos = gpt2_vocabulary.eos_token_id
+    assert eos not in guide.allowed_token_ids(guide.initial_state)
+    done = guide.advance_bytes(guide.initial_state, b"12")
+    assert eos in guide.allowed_token_ids(done)  # a number may end here, or go on
+    assert any(gpt2_vocabulary.id_to_bytes(t) == b"3" for t in guide.allowed_token_ids(done))
+    after = guide.get_next_state(done, eos)
+    assert guide.allowed_token_ids(after) == [eos]
