@@ -28,7 +28,7 @@ class EarleyGrammar:
         names, prods = grammar.productions()
         self.names = names
         self.lexemes = list(grammar.lexemes)
-        automata = [automaton_for(lx.pattern) for lx in self.lexemes]
+        automata = [automaton_for(lx) for lx in self.lexemes]
         self.lexeme_automaton = automata
         nsyms = len(names)
         productive = self._productive(nsyms, prods, automata)

@@ -12,34 +12,38 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GrammarError, TokenguideError
-from ..regex.lazy import lazy_regex
+from ..ir.derivatives import LexemeDFA
+from ..ir.lexemes import from_regex
 
 __all__ = ["LexerStates", "automaton_for", "LEXER_STATES"]
 
-_AUTOMATA: dict[str, int] = {}
+_AUTOMATA: dict[int, int] = {}
 _MACHINES: list[Any] = []
 
 
-def automaton_for(pattern: str) -> int:
-    """The id of the shared byte automaton of `pattern` (Python re syntax, fullmatch)."""
-    found = _AUTOMATA.get(pattern)
-    if found is None:
+def automaton_for(terminal: Any) -> int:
+    """The id of the shared byte automaton of a terminal (`ir.grammar.Terminal`: its `expr`, or
+    its `pattern` in Python re syntax, fullmatch): one per distinct lexeme expression."""
+    expr = terminal.expr
+    if expr is None:
         try:
-            machine = lazy_regex(pattern)
+            expr = from_regex(terminal.pattern)
         except TokenguideError as error:
-            raise GrammarError(f"lexeme /{pattern}/: {error}") from None
-        if machine.is_final(machine.initial):
+            raise GrammarError(f"terminal {terminal.name} /{terminal.pattern}/: {error}") from None
+    found = _AUTOMATA.get(expr.id)
+    if found is None:
+        if expr.nullable:
             raise GrammarError(
-                f"lexeme /{pattern}/ matches the empty string; a lexeme must read at least one byte "
-                "(make the rule that uses it optional instead)"
+                f"terminal {terminal.name} /{terminal.pattern}/ matches the empty string; a lexeme must read at "
+                "least one byte (make the rule that uses it optional instead)"
             )
-        found = _AUTOMATA[pattern] = len(_MACHINES)
-        _MACHINES.append(machine)
+        found = _AUTOMATA[expr.id] = len(_MACHINES)
+        _MACHINES.append(LexemeDFA(expr))
     return found
 
 
 def _is_dead(machine: Any, state: int) -> bool:
-    return not machine.is_final(state) and all(x < 0 for x in machine.row(state))
+    return not machine.is_final(state) and not machine.is_live(state)
 
 
 class LexerStates:

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import GrammarError, RegexError
 from ..regex.parser import has_lookaround
 from ..regex.parser import parse as parse_regex
-from ..ir.grammar import Choice, Grammar, Lex, Lexeme, Ref, Seq
+from ..ir.grammar import Choice, Grammar, Lex, Ref, Seq, Terminal
 
 __all__ = ["read_lark"]
 
@@ -49,7 +49,7 @@ def read_lark(text: str, *, start: str = "start", import_paths: Any = ()) -> Gra
                 f"Lark grammar: terminal {term.name} /{pattern}/ has a lookahead or an end anchor: in Lark it reads "
                 "text past the terminal, which a lexeme cannot; write the condition into the rules instead"
             )
-        lexeme_index[term.name] = grammar.add_lexeme(Lexeme(term.name, pattern))
+        lexeme_index[term.name] = grammar.add_lexeme(Terminal(term.name, pattern))
     alternatives: dict[str, list] = {}
     for rule in rules:
         items = []

@@ -13,16 +13,16 @@ from typing import Any, Optional, Union
 
 from ..errors import GrammarError
 
-__all__ = ["Choice", "Grammar", "Lex", "Lexeme", "Ref", "Repeat", "Seq", "lexeme_symbol"]
+__all__ = ["Choice", "Grammar", "Lex", "Ref", "Repeat", "Seq", "Terminal", "lexeme_symbol"]
 
 #: `{m,n}` repeats on rules are expanded: refuse counts past this (a clear error, not a huge grammar)
 MAX_REPEAT = 10_000
 
 
 @dataclass(frozen=True)
-class Lexeme:
-    """A lexeme: a regular language given as Python `re` text (fullmatch meaning) or as an
-    `ir.lexemes` expression (`expr`), named for messages and printing."""
+class Terminal:
+    """A terminal: a lexeme (regular language) given as Python `re` text (fullmatch meaning)
+    or as an `ir.lexemes` expression (`expr`, which wins), named for messages and printing."""
 
     name: str
     pattern: str
@@ -88,8 +88,8 @@ class Grammar:
     start: str = "start"
     ignore: list = field(default_factory=list)
 
-    def add_lexeme(self, lexeme: Lexeme) -> int:
-        """Append a lexeme; its index."""
+    def add_lexeme(self, lexeme: Terminal) -> int:
+        """Append a terminal; its lexeme index."""
         self.lexemes.append(lexeme)
         return len(self.lexemes) - 1
 
@@ -188,7 +188,12 @@ class Grammar:
             alts = [" ".join(show(s) for s in rhs) or '""' for rhs in by_lhs[lhs]]
             lines.append(f"{rule_name(lhs)}: " + "\n    | ".join(alts))
         for j, lexeme in enumerate(self.lexemes):
-            lines.append(f"L{j}: /{lexeme.pattern.replace('/', chr(92) + '/')}/  // {lexeme.name}")
+            if lexeme.expr is not None:
+                from .lexemes import to_lark as lexeme_lark
+
+                lines.append(f"L{j}: {lexeme_lark(lexeme.expr)}  // {lexeme.name}")
+            else:
+                lines.append(f"L{j}: /{lexeme.pattern.replace('/', chr(92) + '/')}/  // {lexeme.name}")
         for j in self.ignore:
             lines.append(f"%ignore L{j}")
         return "\n".join(lines) + "\n"
