@@ -6,7 +6,7 @@ vocabulary <- tokenizer."""
 from .checks import MAX_TOKEN_ID
 from .eos import EOS_GUESSES
 from .hf_files import MAX_FILE_BYTES
-from .tokenizer import Tokenizer, as_tokenizer, core_vocabulary_of, decode_utf8_prefix
+from .tokenizer import Tokenizer, as_tokenizer, core_vocabulary_of, decode_utf8_prefix, tokenizer_token_ids
 from .vocabulary import Vocabulary, require_vocabulary
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "core_vocabulary_of",
     "decode_utf8_prefix",
     "require_vocabulary",
+    "tokenizer_token_ids",
 ]

@@ -15,7 +15,7 @@ from ..arguments import check_bool, check_str, check_token_id, describe
 from ..errors import ArgumentError, NotFoundError, TokenguideError, VocabularyError, VocabularyTypeError
 from .vocabulary import Vocabulary, require_vocabulary
 
-__all__ = ["Tokenizer", "as_tokenizer", "decode_utf8_prefix"]
+__all__ = ["Tokenizer", "as_tokenizer", "decode_utf8_prefix", "tokenizer_token_ids"]
 
 
 def decode_utf8_prefix(data: bytes) -> str:
@@ -202,6 +202,18 @@ def as_tokenizer(obj: Any, *, where: str = "as_tokenizer", argument: str = "toke
         f"{where}: {argument}: expected a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, "
         f"a transformers tokenizer, or an object with eos_token_id, vocabulary and decode; got {type(obj).__name__}{hint}"
     )
+
+
+def tokenizer_token_ids(tokenizer: Any) -> set[int]:
+    """Every token id a tokenizer names: the ids of its string `vocabulary` and, for a tokenguide
+    Tokenizer, every id of its core Vocabulary (several ids can share one string, e.g. a mapping's
+    str "a" and bytes b"a", which a string-keyed dict keeps only one of)."""
+    ids = {int(i) for i in tokenizer.vocabulary.values()}
+    core = getattr(tokenizer, "core_vocabulary", None)
+    if isinstance(core, Vocabulary):
+        for id_list in core.tokens.values():
+            ids.update(id_list)
+    return ids
 
 
 def core_vocabulary_of(tokenizer: Any) -> Vocabulary:

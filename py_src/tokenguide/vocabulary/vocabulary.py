@@ -41,25 +41,44 @@ _LEADING_FLAGS_AND_ANCHOR = re.compile(r"(?:\(\?[aiLmsux]+\))*(?:\^|\\A)?")
 
 
 def _parse_mapping(eos_token_id: int, mapping: Mapping[str | bytes, Any], where: str) -> ParsedVocabulary:
-    """Read an outlines-core style token -> id(s) mapping (str keys are UTF-8 text, bytes keys raw)."""
+    """Read an outlines-core style token -> id(s) mapping (str keys are UTF-8 text, bytes keys raw).
+
+    Each key's spelling (its `id_to_token` / `token_strings` name) is its text when its bytes are
+    UTF-8, else its GPT-2 byte-level spelling; a byte-level spelling that is some other key's text
+    (b"\\xe9" is "é" byte-level, and "é" is the text of b"\\xc3\\xa9") is taken by that text, so
+    the non-UTF-8 key is spelled with `surrogateescape` (lone surrogates, which no text key can
+    hold). Distinct byte strings thus never share a name, and every id keeps its own entry.
+    """
     parsed = ParsedVocabulary()
     parsed.decoding = "mapping"
     id_to_token, id_to_bytes, token_strings = parsed.id_to_token, parsed.id_to_bytes, parsed.token_strings
+    entries: list[tuple[Any, bytes, str | None, Any]] = []  # (key, bytes, text or None, ids)
+    texts: set[str] = set()
     for key, value in mapping.items():
         if isinstance(key, str):
             try:
                 data = key.encode("utf-8")
             except UnicodeEncodeError:
                 raise VocabularyError(f"{where}: key {short(key)} contains a lone surrogate, which is not text") from None
-            raw = key
+            text: str | None = key
         elif isinstance(key, (bytes, bytearray)):
             data = bytes(key)
             try:
-                raw = data.decode("utf-8")
+                text = data.decode("utf-8")
             except UnicodeDecodeError:
-                raw = encode_byte_level(data)
+                text = None
         else:
             raise VocabularyError(f"{where}: key {short(key)}: expected str or bytes, got {type(key).__name__}")
+        if text is not None:
+            texts.add(text)
+        entries.append((key, data, text, value))
+    for key, data, text, value in entries:
+        if text is not None:
+            raw = text
+        else:
+            raw = encode_byte_level(data)
+            if raw in texts:
+                raw = data.decode("utf-8", "surrogateescape")
         ids = value if isinstance(value, (list, tuple)) else (value,)
         if not ids:
             raise VocabularyError(f"{where}: key {short(key)}: empty list of ids")

@@ -44,6 +44,7 @@ from typing import Any, Iterable, Iterator, Optional
 
 from ...arguments import check_token_id, describe
 from ...errors import ArgumentError
+from ...vocabulary import tokenizer_token_ids
 from ..instructions import DEFAULT_MASK_CACHE_BYTES, Generate, Instruction, MaskCache, Write, bitmask_words, pack_tokens
 from .machine import ConfigurationMachine, unsupported_reason
 from .reference import CFGState, ReferenceCFGGuide, check_state
@@ -80,7 +81,7 @@ class FastCFGGuide(ReferenceCFGGuide):
             self._token_ids = self._texts.token_ids
             self._token_bytes = self._texts.token_bytes
         else:
-            self._token_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} - {self.eos_token_id})
+            self._token_ids = sorted(tokenizer_token_ids(self.tokenizer) - {self.eos_token_id})
             self._token_bytes = {}
         windows = [grammar.scanner(name).window for name in grammar.pattern_terminals()]
         self._tail = max(windows + [1]) - 1  # characters before the current one that lookbehinds see

@@ -47,7 +47,7 @@ from lark import Token
 
 from ...arguments import check_bytes, check_str, check_token_id, describe
 from ...errors import ArgumentError, GrammarError, InvalidTokenError
-from ...vocabulary import Tokenizer, as_tokenizer
+from ...vocabulary import Tokenizer, as_tokenizer, tokenizer_token_ids
 from ..base import BaseGuide, vocab_size_of
 from ..instructions import Generate, Instruction, Write
 from .chars import CharClasses, completion_range, split_utf8
@@ -131,7 +131,7 @@ class ReferenceCFGGuide(BaseGuide):
         self.initial_state = CFGState(parser_state=self.grammar.start_state, prev_token=None)
         self.start_state = self.initial_state
         self._alone_text: dict[int, str] = {}
-        self.candidate_ids = sorted({int(i) for i in self.tokenizer.vocabulary.values()} | {self.eos_token_id})
+        self.candidate_ids = sorted(tokenizer_token_ids(self.tokenizer) | {self.eos_token_id})
 
     # -- lexing a growing text ------------------------------------------------------------------
     def accepted_terminals(self, parser_state) -> frozenset:

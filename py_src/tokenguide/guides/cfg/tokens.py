@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
+from ...vocabulary import tokenizer_token_ids
 from .chars import held_label, split_utf8
 from .lru import LRU
 from .trie import TrieSkeleton
@@ -41,7 +42,7 @@ class TokenTexts:
     def __init__(self, tokenizer: Any):
         self.vocabulary = tokenizer.core_vocabulary
         self.eos_token_id = int(tokenizer.eos_token_id)
-        self.token_ids = sorted({int(i) for i in tokenizer.vocabulary.values()} - {self.eos_token_id})
+        self.token_ids = sorted(tokenizer_token_ids(tokenizer) - {self.eos_token_id})
         id_to_bytes = self.vocabulary.id_to_bytes
         self.token_bytes: dict[int, bytes] = {t: id_to_bytes(t) or b"" for t in self.token_ids}
         self._continuations: Optional[list[int]] = None
