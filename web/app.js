@@ -3,10 +3,11 @@
 // Python runs in a dedicated module worker (worker.js); the page only drives it:
 //   js/worker_client.js  requests to the worker, progress, cancel
 //   js/tasks.js          one task at a time (busy flag)
-//   js/vocabulary.js     the vocabulary choice (bundled GPT-2, picked or dropped files, EOS)
+//   js/vocabulary.js     the vocabulary choice (picked or dropped files, bundled GPT-2, the tokenizer menu, EOS)
 //   js/builder.js        examples, JSON Schema, options, build with progress
 //   js/handover.js       Download and Open in the player
-//   js/live_guide.js     stepping through a RegexGuide / CFGGuide
+//   js/live_guide.js     stepping through a RegexGuide / CFGGuide / JSON Schema Guide, with mask times
+//   js/samples.js        random completions of the live guide, checked by independent parsers
 //   js/token_grid.js     the virtualized token grid
 //   js/share.js          the inputs in the URL's hash (a link reopens the same build)
 //   js/ui.js             elements and message helpers
@@ -14,16 +15,18 @@
 import { ui, setState, setStatus, showError } from './js/ui.js';
 import { WorkerClient } from './js/worker_client.js';
 import { tasks } from './js/tasks.js';
-import { VocabularyChoice, BUNDLED } from './js/vocabulary.js';
+import { VocabularyChoice, BUNDLED, MENU } from './js/vocabulary.js';
 import { Builder } from './js/builder.js';
 import { bindHandover } from './js/handover.js';
 import { LiveGuide } from './js/live_guide.js';
+import { Samples } from './js/samples.js';
 import { restoreState, bindState } from './js/share.js';
 
 const client = new WorkerClient(new URL('./worker.js', import.meta.url), self.tokenguideEarlyWorker || null); // started by index.html
 const vocabulary = new VocabularyChoice(client);
 const builder = new Builder(client, vocabulary);
 const guide = new LiveGuide(client, vocabulary);
+const samples = new Samples(client, guide);
 
 function updateButtons() {
   const { ready, busy } = tasks;
@@ -33,7 +36,7 @@ function updateButtons() {
   ui.guideCancel.disabled = !busy;
   ui.guideFromIndex.disabled = busy;
   ui.vocabDefault.disabled = busy;
-  for (const b of [ui.guideBack, ui.guideReset]) b.disabled = busy;
+  for (const b of [ui.guideBack, ui.guideReset, ui.samplesButton, ui.schemaToGuide]) b.disabled = busy;
 }
 tasks.onChange(updateButtons);
 let wasBusy = false;
@@ -108,9 +111,19 @@ vocabulary.bind();
 builder.bind();
 bindHandover();
 guide.bind();
+samples.bind();
+// a schema the builder cannot make an index of: offer the live guide, where the library picks the path
+builder.onSchemaTrouble = (why) => {
+  ui.schemaGuideWhy.textContent = `${why} A JSON Schema without a finite index (recursive, free-form, or too large to write) can still be stepped through:`;
+  ui.schemaGuideOffer.hidden = false;
+};
+ui.schemaToGuide.addEventListener('click', () => { ui.schemaGuideOffer.hidden = true; guide.startSchema(ui.schema.value); });
 const shared = restoreState();
 guide.showKind();
-if (shared.hadState && shared.vocab !== 'gpt2') {
+if (shared.hadState && shared.vocab in MENU) {
+  vocabulary.source = MENU[shared.vocab]; // read once Python is ready (the EOS of the link kept)
+  vocabulary.showInMenu(vocabulary.source);
+} else if (shared.hadState && shared.vocab !== 'gpt2') {
   ui.vocabInfo.textContent = `This link was made with the vocabulary ${shared.vocab}: pick that file (the bundled GPT-2 is used until then).`;
   ui.vocabInfo.dataset.wanted = shared.vocab;
 }

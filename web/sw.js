@@ -2,7 +2,7 @@
 //
 // Install (the page registers it once its start-up is over): precache the app shell, the Pyodide
 // runtime, the site-packages image, the start-up snapshot, the lock file, every wheel it lists and
-// the bundled vocabulary. Fetch (same origin, GET): network first, so a server that is up always
+// the bundled GPT-2 vocabulary (the menu's other tokenizers, tens of MB, are cached when first read). Fetch (same origin, GET): network first, so a server that is up always
 // serves fresh files; when the network fails, the cached copy. Every successful same-origin
 // response is cached too (PyScript's files, pages opened later), unless the cache holds the same
 // version already. Cached responses keep their headers, so the COOP/COEP cross-origin isolation
@@ -12,7 +12,7 @@ const CACHE = 'tokenguide-v1';
 const SHELL = [
   './', 'index.html', 'app.js', 'worker.js', 'style.css', 'playground.html', 'player.html',
   'js/ui.js', 'js/worker_client.js', 'js/tasks.js', 'js/vocabulary.js', 'js/builder.js', 'js/handover.js',
-  'js/live_guide.js', 'js/token_grid.js', 'js/playground.js', 'js/share.js', 'js/site_image.js', 'js/snapshot_file.js',
+  'js/live_guide.js', 'js/samples.js', 'js/token_grid.js', 'js/playground.js', 'js/share.js', 'js/site_image.js', 'js/snapshot_file.js',
   'pyodide/pyodide.mjs', 'pyodide/pyodide.asm.mjs', 'pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
   'pyodide/pyodide-lock.json', 'pyodide/site-packages.bin', 'pyodide/startup-snapshot.json', 'pyodide/startup-snapshot.bin',
   'vocab/gpt2-vocab.json',

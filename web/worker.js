@@ -5,7 +5,8 @@
 //                                                             start Pyodide (from the start-up snapshot unless
 //                                                             snapshot is false), load tokenguide (fetch urls meanwhile)
 //   {id, type: 'call', name, args}                            call tokenguide._web_bridge.<name>(...args)
-//   {id, type: 'vocab', source: {url | file, siblings?}, eos, key}  read a vocabulary (URL or File) and prepare it
+//   {id, type: 'vocab', source: {url | file, siblings?, siblingUrls?}, eos, key}  read a vocabulary (URL or File) and
+//                                                             prepare it (siblingUrls: config files beside a URL, for EOS)
 //   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
 //   {type: 'cancel', upTo}                                    stop the requests with ids up to upTo (running or queued)
 // Worker -> page: {type: 'status', text, phase, phases: [[id, label]]},
@@ -277,10 +278,7 @@ async function readVocab(msg) {
   if (text !== null) {
     // prefetched while Pyodide started
   } else if (source.url) {
-    post({ type: 'progress', id: msg.id, stage: 'reading vocabulary', done: 0, total: 1 });
-    const resp = await fetch(new URL(source.url, self.location.href));
-    if (!resp.ok) throw Object.assign(new Error(`${source.name}: HTTP ${resp.status}`), { info: { kind: 'VocabularyError', message: `could not read ${source.name} (HTTP ${resp.status})` } });
-    text = await resp.text();
+    text = await fetchText(msg.id, source.url, source.name);
   } else {
     post({ type: 'progress', id: msg.id, stage: 'reading vocabulary', done: 0, total: 1 });
     text = new Uint8Array(await source.file.arrayBuffer()); // bytes: Python names a picture or bad UTF-8 for what it is
@@ -290,9 +288,34 @@ async function readVocab(msg) {
     siblings = siblings || {};
     siblings[file.name] = await file.text();
   }
+  for (const url of source.siblingUrls || []) {
+    siblings = siblings || {};
+    siblings[url.split('/').pop()] = await fetchText(msg.id, url, url.split('/').pop());
+  }
   if (shouldCancel()) throw cancelledError('reading the vocabulary was cancelled');
   post({ type: 'progress', id: msg.id, stage: 'preparing vocabulary', done: 0, total: 1 });
   return callBridge(msg.id, 'load_vocabulary', [text, source.name, eos, key, siblings]);
+}
+
+/** A file of the app (a bundled tokenizer, read on demand) as text, with the bytes read so far as progress. */
+async function fetchText(id, url, name) {
+  post({ type: 'progress', id, stage: `reading ${name}`, done: 0, total: 1 });
+  const resp = await fetch(new URL(url, self.location.href));
+  if (!resp.ok) throw Object.assign(new Error(`${name}: HTTP ${resp.status}`), { info: { kind: 'VocabularyError', message: `could not read ${name} (HTTP ${resp.status})` } });
+  const total = Number(resp.headers.get('content-length')) || 0;
+  if (!resp.body || !total) return resp.text();
+  const reader = resp.body.getReader();
+  const parts = [];
+  let done = 0;
+  for (;;) {
+    const { done: end, value } = await reader.read();
+    if (end) break;
+    parts.push(value);
+    done += value.length;
+    post({ type: 'progress', id, stage: `reading ${name}`, done, total });
+    if (shouldCancel()) { reader.cancel().catch(() => {}); throw cancelledError('reading the vocabulary was cancelled'); }
+  }
+  return new TextDecoder().decode(await new Blob(parts).arrayBuffer());
 }
 
 let gpt2Text = null; // the bundled GPT-2 vocabulary's text, for the playground's gpt2()

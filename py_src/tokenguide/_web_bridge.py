@@ -9,7 +9,9 @@ tests/e2e compare what the page shows with the library run in CPython).
 State kept between calls (one worker = one user):
 - vocabularies by fingerprint, plus the worker's source keys (file name, size, date, EOS) that
   map to them, so the same file is read and prepared once and reused for every regex;
-- the last index built (for a RegexGuide in the live guide) and one live guide session.
+- the last index built (for a RegexGuide in the live guide) and one live guide session
+  (a RegexGuide, a CFGGuide, or a JSON Schema's Guide: _web_schema_guide), with the time of
+  each mask it computed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from .index import Index, prepare_vocabulary
 from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 from ._web_playground import run_code
 from ._web_cancel import guard_interrupts, interruptible
+from ._web_samples import draw_samples
+from ._web_schema_guide import SchemaSteps, describe_compiled, explain_token_walk
 
 __all__ = [
     "load_vocabulary",
@@ -39,6 +43,7 @@ __all__ = [
     "guide_reset",
     "guide_explain",
     "guide_search",
+    "guide_samples",
     "explain_regex_token",
     "run_code",
     "error_info",
@@ -68,6 +73,7 @@ _CANCELLED = {
     "build_index": "the build was cancelled",
     "guide_start": "starting the guide was stopped",
     "guide_view": "computing the allowed tokens was stopped",
+    "guide_samples": "drawing the samples was cancelled",
 }
 """What a Cancel / Stop (KeyboardInterrupt from Pyodide's interrupt buffer) stopped, by bridge function."""
 
@@ -331,15 +337,23 @@ _CHUNK = 2048  # candidate tokens tried between two yields of a CFG step
 class _GuideSession:
     """One live guide: the guide, the path of token ids, and the states along it."""
 
-    def __init__(self, kind: str, guide: Any, vocabulary: Vocabulary, description: str):
+    def __init__(self, kind: str, guide: Any, vocabulary: Vocabulary, description: str, source: str = "",
+                 ascii: bool = False, schema: dict[str, Any] | None = None):
         self.kind = kind
         self.guide = guide
         self.vocabulary = vocabulary
         self.description = description
+        self.source = source  # the regex, grammar or schema text (the samples' independent check)
+        self.ascii = ascii
+        self.schema_info = schema  # kind "schema": describe_compiled(...) and the compile time
         self.tokens: list[int] = []
         self.states: list[Any] = [guide.initial_state]
         self.allowed: dict[int, list[int]] = {}  # depth -> allowed ids (computed once per depth)
         self.display: dict[int, str] = {}  # token id -> display text (filters rescan it often)
+        self.mask_seconds: dict[int, float] = {}  # depth -> time its allowed tokens took
+        self.last_mask = 0.0
+        self.total_mask = 0.0
+        self.masks = 0  # masks computed (a depth computed again after Back counts again)
 
     def token_text(self, token_id: int) -> str:
         found = self.display.get(token_id)
@@ -365,6 +379,8 @@ class _GuideSession:
             return "end (EOS emitted)"
         if self.kind == "regex":
             return str(self.state)
+        if self.kind == "schema":
+            return self.guide.label(self.state, len(self.tokens))
         parser_state = getattr(self.state, "parser_state", None)
         position = getattr(parser_state, "position", None)
         if position is None:
@@ -375,19 +391,26 @@ class _GuideSession:
     def is_final(self) -> bool:
         return (not self.done()) and bool(self.guide.is_final_state(self.state))
 
+    def allowed_in(self, state: Any) -> list[int]:
+        """The allowed token ids of any state of this guide, at once (the samples' walk)."""
+        if self.kind == "regex":
+            return list(self.guide.index.state_transitions(state)[0])
+        if self.kind == "schema":
+            return self.guide.allowed(state)
+        return sorted(int(t) for t in self.guide.get_next_instruction(state).tokens)
+
     async def compute_allowed(self, progress, should_cancel) -> list[int]:
         depth = len(self.tokens)
         found = self.allowed.get(depth)
         if found is not None:
             return found
+        start = time.perf_counter()
         if self.done():
             found = []
-        elif self.kind == "regex":
-            found = list(self.guide.index.state_transitions(self.state)[0])
-        elif not _is_reference_cfg(self.guide):
-            # a guide with its own fast algorithm: one call (no progress; Cancel works through
-            # Pyodide's interrupt buffer when the page is cross-origin isolated)
-            found = sorted(int(t) for t in self.guide.get_next_instruction(self.state).tokens)
+        elif self.kind != "cfg" or not _is_reference_cfg(self.guide):
+            # an index row, or a guide with its own fast algorithm: one call (no progress; Cancel
+            # works through Pyodide's interrupt buffer when the page is cross-origin isolated)
+            found = self.allowed_in(self.state)
         else:
             # the reference CFGGuide tries every token: do it in chunks, yielding in between, so the
             # page sees progress and can stop a long step
@@ -404,7 +427,22 @@ class _GuideSession:
                     progress("allowed tokens", min(total, lo + _CHUNK), total)
                 await asyncio.sleep(0)
         self.allowed[depth] = found
+        if not self.done():
+            self.last_mask = self.mask_seconds[depth] = time.perf_counter() - start
+            self.total_mask += self.last_mask
+            self.masks += 1
         return found
+
+    def forced(self, depth: int) -> bool:
+        """Only one continuation was allowed at `depth` (the constraint forced the token)."""
+        return len(self.allowed.get(depth) or ()) == 1
+
+    def cost(self) -> dict[str, Any]:
+        """The time of the current state's mask and the running mean over the masks computed."""
+        depth = len(self.tokens)
+        return {"mask_ms": self.mask_seconds[depth] * 1000 if depth in self.mask_seconds else None,
+                "last_mask_ms": self.last_mask * 1000, "mean_mask_ms": self.total_mask * 1000 / self.masks if self.masks else None,
+                "masks": self.masks, "forced": self.forced(depth) and not self.done()}
 
 
 def _is_reference_cfg(guide: Any) -> bool:
@@ -430,7 +468,8 @@ async def guide_start(
     progress: Callable[[str, int, int], Any] | None = None,
     should_cancel: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
-    """Start a live guide: kind "regex" (source = regex) or "cfg" (source = Lark grammar text).
+    """Start a live guide: kind "regex" (source = regex), "cfg" (source = Lark grammar text) or
+    "schema" (source = JSON Schema text: Guide.from_json_schema chooses the path).
 
     A regex guide reuses the last index built when it matches (same regex, options, vocabulary).
     """
@@ -463,9 +502,17 @@ async def guide_start(
 
         guide = FastCFGGuide(source, Tokenizer(vocabulary))
         description = f"CFGGuide ({type(guide).__name__})"
+    elif kind == "schema":
+        if not source.strip():
+            raise TokenguideError("the schema is empty: paste a JSON Schema or load a schema file")
+        guide = SchemaSteps(source, vocabulary)
+        schema_info = {**describe_compiled(guide.compiled), "compile_ms": guide.compile_seconds * 1000}
+        description = f"Guide.from_json_schema: {schema_info['what']}; chosen because: {schema_info['reason']}"
+        _session = _GuideSession(kind, guide, vocabulary, description, source, schema=schema_info)
+        return {"description": description, "kind": kind, "schema": schema_info}
     else:
-        raise ValueError(f"unknown guide kind {kind!r}: expected 'regex' or 'cfg'")
-    _session = _GuideSession(kind, guide, vocabulary, description)
+        raise ValueError(f"unknown guide kind {kind!r}: expected 'regex', 'cfg' or 'schema'")
+    _session = _GuideSession(kind, guide, vocabulary, description, source, ascii=bool(ascii))
     return {"description": description, "kind": kind}
 
 
@@ -509,7 +556,9 @@ async def guide_view(
         "final": session.is_final(),
         "done": session.done(),
         "text": session.text(),
-        "path": [[t, session.token_text(t)] for t in session.tokens],
+        "path": [[t, session.token_text(t), session.forced(i)] for i, t in enumerate(session.tokens)],
+        "cost": session.cost(),
+        "schema": session.schema_info,
         "num_allowed": len(allowed),
         "num_matched": matched,
         "items": items,
@@ -624,10 +673,16 @@ def guide_explain(token: Any) -> dict[str, Any]:
     if session.kind == "regex":
         out.update(explain_regex_token(session.guide.index, vocabulary, session.state, token_id))
         return out
+    if session.kind == "schema":
+        walk = explain_token_walk(session.guide.allowed, session.guide.get_next_state, vocabulary, session.state, token_id)
+        out.update(walk, accepts_text=_byte_classes(walk["accepts"]), path=session.schema_info["path"])
+        if session.guide.grammar is None:
+            return out
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     grammar = session.guide.grammar
-    parser_state = getattr(session.state, "parser_state", None)
+    state = session.state.get_state() if session.kind == "schema" else session.state
+    parser_state = getattr(state, "parser_state", None)
     out["expected"] = sorted(grammar.acceptable(parser_state)) if parser_state is not None else []
     before = session.text()
     candidate = before + (vocabulary.id_to_bytes(token_id) or b"").decode("utf-8", "replace")
@@ -667,6 +722,24 @@ def guide_search(text: str, limit: int = 50) -> list[list[Any]]:
     return found
 
 
+async def guide_samples(
+    count: int,
+    mode: str = "uniform",
+    budget: int = 64,
+    seed: Any = None,
+    progress: Callable[[str, int, int], Any] | None = None,
+    should_cancel: Callable[[], Any] | None = None,
+) -> list[dict[str, Any]]:
+    """`count` random completions of the live guide from its current state (_web_samples.draw_samples),
+    each checked by an independent parser."""
+    session = _require_session()
+    try:
+        return await draw_samples(session, int(count), mode, int(budget), seed, progress,
+                                  (lambda: bool(should_cancel())) if should_cancel else None)
+    except KeyboardInterrupt:
+        raise BuildCancelled("drawing the samples was cancelled") from None
+
+
 def guide_back() -> None:
     """Undo the last token of the live guide (nothing at the start)."""
     session = _require_session()
@@ -699,6 +772,7 @@ _CALLABLE = {
     "guide_reset": guide_reset,
     "guide_explain": guide_explain,
     "guide_search": guide_search,
+    "guide_samples": guide_samples,
     "run_code": run_code,
 }
 

@@ -37,6 +37,8 @@ export class Builder {
     this.vocabulary = vocabulary;
     this.timer = new Timer();
     this.lastProgress = 0;
+    this.schemaRegex = null;      // the regex last generated from the JSON Schema
+    this.onSchemaTrouble = null;  // (why) => ...: the schema has no index the builder can make
   }
 
   onProgress(stage, done, total) {
@@ -116,6 +118,7 @@ export class Builder {
         if (cancelled) info.message = `Build cancelled${phase}. Nothing was changed: edit the inputs or build again.`;
         showError(info, { cancelled });
         if (info.pos !== undefined || info.kind === 'RegexError' || info.kind === 'StateLimitError') showRegexError(info);
+        if (!cancelled && this.schemaRegex === regex) this.onSchemaTrouble?.('This schema\'s regex has no index that can be built here.');
         setState('error');
         setStatus(cancelled ? 'Cancelled' : 'The build failed');
       }
@@ -152,9 +155,11 @@ export class Builder {
       ui.examples.value = '';   // the regex is the schema's now, no longer the example's
       if (ui.name.value === 'index' || ui.name.value in EXAMPLES) ui.name.value = 'schema';
       ui.schemaNote.textContent = `Regex generated (${fmt(out.regex.length)} characters)` + (out.warnings.length ? `. ${out.warnings.join(' ')}` : '');
+      this.schemaRegex = out.regex;
     } catch (err) {
       showError(errorInfo(err));
       ui.schemaNote.textContent = 'The schema could not be turned into a regex.';
+      this.onSchemaTrouble?.('The schema could not be turned into a regex.');
     }
   }
 

@@ -1,9 +1,17 @@
-// The live guide: step through a RegexGuide (the regex of the builder) or a CFGGuide (a Lark
-// grammar) running in the worker, with the allowed tokens of each state in a TokenGrid.
+// The live guide: step through a RegexGuide (the regex of the builder), a CFGGuide (a Lark
+// grammar) or a JSON Schema's Guide (Guide.from_json_schema: the library chooses the path) running
+// in the worker, with the allowed tokens of each state in a TokenGrid, the time of each mask, and
+// the tokens the constraint forced marked.
 
 import { ui, $, secs, fmt, showError, clearError, showRegexError, errorInfo } from './ui.js';
 import { tasks } from './tasks.js';
 import { TokenGrid } from './token_grid.js';
+
+/** A mask's time for the page: ms with 3 significant digits under 10 ms. */
+export function ms(value) {
+  if (value === null || value === undefined) return '–';
+  return value < 10 ? `${value.toPrecision(3)} ms` : `${fmt(Math.round(value))} ms`;
+}
 
 export class LiveGuide {
   constructor(client, vocabulary) {
@@ -26,7 +34,7 @@ export class LiveGuide {
   }
 
   /** Run one worker step of the live guide with progress, cancel and error display. */
-  async task(label, fn, { starting = false } = {}) {
+  async task(label, fn, { starting = false, stopped = 'Stopped. Step again to compute the allowed tokens.' } = {}) {
     if (!tasks.ready || tasks.busy) return null;
     clearError();
     ui.guideError.hidden = true;
@@ -45,7 +53,7 @@ export class LiveGuide {
         const cancelled = info.kind === 'BuildCancelled';
         ui.guideProgress.value = 0;
         ui.guideStatus.textContent = cancelled ? 'stopped' : 'failed';
-        if (cancelled) info.message = 'Stopped. Step again to compute the allowed tokens.';
+        if (cancelled) info.message = stopped;
         showError(info, { cancelled });
         if (info.kind === 'RegexError' && $('guide-kind-regex').checked) showRegexError(info);
         // the message belongs here too, where the user looks; a failed start leaves no stale view behind
@@ -65,6 +73,9 @@ export class LiveGuide {
     return view;
   }
 
+  /** The guide kind chosen by the radio buttons: 'regex', 'cfg' or 'schema'. */
+  kind() { return $('guide-kind-schema').checked ? 'schema' : $('guide-kind-cfg').checked ? 'cfg' : 'regex'; }
+
   render(v) {
     ui.guideExplain.replaceChildren();   // explanations belong to the state they were asked in
     ui.guideExplainMatches.replaceChildren();
@@ -73,18 +84,33 @@ export class LiveGuide {
     ui.guideFinal.hidden = !v.final;
     ui.guideView.dataset.done = v.done ? 'true' : 'false';
     ui.guideText.textContent = v.text;
-    ui.guidePath.replaceChildren(...v.path.map(([id, text]) => {
+    ui.guidePath.replaceChildren(...v.path.map(([id, text, forced]) => {
       const li = document.createElement('li');
       li.textContent = `${id}  ${JSON.stringify(text)}`;
+      if (forced) { li.classList.add('forced'); li.title = 'forced: the only token allowed there'; li.dataset.forced = 'true'; }
       return li;
     }));
+    const c = v.cost || {};
+    ui.guideForced.hidden = !c.forced;
+    ui.maskTime.textContent = c.masks ? `mask: ${ms(c.mask_ms)} this state · last computed ${ms(c.last_mask_ms)} · mean ${ms(c.mean_mask_ms)} over ${fmt(c.masks)} mask${c.masks === 1 ? '' : 's'}` : '';
+    ui.maskTime.dataset.lastMs = c.masks ? String(c.last_mask_ms) : '';
+    ui.maskTime.dataset.meanMs = c.masks ? String(c.mean_mask_ms) : '';
+    ui.maskTime.dataset.masks = String(c.masks || 0);
+    const info = v.schema;
+    ui.guideSchemaInfo.hidden = !info;
+    if (info) {
+      ui.guideSchemaInfo.dataset.path = info.path;
+      ui.guideSchemaInfo.textContent = `Path: ${info.path}. Why: ${info.reason}. ${info.what[0].toUpperCase()}${info.what.slice(1)}; compiled in ${ms(info.compile_ms)}.` +
+        (info.notes.length ? ` Note: ${info.notes.join('; ')}.` : '');
+    }
     ui.guidePath.scrollTop = ui.guidePath.scrollHeight;
   }
 
   start(kind) {
-    return this.task(kind === 'cfg' ? 'building the grammar guide…' : 'building the regex guide…', async () => {
+    const label = { cfg: 'building the grammar guide…', schema: 'compiling the schema…', regex: 'building the regex guide…' }[kind];
+    return this.task(label, async () => {
       const vocab = await this.vocabulary.ensure();
-      const sourceText = kind === 'cfg' ? ui.guideGrammar.value : ui.regex.value;
+      const sourceText = kind === 'cfg' ? ui.guideGrammar.value : kind === 'schema' ? ui.guideSchema.value : ui.regex.value;
       await this.client.call('guide_start', [kind, sourceText, vocab.fingerprint, ui.ascii.checked, '$progress', '$cancel'], (s, d, t) => this.progress(s, d, t));
       ui.guideView.hidden = false;
       ui.guideView.dataset.kind = kind;
@@ -140,16 +166,17 @@ export class LiveGuide {
       line(r.allowed ? 'EOS is allowed: the text so far is complete.' : 'EOS is not allowed: the text so far is not complete yet.');
       return;
     }
-    if (r.kind === 'regex') {
+    if (r.kind === 'regex' || r.kind === 'schema') {
       box.dataset.reach = String(r.reach);
-      if (r.allowed) line(`All ${r.bytes} of its bytes continue the text within the regex's language.`);
+      const what = r.kind === 'regex' ? "the regex's language" : `the schema's language (${r.path} path)`;
+      if (r.allowed) line(`All ${r.bytes} of its bytes continue the text within ${what}.`);
       else if (r.reach >= r.bytes) line('Its bytes are all acceptable here, but no allowed token path ends where it ends.');
       else {
         const b = r.dies_at;
         line(`Its bytes get ${r.reach} of ${r.bytes} in: byte ${r.reach + 1} (0x${b.toString(16).padStart(2, '0')}${b > 0x20 && b < 0x7f ? ` '${String.fromCharCode(b)}'` : ''}) is where it dies.`);
-        line(r.accepts.length ? `There the automaton accepts: ${r.accepts_text}` : 'There the automaton accepts nothing more.');
+        line(r.accepts.length ? `There the ${r.kind === 'regex' ? 'automaton' : 'guide'} accepts: ${r.accepts_text}` : `There the ${r.kind === 'regex' ? 'automaton' : 'guide'} accepts nothing more.`);
       }
-      return;
+      if (r.kind === 'regex' || r.expected === undefined) return;
     }
     line(`The parser expects one of: ${r.expected.join(', ') || '(nothing: the text is complete)'}.`);
     const f = r.failure;
@@ -163,15 +190,30 @@ export class LiveGuide {
   }
 
   showKind() {
-    const cfg = $('guide-kind-cfg').checked;
-    for (const el of document.querySelectorAll('.cfg-only')) el.hidden = !cfg;
+    const kind = this.kind();
+    for (const el of document.querySelectorAll('.cfg-only')) el.hidden = kind !== 'cfg';
+    for (const el of document.querySelectorAll('.schema-only')) el.hidden = kind !== 'schema';
+  }
+
+  /** Step through `schemaText` (from the builder): the schema kind chosen, the text copied, the guide started. */
+  startSchema(schemaText) {
+    $('guide-kind-schema').checked = true;
+    ui.guideSchema.value = schemaText;
+    this.showKind();
+    $('guide-section').scrollIntoView({ behavior: 'smooth' });
+    return this.start('schema');
   }
 
   bind() {
     ui.guideGrammarSelect.addEventListener('change', () => { if (tasks.ready) this.loadGrammar(ui.guideGrammarSelect.value).catch(() => {}); });
     ui.guideGrammar.addEventListener('input', () => { ui.guideGrammarSelect.value = ''; });
     for (const radio of document.querySelectorAll('input[name=guide-kind]')) radio.addEventListener('change', () => this.showKind());
-    ui.guideStart.addEventListener('click', () => this.start($('guide-kind-cfg').checked ? 'cfg' : 'regex'));
+    ui.guideStart.addEventListener('click', () => this.start(this.kind()));
+    ui.guideSchemaFile.addEventListener('change', async () => {
+      const file = ui.guideSchemaFile.files[0];
+      if (file) ui.guideSchema.value = await file.text();
+    });
+    ui.guideSchemaCopy.addEventListener('click', () => { ui.guideSchema.value = ui.schema.value; });
     ui.guideFromIndex.addEventListener('click', () => {
       $('guide-kind-regex').checked = true;
       this.showKind();

@@ -4,7 +4,7 @@
 
 import { ui, $ } from './ui.js';
 
-const KEYS = ['mode', 'regex', 'schema', 'ascii', 'max', 'name', 'vocab', 'eos', 'guide', 'grammar', 'grammarText'];
+const KEYS = ['mode', 'regex', 'schema', 'ascii', 'max', 'name', 'vocab', 'eos', 'guide', 'grammar', 'grammarText', 'guideSchema'];
 
 /** The inputs as URL parameters (only what differs from a fresh page). */
 export function currentState(vocabulary) {
@@ -15,10 +15,12 @@ export function currentState(vocabulary) {
   if (ui.ascii.checked) p.set('ascii', '1');
   if (ui.maxStates.value.trim() && ui.maxStates.value.trim() !== '100000') p.set('max', ui.maxStates.value.trim());
   if (ui.name.value.trim() && ui.name.value.trim() !== 'index') p.set('name', ui.name.value.trim());
-  p.set('vocab', vocabulary.source.file ? vocabulary.source.name : 'gpt2');
+  p.set('vocab', vocabulary.source.file ? vocabulary.source.name : vocabulary.source.menu || 'gpt2');
   const eos = vocabulary.eosChoice();
   if (eos !== null) p.set('eos', eos);
   if ($('guide-kind-regex').checked) p.set('guide', 'regex');
+  if ($('guide-kind-schema').checked) p.set('guide', 'schema');
+  if ($('guide-kind-schema').checked && ui.guideSchema.value) p.set('guideSchema', ui.guideSchema.value);
   if (ui.guideGrammarSelect.value) p.set('grammar', ui.guideGrammarSelect.value);
   else if (ui.guideGrammar.value) p.set('grammarText', ui.guideGrammar.value);
   return p;
@@ -36,6 +38,8 @@ export function restoreState() {
   ui.name.value = p.get('name') || 'index';
   if (p.has('eos')) ui.eos.value = p.get('eos');
   if (p.get('guide') === 'regex') $('guide-kind-regex').checked = true;
+  if (p.get('guide') === 'schema') $('guide-kind-schema').checked = true;
+  if (p.has('guideSchema')) ui.guideSchema.value = p.get('guideSchema');
   if (p.has('grammar')) ui.guideGrammarSelect.value = p.get('grammar');
   else if (p.has('grammarText')) { ui.guideGrammarSelect.value = ''; ui.guideGrammar.value = p.get('grammarText'); }
   return { hadState: true, vocab: p.get('vocab') || 'gpt2', eos: p.get('eos') };
@@ -50,7 +54,7 @@ export function bindState(vocabulary) {
     if (location.hash !== hash) history.replaceState(null, '', location.pathname + location.search + hash);
   };
   const soon = () => { if (pending === null) pending = setTimeout(write, 150); };
-  for (const el of [ui.regex, ui.schema, ui.ascii, ui.maxStates, ui.name, ui.eos, ui.guideGrammar, ui.guideGrammarSelect, ui.examples,
+  for (const el of [ui.regex, ui.schema, ui.ascii, ui.maxStates, ui.name, ui.eos, ui.guideGrammar, ui.guideGrammarSelect, ui.examples, ui.guideSchema,
     ...document.querySelectorAll('input[name=source], input[name=guide-kind]')]) {
     el.addEventListener('input', soon);
     el.addEventListener('change', soon);

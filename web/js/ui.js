@@ -22,6 +22,11 @@ export const ui = {
   guideBack: $('guide-back'), guideReset: $('guide-reset'), guideError: $('guide-error'),
   guideExplainInput: $('guide-explain-input'), guideExplainButton: $('guide-explain-button'),
   guideExplainMatches: $('guide-explain-matches'), guideExplain: $('guide-explain'),
+  vocabMenu: $('vocab-menu'), guideSchema: $('guide-schema-input'), guideSchemaFile: $('guide-schema-file'), guideSchemaCopy: $('guide-schema-copy'),
+  guideSchemaInfo: $('guide-schema-info'), guideForced: $('guide-forced'), maskTime: $('mask-time'),
+  schemaGuideOffer: $('schema-guide-offer'), schemaGuideWhy: $('schema-guide-why'), schemaToGuide: $('schema-to-guide'),
+  samplesCount: $('samples-count'), samplesMode: $('samples-mode'), samplesBudget: $('samples-budget'),
+  samplesButton: $('samples-button'), samplesList: $('samples-list'),
 };
 
 /** <body data-state>: loading | ready | building | done | error (tests and CSS key on it). */
@@ -52,6 +57,7 @@ export function clearError() {
   delete ui.error.dataset.kind;
   ui.regexError.hidden = true;
   ui.regex.classList.remove('invalid');
+  ui.schemaGuideOffer.hidden = true;
 }
 
 /** A regex error under the regex box: the message, and the line of the pattern with a caret. */

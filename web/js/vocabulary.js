@@ -1,10 +1,20 @@
-// The vocabulary choice of the builder page: the bundled GPT-2 file, or files picked / dropped,
-// read and prepared in the worker once per (file, EOS choice).
+// The vocabulary choice of the builder page: files picked / dropped (the first choice), the bundled
+// GPT-2 file (prepared in the start-up snapshot), or one of the bundled tokenizers of the menu (read
+// from dist/vocab/ on demand), read and prepared in the worker once per (file, EOS choice).
 
 import { ui, fmt, secs, setState, setStatus, showError, clearError, errorInfo } from './ui.js';
 import { tasks } from './tasks.js';
 
-export const BUNDLED = { url: 'vocab/gpt2-vocab.json', name: 'gpt2-vocab.json', label: 'GPT-2 (bundled)', key: 'bundled:gpt2' };
+export const BUNDLED = { url: 'vocab/gpt2-vocab.json', name: 'gpt2-vocab.json', label: 'GPT-2 (bundled)', key: 'bundled:gpt2', menu: 'gpt2' };
+
+/** The vocabulary menu: GPT-2, and the tokenizers build.py copies to dist/vocab/<id>/ (tokenizer.json
+ *  and the tokenizer_config.json that names EOS), read only when chosen. */
+export const MENU = { gpt2: BUNDLED };
+for (const [id, label] of [['llama2', 'Llama 2'], ['llama3', 'Llama 3'], ['qwen3', 'Qwen3'], ['gemma3', 'Gemma 3'],
+  ['mistral_nemo', 'Mistral Nemo'], ['yi', 'Yi']]) {
+  MENU[id] = { url: `vocab/${id}/tokenizer.json`, siblingUrls: [`vocab/${id}/tokenizer_config.json`], name: 'tokenizer.json',
+               label: `${label} (bundled)`, key: `bundled:${id}`, menu: id };
+}
 const SIBLING_FILES = ['generation_config.json', 'tokenizer_config.json', 'special_tokens_map.json'];
 
 /** The vocabulary in use: where it comes from and what the worker said about it. */
@@ -32,7 +42,8 @@ export class VocabularyChoice {
     if (this.info && this.infoFor === key) return this.info;
     const source = this.source;
     const msg = { type: 'vocab', eos: this.eosChoice(), key: source.key,
-                  source: source.file ? { file: source.file, siblings: source.siblings || [], name: source.name } : { url: source.url, name: source.name } };
+                  source: source.file ? { file: source.file, siblings: source.siblings || [], name: source.name }
+                    : { url: source.url, name: source.name, siblingUrls: source.siblingUrls || [] } };
     ui.vocabInfo.textContent = `${source.label}: reading…`;
     try {
       const info = await this.client.request(msg, onProgress);
@@ -133,8 +144,17 @@ export class VocabularyChoice {
 
   useBundled() { this.choose(BUNDLED); }
 
+  /** Show the choice in the menu: a bundled tokenizer, or "your file" for a file picked or dropped. */
+  showInMenu(source) {
+    const mine = ui.vocabMenu.querySelector('option[value=file]');
+    mine.disabled = !source.file;
+    mine.textContent = source.file ? `your file: ${source.name}` : 'your file';
+    ui.vocabMenu.value = source.file ? 'file' : source.menu;
+  }
+
   choose(source) {
     this.source = source;
+    this.showInMenu(source);
     this.onChange?.();
     this.info = null;
     this.infoFor = null;
@@ -155,6 +175,12 @@ export class VocabularyChoice {
   bind() {
     ui.vocabFile.addEventListener('change', () => this.useFiles(ui.vocabFile.files));
     ui.vocabDefault.addEventListener('click', () => { ui.vocabFile.value = ''; this.useBundled(); });
+    ui.vocabMenu.addEventListener('change', () => {
+      const source = MENU[ui.vocabMenu.value];
+      if (!source || source === this.source) return;
+      ui.vocabFile.value = '';
+      this.choose(source);
+    });
     ui.eos.addEventListener('change', () => {
       if (ui.eos.value.trim() === '') this.autoEos = null;
       this.loadNow();
