@@ -785,3 +785,30 @@ def test_why_not_this_token_in_the_player(page: Page, tmp_path: Path, gpt2_vocab
     assert len(verdicts) > 5 and all((v == "true") == (t in allowed_now) for t, v in verdicts.items())
     assert verdicts[gpt2_vocabulary.get("!")[0]] == "true"
     assert any(v == "false" for v in verdicts.values())
+
+
+def test_mask_time_and_forced_tokens(page: Page, small_index: Path) -> None:
+    """Per-token cost: the time of each state's token mask and the running mean; a state with one
+    transition (state 2's eos loop) is marked forced, and so is the path step taken from it."""
+    open_player(page)
+    load(page, small_index)
+    cost = page.get_by_test_id("mask-time")
+    expect(cost).to_have_attribute("data-masks", "1")
+    expect(cost).to_contain_text("last mask")
+    expect(cost).to_contain_text("mean")
+    expect(page.get_by_test_id("forced-badge")).to_be_hidden()   # state 0: two transitions
+    card(page, 0).click()                                         # -> state 1 (two transitions)
+    expect(cost).to_have_attribute("data-masks", "2")
+    expect(page.get_by_test_id("forced-badge")).to_be_hidden()
+    card(page, 1).click()                                         # -> state 2: only its eos loop
+    expect(cost).to_have_attribute("data-masks", "3")
+    expect(page.get_by_test_id("forced-badge")).to_be_visible()
+    card(page, SMALL_EOS).click()
+    expect(cost).to_have_attribute("data-masks", "4")
+    forced = page.get_by_test_id("path").locator("li[data-forced=true]")
+    expect(forced).to_have_count(1)                               # the eos step, taken from state 2
+    expect(forced).to_contain_text(f"2 —[{SMALL_EOS}")
+    last, mean = float(cost.get_attribute("data-last-ms")), float(cost.get_attribute("data-mean-ms"))
+    assert last >= 0 and mean >= 0
+    page.get_by_test_id("back-button").click()                    # a state seen again is timed again
+    expect(cost).to_have_attribute("data-masks", "5")
