@@ -29,7 +29,8 @@ from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 from ._web_playground import run_code
 from ._web_cancel import guard_interrupts, interruptible
 from ._web_samples import draw_samples
-from ._web_schema_guide import SchemaSteps, describe_compiled, explain_token_walk
+from ._web_explain import byte_classes, explain_regex_token, explain_token_walk
+from ._web_schema_guide import SchemaSteps, describe_compiled
 
 __all__ = [
     "load_vocabulary",
@@ -582,67 +583,6 @@ def guide_step(token_id: int) -> None:
     session.tokens.append(token_id)
 
 
-def _byte_classes(values: list[int]) -> str:
-    """A set of bytes as classes: runs become ranges, printable ASCII shown as characters."""
-
-    def show(b: int) -> str:
-        return chr(b) if 0x20 < b < 0x7F else "␠" if b == 0x20 else f"\\x{b:02x}"
-
-    parts: list[str] = []
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        parts.append(f"{show(values[i])}-{show(values[j])}" if j - i >= 2 else " ".join(show(b) for b in values[i : j + 1]))
-        i = j + 1
-    return " ".join(parts)
-
-
-def explain_regex_token(index: Index, vocabulary: Vocabulary, state: int, token_id: int) -> dict[str, Any]:
-    """How far the bytes of `token_id` get from `state` along the index's allowed tokens (a search
-    over (state, byte offset)), the byte where they die and the bytes accepted there. Exact when the
-    vocabulary holds every single byte, as byte-level ones do. (The player does the same in JavaScript.)"""
-    data = vocabulary.id_to_bytes(token_id) or b""
-    tokens_of = vocabulary.id_to_bytes
-    eos = vocabulary.eos_token_id
-    seen = {(state, 0)}
-    queue = [(state, 0)]
-    best, best_at = 0, [(state, 0)]
-    expanded = 0
-    while queue and expanded < 20_000:
-        following = []
-        for s, off in queue:
-            expanded += 1
-            ids, nexts = index.state_transitions(s)
-            for u, nxt in zip(ids, nexts):
-                ub = tokens_of(u) if u != eos else None
-                if not ub:
-                    continue
-                k = 0
-                while k < len(ub) and off + k < len(data) and ub[k] == data[off + k]:
-                    k += 1
-                reach = off + k
-                if reach > best:
-                    best, best_at = reach, []
-                if reach == best:
-                    best_at.append((s, off))
-                if k == len(ub) and reach < len(data) and (nxt, reach) not in seen:
-                    seen.add((nxt, reach))
-                    following.append((nxt, reach))
-        queue = following
-    accepts: set[int] = set()
-    for s, off in best_at:
-        for u in index.state_transitions(s)[0]:
-            ub = tokens_of(u) if u != eos else None
-            k = best - off
-            if ub and k < len(ub) and ub[:k] == data[off:best]:
-                accepts.add(ub[k])
-    values = sorted(accepts)
-    return {"bytes": len(data), "reach": best, "dies_at": data[best] if best < len(data) else None,
-            "accepts": values, "accepts_text": _byte_classes(values)}
-
-
 def guide_explain(token: Any) -> dict[str, Any]:
     """Why the live guide does (not) allow a token now: `token` is an id or a token's exact text.
 
@@ -675,7 +615,7 @@ def guide_explain(token: Any) -> dict[str, Any]:
         return out
     if session.kind == "schema":
         walk = explain_token_walk(session.guide.allowed, session.guide.get_next_state, vocabulary, session.state, token_id)
-        out.update(walk, accepts_text=_byte_classes(walk["accepts"]), path=session.schema_info["path"])
+        out.update(walk, accepts_text=byte_classes(walk["accepts"]), path=session.schema_info["path"])
         if session.guide.grammar is None:
             return out
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken

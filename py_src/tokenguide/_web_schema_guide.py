@@ -2,19 +2,18 @@
 
 The library chooses the path (regex, grammar or network; `Guide.compiled` says which and why);
 `SchemaSteps` gives the stateful Guide the stateless interface the live guide steps through
-(a state is a Guide copy), and `explain_token_walk` says how far a token's bytes get from a state
-of any guide whose allowed tokens and next states can be asked for.
+(a state is a Guide copy).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from typing import Any
 
 from .vocabulary import Vocabulary
 
-__all__ = ["SchemaSteps", "describe_compiled", "explain_token_walk"]
+__all__ = ["SchemaSteps", "describe_compiled"]
 
 _PATHS = {
     "regex": "regex path: a token automaton of the schema's regex, built lazily state by state",
@@ -76,50 +75,3 @@ class SchemaSteps:
         """The state as the page shows it: the automaton state on the regex path, else the step."""
         inner = state.get_state()
         return f"automaton state {inner}" if type(inner) is int else f"step {steps}"
-
-
-def explain_token_walk(
-    allowed: Callable[[Any], list[int]],
-    advance: Callable[[Any, int], Any],
-    vocabulary: Vocabulary,
-    state: Any,
-    token_id: int,
-    limit: int = 2_000,
-) -> dict[str, Any]:
-    """How far the bytes of `token_id` get from `state` through the allowed tokens of each state
-    (any tokenization of them), the byte where they die and the bytes accepted there. Only tokens
-    that spell a whole piece of the token's bytes are advanced along, so a state's next states are
-    never all computed. Exact when the vocabulary holds every single byte, as byte-level ones do."""
-    data = vocabulary.id_to_bytes(token_id) or b""
-    tokens_of = vocabulary.id_to_bytes
-    eos = vocabulary.eos_token_id
-    queue = [(state, 0)]
-    best, best_at = 0, [(state, 0)]
-    expanded = 0
-    while queue and expanded < limit:
-        following = []
-        for s, off in queue:
-            expanded += 1
-            for u in allowed(s):
-                ub = tokens_of(u) if u != eos else None
-                if not ub:
-                    continue
-                k = 0
-                while k < len(ub) and off + k < len(data) and ub[k] == data[off + k]:
-                    k += 1
-                reach = off + k
-                if reach > best:
-                    best, best_at = reach, []
-                if reach == best:
-                    best_at.append((s, off))
-                if k == len(ub) and reach < len(data):
-                    following.append((advance(s, u), reach))
-        queue = following
-    accepts: set[int] = set()
-    for s, off in best_at:
-        for u in allowed(s):
-            ub = tokens_of(u) if u != eos else None
-            k = best - off
-            if ub and k < len(ub) and ub[:k] == data[off:best]:
-                accepts.add(ub[k])
-    return {"bytes": len(data), "reach": best, "dies_at": data[best] if best < len(data) else None, "accepts": sorted(accepts)}
