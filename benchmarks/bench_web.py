@@ -17,6 +17,8 @@ Measured (wall-clock, milliseconds unless said otherwise; printed as markdown ta
   transition cards are shown;
 - the live CFG guide (the fastest CFG guide available, arithmetic grammar) built and its first step's
   allowed tokens computed on GPT-2.
+- the live guide over the JSON Schemas below (Guide.from_json_schema in the worker): compile, first
+  mask, and the Start click to the allowed tokens shown (`--live-schema-only` runs just this);
 - side by side with web-xgrammar (npm @mlc-ai/web-xgrammar, xgrammar in WebAssembly) in the same
   Chromium: JSON Schemas and the JSON grammar compiled to the first token mask, and the mask after
   each token of a compact instance (`--peers-only` runs just this).
@@ -295,6 +297,22 @@ print("RESULT " + json.dumps(out))
 """
 
 
+def live_schema_first_mask(page) -> None:
+    """The live guide over each JSON Schema of PEER_SCHEMAS on GPT-2 (the page's own Start button):
+    Guide.from_json_schema's compile, the first mask, and Start clicked to the tokens shown."""
+    print("\n## Live guide over a JSON Schema, GPT-2: Start to the first mask\n")
+    print("| schema | path | compile ms | first mask ms | Start to tokens shown, ms |\n|---|---|---:|---:|---:|")
+    page.get_by_test_id("guide-kind-schema").check()
+    for name, schema in PEER_SCHEMAS.items():
+        page.get_by_test_id("guide-schema-input").fill(json.dumps(schema))
+        page.get_by_test_id("guide-start").click()
+        page.wait_for_function("() => !document.getElementById('guide-start').disabled", timeout=TIMEOUT)
+        info = page.get_by_test_id("guide-schema-info")
+        print(f"| {name} | {info.get_attribute('data-path')} | {float(info.get_attribute('data-compile-ms')):,.0f} | "
+              f"{float(page.get_by_test_id('mask-time').get_attribute('data-last-ms')):,.1f} | "
+              f"{float(page.get_by_test_id('guide-status').get_attribute('data-ms')):,.0f} |")
+
+
 def greedy_path(text: str, vocab) -> list[int]:
     """Token ids spelling `text`, longest token first (GPT-2 has every byte, so this always succeeds)."""
     data, out, pos = text.encode(), [], 0
@@ -374,6 +392,7 @@ def main() -> None:
     parser.add_argument("--startup-only", action="store_true", help="only the start-up figures")
     parser.add_argument("--skip-cfg", action="store_true")
     parser.add_argument("--peers-only", action="store_true", help="only web-xgrammar and tokenguide side by side")
+    parser.add_argument("--live-schema-only", action="store_true", help="only the live guide over the JSON Schemas (to the first mask)")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -385,6 +404,16 @@ def main() -> None:
         if exe:
             launch["executable_path"] = exe
         browser = p.chromium.launch(**launch)
+        if args.live_schema_only:
+            context = browser.new_context(service_workers="block")
+            page = context.new_page()
+            page.goto(url + "index.html")
+            wait_state(page, "ready")
+            live_schema_first_mask(page)
+            context.close()
+            browser.close()
+            server.shutdown()
+            return
         if args.peers_only:
             peers_side_by_side(browser, url)
             browser.close()
@@ -424,6 +453,7 @@ def main() -> None:
             took = cfg_step(page, url)
             print(f"\nLive CFG guide ({page.get_by_test_id('guide-desc').text_content()}, arithmetic grammar, GPT-2): "
                   f"start + first step {took:,.0f} ms")
+        live_schema_first_mask(page)
         context.close()
 
         peers_side_by_side(browser, url)

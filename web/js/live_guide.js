@@ -47,6 +47,7 @@ export class LiveGuide {
         ui.guideProgress.max = 1;
         ui.guideProgress.value = 1;
         ui.guideStatus.textContent = `${label.replace(/…$/, '')}: ${secs((performance.now() - t0) / 1000)}`;
+        ui.guideStatus.dataset.ms = (performance.now() - t0).toFixed(1); // the whole task, worker round trips included
         return out;
       } catch (err) {
         const info = errorInfo(err);
@@ -100,6 +101,7 @@ export class LiveGuide {
     ui.guideSchemaInfo.hidden = !info;
     if (info) {
       ui.guideSchemaInfo.dataset.path = info.path;
+      ui.guideSchemaInfo.dataset.compileMs = String(info.compile_ms);
       ui.guideSchemaInfo.textContent = `Path: ${info.path}. Why: ${info.reason}. ${info.what[0].toUpperCase()}${info.what.slice(1)}; compiled in ${ms(info.compile_ms)}.` +
         (info.notes.length ? ` Note: ${info.notes.join('; ')}.` : '');
     }
