@@ -2,7 +2,7 @@
 
     python benchmarks/bench_walk.py [--parts schemas,grammar,memory] [--vocab gpt2,llama3]
         [--engines tokenguide,llguidance,xgrammar] [--every 3] [--offset 0] [--limit N]
-        [--time-limit 20] [--documents 4] [--guides 32] [--in-process] [--json-out FILE]
+        [--time-limit 20] [--documents 6] [--guides 32] [--in-process] [--json-out FILE]
 
 Every figure is a first visit: each constraint is compiled afresh and walked once (issue 39), so
 no mask comes from a cache filled by an earlier pass over the same document. Vocabulary
@@ -104,7 +104,8 @@ class TokenguideWalk(Tokenguide):
 
 
 class TokenguideEngineWalk(TokenguideWalk):
-    """`tokenguide.engine.EngineGuide.from_lark` (and `from_json_schema` once it has one)."""
+    """`tokenguide.engine.EngineGuide.from_lark` (and `from_json_schema` once it has one); the guide is
+    expected to have the stateful Guide's `write_mask_into(buffer)` and `advance(token)`."""
 
     name = "tokenguide-engine"
 
@@ -121,6 +122,9 @@ class TokenguideEngineWalk(TokenguideWalk):
         if kind == "schema":
             return self.engine.from_json_schema(text, self.vocab)
         return self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab)
+
+    def take(self, guide, token: int) -> None:
+        guide.advance(token)
 
     def note(self, guide) -> str:
         return ""
@@ -432,6 +436,21 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
+def selection(args) -> str:
+    """The schema files taken, in words."""
+    nth = {1: "every", 2: "every 2nd", 3: "every 3rd"}.get(args.every, f"every {args.every}th")
+    most = f", at most {args.limit} spread evenly" if args.limit is not None else ""
+    return f"{nth} file from index {args.offset}{most}"
+
+
+def load_average() -> str:
+    """The machine's load average (the figures are wall-clock times on a shared machine)."""
+    try:
+        return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    except (AttributeError, OSError):
+        return "load average unknown"
+
+
 def command_line(argv: list[str]) -> str:
     return "python3 benchmarks/bench_walk.py " + shlex.join(argv)
 
@@ -543,10 +562,9 @@ def part_schemas(vocab_name: str, cases: list[dict], runners: list[Runner], args
             cells = ", ".join(f"{n} {results[n][case['file']]['status']}" for n in names)
             print(f"  [{i + 1}/{len(cases)}] {case['file']} ({len(tokens)} tokens): {cells}", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
-    print(f"{len(cases)} schemas with a valid instance (every {args.every}-th file from {args.offset}"
-          f"{f', at most {args.limit}' if args.limit is not None else ''}), {sum(tokens_of.values()):,} tokens of "
+    print(f"{len(cases)} schemas with a valid instance ({selection(args)}), {sum(tokens_of.values()):,} tokens of "
           f"{vocab_name}; {elapsed:.0f} s; time limit {args.time_limit:g} s per schema and engine"
-          f"{'' if args.in_process else ' (each engine in a child process)'}.\n")
+          f"{'' if args.in_process else ' (each engine in a child process)'}; {load_average()}.\n")
     for line in outcome_table(results, names, args.time_limit) + speed_tables(results, names, "schemas"):
         print(line)
     if "tokenguide" in names:
@@ -616,7 +634,8 @@ def part_grammar(vocab_name: str, cases: list[dict], runners: list[Runner], args
             results[runner.name][label] = runner.walk("json", "", tokens)
     print(f"{len(docs)} documents ({len(docs) // 2} valid instances, compact and indent=2), "
           f"{sum(tokens_of.values()):,} tokens; tokenguide: bundled json.lark (`Guide.from_grammar`), "
-          "llguidance: `start: %json {}`, xgrammar: builtin JSON grammar.\n")
+          "llguidance: `start: %json {}`, xgrammar: builtin JSON grammar; " + load_average() + ". Compile times "
+          "after the first document may come from tokenguide's cache of Lark parsers (by grammar text).\n")
     for line in outcome_table(results, names, args.time_limit) + speed_tables(results, names, "documents"):
         print(line)
     print("| document | tokens | " + " | ".join(f"{n} mean µs" for n in names) + " |")
@@ -738,8 +757,9 @@ def part_memory(cases: list[dict], names: list[str], args, argv) -> None:
         traced = f"{mb(row['traced'])} ({mb(row['traced_peak'])})" if "traced" in row else "-"
         print(f"| {name} | {row['guides']} | {row['failed']} | {mb(row['base'])} | {mb(row['rss'] - row['base'])} | "
               f"{traced} |")
-    print("\n(RSS: a fresh process per engine, after the vocabulary is prepared and, for tokenguide, its guide "
-          "modules imported; tracemalloc in a second fresh process, Python allocations only.)\n")
+    print(f"\n({len(items)} candidate schemas, {load_average()}. RSS: a fresh process per engine, after the "
+          "vocabulary is prepared and, for tokenguide, its guide modules imported; tracemalloc in a second fresh "
+          "process, Python allocations only.)\n")
 
 
 def main(argv=None) -> int:
@@ -753,7 +773,7 @@ def main(argv=None) -> int:
     parser.add_argument("--offset", type=int, default=0, help="the first file taken (0..K-1)")
     parser.add_argument("--limit", type=int, default=None, help="at most N files, spread evenly over the selection")
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per schema (or document) and engine")
-    parser.add_argument("--documents", type=int, default=4, help="grammar part: valid instances, each compact and pretty")
+    parser.add_argument("--documents", type=int, default=6, help="grammar part: valid instances, each compact and pretty")
     parser.add_argument("--guides", type=int, default=32, help="memory part: live guides")
     parser.add_argument("--memory-vocab", default="llama3")
     parser.add_argument("--no-tracemalloc", dest="tracemalloc", action="store_false")

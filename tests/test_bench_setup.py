@@ -1,4 +1,4 @@
-"""`python3 build.py bench` argument handling, and bench_masks running tokenguide alone."""
+"""`python3 build.py bench` argument handling, and bench_masks / bench_walk running tokenguide alone."""
 
 from __future__ import annotations
 
@@ -36,6 +36,54 @@ def test_bench_masks_tokenguide_alone(gpt2_vocab_path, capsys):
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "|---" not in line]
     assert [r.split(" | ")[0][2:] for r in rows[1:]] == bench_masks.OUTLINES_CORE_REGEXES
+
+
+
+def test_bench_walk_options_and_engines():
+    from benchmark_modules import load
+
+    bench_walk = load("bench_walk")
+    assert set(bench_walk.ENGINES) >= {"tokenguide", "tokenguide-engine", "llguidance", "xgrammar"}
+    with pytest.raises(SystemExit):
+        bench_walk.main(["--engines", "tokenguide,nosuch", "--parts", "schemas"])
+    files = bench_walk.select_files(3, 1, 10)
+    every_third = sorted(bench_walk.DATA.glob("*.json"))[1::3]
+    assert len(files) == min(10, len(every_third)) and set(files) <= set(every_third)
+
+
+def test_bench_walk_walk_records_masks_and_rejections(gpt2_vocabulary):
+    """One fresh walk: a mask before each token and one before EOS; a refused token is recorded."""
+    from benchmark_modules import load
+
+    bench_walk = load("bench_walk")
+    engine = bench_walk.ENGINES["tokenguide"](gpt2_vocabulary, None)
+    eos = gpt2_vocabulary.eos_token_id
+    digits = [16, 17]  # GPT-2 "1", "2"
+    done = bench_walk.walk(engine, "schema", '{"type": "integer"}', digits, eos)
+    assert done["status"] == "ok" and done["note"] == "regex"
+    assert len(done["masks"]) == 3 and len(done["advances"]) == 2 and done["first"] > 0
+    quote = 1  # GPT-2 '"': not an integer
+    refused = bench_walk.walk(engine, "schema", '{"type": "integer"}', [quote], eos)
+    assert refused["status"] == "rejected" and "token 0 of 1" in refused["error"]
+    assert bench_walk.walk(engine, "schema", '{"type": "nosuchtype"}', digits, eos)["status"] == "refused"
+    unfinished = bench_walk.walk(engine, "schema", '{"type": "string"}', [quote], eos)  # an open string
+    assert unfinished["status"] == "no EOS"
+
+
+def test_bench_walk_one_schema_tokenguide_alone(gpt2_vocab_path, capsys):
+    from benchmark_modules import load
+
+    bench_walk = load("bench_walk")
+    if not bench_walk.DATA.exists():
+        pytest.skip(f"{bench_walk.DATA} is missing (shared JSONSchemaBench data)")
+    argv = ["--parts", "schemas,grammar", "--vocab", "gpt2", "--engines", "tokenguide,tokenguide-engine",
+            "--limit", "1", "--documents", "1", "--in-process"]
+    assert bench_walk.main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"`python3 benchmarks/bench_walk.py {' '.join(argv)}`" in out
+    rows = [line for line in out.splitlines() if line.startswith("| tokenguide | ")]
+    assert rows and rows[0].split(" | ")[1] == "1"  # the first schema's instance walked
+    assert "mean µs per mask" in out
 
 
 def _build_module():
