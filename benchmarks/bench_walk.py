@@ -211,12 +211,38 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:120] if text else ''}"
 
 
-def walk(engine, kind: str, text: str, tokens: list[int], eos: int) -> dict:
+CLOCKS = {  # (per mask and advance, compile to first mask)
+    "cpu": (time.thread_time, time.process_time),  # CPU seconds: this thread's; the process's (compile threads)
+    "wall": (time.perf_counter, time.perf_counter),
+}
+
+
+_OVERHEAD: dict = {}
+
+
+def clock_overhead(clock) -> float:
+    """What one reading of `clock` adds to an interval (the median of 2,001 back-to-back readings'
+    differences; CLOCK_THREAD_CPUTIME_ID is a system call, about 1-2 µs here), measured once."""
+    if clock not in _OVERHEAD:
+        marks = [clock() for _ in range(2002)]
+        _OVERHEAD[clock] = statistics.median(b - a for a, b in zip(marks, marks[1:]))
+    return _OVERHEAD[clock]
+
+
+CLOCK_WORDS = {
+    "cpu": "CPU time (masks and advances: the calling thread's, less one clock reading; compile to first "
+           "mask: the whole process's)",
+    "wall": "wall-clock time",
+}
+
+
+def walk(engine, kind: str, text: str, tokens: list[int], eos: int, clock_name: str = "cpu") -> dict:
     """Compile `text` afresh, then a mask before each token and one before EOS, advancing along
     `tokens`: status ("ok", "refused", "rejected", "no EOS", "error"), compile-to-first-mask
-    seconds, per-mask and per-advance seconds."""
-    clock = time.perf_counter
-    start = clock()
+    seconds, per-mask and per-advance seconds (by the clock `clock_name` of CLOCKS)."""
+    clock, whole = CLOCKS[clock_name]
+    cost = clock_overhead(clock)
+    start = whole()
     try:
         matcher = engine.compile(kind, text)
     except (TimeLimit, KeyboardInterrupt):
@@ -231,9 +257,9 @@ def walk(engine, kind: str, text: str, tokens: list[int], eos: int) -> dict:
             before = clock()
             engine.mask(matcher)
             after = clock()
-            masks.append(after - before)
+            masks.append(max(0.0, after - before - cost))
             if first is None:
-                first = after - start
+                first = whole() - start
             if i == len(tokens):
                 break
             try:
@@ -243,7 +269,7 @@ def walk(engine, kind: str, text: str, tokens: list[int], eos: int) -> dict:
             except Exception as exc:  # noqa: BLE001
                 return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {_short(exc)}",
                         "note": engine.note(matcher)}
-            advances.append(clock() - after)
+            advances.append(max(0.0, clock() - after - cost))
     except (TimeLimit, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001
@@ -256,14 +282,15 @@ def _alarm(_signum, _frame):
     raise TimeLimit()
 
 
-def walk_with_limit(engine, kind: str, text: str, tokens: list[int], eos: int, limit: float) -> dict:
+def walk_with_limit(engine, kind: str, text: str, tokens: list[int], eos: int, limit: float,
+                    clock_name: str = "cpu") -> dict:
     """`walk` in this process, stopped by SIGALRM after `limit` seconds where the platform has it."""
     armed = limit > 0 and hasattr(signal, "setitimer") and not EMSCRIPTEN
     if armed:
         signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        return walk(engine, kind, text, tokens, eos)
+        return walk(engine, kind, text, tokens, eos, clock_name)
     except TimeLimit:
         return {"status": "timeout", "error": f"> {limit:g} s"}
     finally:
@@ -272,7 +299,7 @@ def walk_with_limit(engine, kind: str, text: str, tokens: list[int], eos: int, l
 
 
 def worker_main(conn, name: str, vocab_name: str) -> None:
-    """Child process: build one engine, then walk each (kind, text, tokens) received until None."""
+    """Child process: build one engine, then walk each (kind, text, tokens, clock) received until None."""
     try:
         engine, vocab, setup = make_engine(name, vocab_name)
     except Unavailable as exc:
@@ -286,15 +313,16 @@ def worker_main(conn, name: str, vocab_name: str) -> None:
         job = conn.recv()
         if job is None:
             return
-        kind, text, tokens = job
-        conn.send(walk(engine, kind, text, tokens, vocab.eos_token_id))
+        kind, text, tokens, clock_name = job
+        conn.send(walk(engine, kind, text, tokens, vocab.eos_token_id, clock_name))
 
 
 class Runner:
     """One engine on one vocabulary, in a child process (killed and restarted after a timeout) or here."""
 
-    def __init__(self, name: str, vocab_name: str, limit: float, in_process: bool):
+    def __init__(self, name: str, vocab_name: str, limit: float, in_process: bool, clock_name: str = "cpu"):
         self.name, self.vocab_name, self.limit, self.in_process = name, vocab_name, limit, in_process
+        self.clock_name = clock_name
         self.proc = self.conn = None
         self.engine = None
         self.info: dict = {}
@@ -336,13 +364,13 @@ class Runner:
     def walk(self, kind: str, text: str, tokens: list[int]) -> dict:
         """The result of one fresh walk (status "timeout" past the limit)."""
         if self.in_process:
-            return walk_with_limit(self.engine, kind, text, tokens, self.info["eos"], self.limit)
+            return walk_with_limit(self.engine, kind, text, tokens, self.info["eos"], self.limit, self.clock_name)
         if self.proc is None:
             self.restarts += 1
             self._start()
             if self.unavailable:
                 return {"status": "error", "error": f"restart failed: {self.unavailable}"}
-        self.conn.send((kind, text, tokens))
+        self.conn.send((kind, text, tokens, self.clock_name))
         if self.conn.poll(self.limit if self.limit > 0 else None):
             try:
                 return self.conn.recv()
@@ -444,7 +472,7 @@ def selection(args) -> str:
 
 
 def load_average() -> str:
-    """The machine's load average (the figures are wall-clock times on a shared machine)."""
+    """The machine's load average (wall-clock figures on a shared machine stretch with it)."""
     try:
         return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
     except (AttributeError, OSError):
@@ -532,7 +560,7 @@ def failure_lines(results: dict[str, dict[str, dict]], names: list[str], cap: in
 def start_runners(names: list[str], vocab_name: str, args) -> list[Runner]:
     runners = []
     for name in names:
-        runner = Runner(name, vocab_name, args.time_limit, args.in_process)
+        runner = Runner(name, vocab_name, args.time_limit, args.in_process, args.clock)
         if runner.unavailable:
             print(f"(skipped {name} on {vocab_name}: {runner.unavailable})\n")
         else:
@@ -564,7 +592,8 @@ def part_schemas(vocab_name: str, cases: list[dict], runners: list[Runner], args
     elapsed = time.perf_counter() - started
     print(f"{len(cases)} schemas with a valid instance ({selection(args)}), {sum(tokens_of.values()):,} tokens of "
           f"{vocab_name}; {elapsed:.0f} s; time limit {args.time_limit:g} s per schema and engine"
-          f"{'' if args.in_process else ' (each engine in a child process)'}; {load_average()}.\n")
+          f"{'' if args.in_process else ' (each engine in a child process)'}; {CLOCK_WORDS[args.clock]}; "
+          f"{load_average()}.\n")
     for line in outcome_table(results, names, args.time_limit) + speed_tables(results, names, "schemas"):
         print(line)
     if "tokenguide" in names:
@@ -634,7 +663,8 @@ def part_grammar(vocab_name: str, cases: list[dict], runners: list[Runner], args
             results[runner.name][label] = runner.walk("json", "", tokens)
     print(f"{len(docs)} documents ({len(docs) // 2} valid instances, compact and indent=2), "
           f"{sum(tokens_of.values()):,} tokens; tokenguide: bundled json.lark (`Guide.from_grammar`), "
-          "llguidance: `start: %json {}`, xgrammar: builtin JSON grammar; " + load_average() + ". Compile times "
+          f"llguidance: `start: %json {{}}`, xgrammar: builtin JSON grammar; {CLOCK_WORDS[args.clock]}; "
+          f"{load_average()}. Compile times "
           "after the first document may come from tokenguide's cache of Lark parsers (by grammar text).\n")
     for line in outcome_table(results, names, args.time_limit) + speed_tables(results, names, "documents"):
         print(line)
@@ -778,6 +808,9 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-vocab", default="llama3")
     parser.add_argument("--no-tracemalloc", dest="tracemalloc", action="store_false")
     parser.add_argument("--slowest", type=int, default=8, help="schemas part: list the N slowest for tokenguide")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+                        help="cpu (default): CPU time, masks on the calling thread, compile on the whole process "
+                        "(steadier on a shared machine); wall: time.perf_counter")
     parser.add_argument("--in-process", action="store_true", help="run the engines here (limit by SIGALRM)")
     parser.add_argument("--progress", action="store_true", help="a line per schema on stderr")
     parser.add_argument("--json-out", default=None, help="write every walk's figures to this file")
