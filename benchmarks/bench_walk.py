@@ -104,8 +104,8 @@ class TokenguideWalk(Tokenguide):
 
 
 class TokenguideEngineWalk(TokenguideWalk):
-    """`tokenguide.engine.EngineGuide.from_lark` (and `from_json_schema` once it has one); the guide is
-    expected to have the stateful Guide's `write_mask_into(buffer)` and `advance(token)`."""
+    """`tokenguide.engine.EngineGuide.from_lark` (and `from_json_schema` once it has one), driven by
+    the stateful `Guide` (`write_mask_into`, `advance`) unless it is one itself."""
 
     name = "tokenguide-engine"
 
@@ -119,12 +119,13 @@ class TokenguideEngineWalk(TokenguideWalk):
         self.kinds = ("lark", "json") + (("schema",) if hasattr(EngineGuide, "from_json_schema") else ())
 
     def compile(self, kind: str, text):
-        if kind == "schema":
-            return self.engine.from_json_schema(text, self.vocab)
-        return self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab)
+        from tokenguide import Guide
 
-    def take(self, guide, token: int) -> None:
-        guide.advance(token)
+        if kind == "schema":
+            guide = self.engine.from_json_schema(text, self.vocab)
+        else:
+            guide = self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab)
+        return guide if hasattr(guide, "write_mask_into") else Guide(guide)
 
     def note(self, guide) -> str:
         return ""
@@ -228,6 +229,13 @@ def clock_overhead(clock) -> float:
         _OVERHEAD[clock] = statistics.median(b - a for a, b in zip(marks, marks[1:]))
     return _OVERHEAD[clock]
 
+
+GRAMMAR_WORDS = {  # what the grammar part runs on each engine
+    "tokenguide": "tokenguide: the bundled json.lark (`Guide.from_grammar`)",
+    "tokenguide-engine": "tokenguide-engine: the bundled json.lark (`EngineGuide.from_lark`)",
+    "llguidance": "llguidance: `start: %json {}`",
+    "xgrammar": "xgrammar: its builtin JSON grammar",
+}
 
 CLOCK_WORDS = {
     "cpu": "CPU time (masks and advances: the calling thread's, less one clock reading; compile to first "
@@ -568,13 +576,21 @@ def start_runners(names: list[str], vocab_name: str, args) -> list[Runner]:
     return runners
 
 
+def usable(runners: list[Runner], kind: str, what: str) -> list[Runner]:
+    """The runners whose engine takes `kind`; a line for each one that does not."""
+    for runner in runners:
+        if not runner.supports(kind):
+            print(f"(skipped {runner.name}: it takes no {what})\n")
+    return [r for r in runners if r.supports(kind)]
+
+
 def part_schemas(vocab_name: str, cases: list[dict], runners: list[Runner], args, argv) -> dict:
     """Fresh compile + masks along each schema's first valid instance, per engine."""
     encode = tokenizer_of(vocab_name)
-    runners = [r for r in runners if r.supports("schema")]
-    names = [r.name for r in runners]
     print(f"### schemas, {vocab_name}: fresh guides along the real tokens of valid instances — "
           f"`{command_line(argv)}`\n")
+    runners = usable(runners, "schema", "JSON Schema")
+    names = [r.name for r in runners]
     if not runners:
         print("(no engine takes JSON Schema here)\n")
         return {}
@@ -646,11 +662,11 @@ def grammar_documents(cases: list[dict], count: int) -> list[tuple[str, str]]:
 def part_grammar(vocab_name: str, cases: list[dict], runners: list[Runner], args, argv) -> dict:
     """Each engine's any-JSON grammar, a fresh guide per document, masks along its real tokens."""
     encode = tokenizer_of(vocab_name)
-    runners = [r for r in runners if r.supports("json")]
-    names = [r.name for r in runners]
     docs = grammar_documents(cases, args.documents)
     print(f"### grammar, {vocab_name}: each engine's JSON grammar along real documents, fresh guides — "
           f"`{command_line(argv)}`\n")
+    runners = usable(runners, "json", "Lark grammar")
+    names = [r.name for r in runners]
     if not docs or not runners:
         print("(no documents or no engine)\n")
         return {}
@@ -662,8 +678,8 @@ def part_grammar(vocab_name: str, cases: list[dict], runners: list[Runner], args
         for runner in runners:
             results[runner.name][label] = runner.walk("json", "", tokens)
     print(f"{len(docs)} documents ({len(docs) // 2} valid instances, compact and indent=2), "
-          f"{sum(tokens_of.values()):,} tokens; tokenguide: bundled json.lark (`Guide.from_grammar`), "
-          f"llguidance: `start: %json {{}}`, xgrammar: builtin JSON grammar; {CLOCK_WORDS[args.clock]}; "
+          f"{sum(tokens_of.values()):,} tokens; " + "; ".join(GRAMMAR_WORDS[n] for n in names) +
+          f"; {CLOCK_WORDS[args.clock]}; "
           f"{load_average()}. Compile times "
           "after the first document may come from tokenguide's cache of Lark parsers (by grammar text).\n")
     for line in outcome_table(results, names, args.time_limit) + speed_tables(results, names, "documents"):

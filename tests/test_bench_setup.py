@@ -70,6 +70,22 @@ def test_bench_walk_walk_records_masks_and_rejections(gpt2_vocabulary):
     assert unfinished["status"] == "no EOS"
 
 
+@pytest.mark.parametrize("name", ["tokenguide", "tokenguide-engine"])
+def test_bench_walk_engines_walk_a_lark_grammar(name, gpt2_vocabulary):
+    from benchmark_modules import load
+
+    bench_walk = load("bench_walk")
+    try:
+        engine = bench_walk.ENGINES[name](gpt2_vocabulary, None)
+    except bench_walk.Unavailable as exc:
+        pytest.skip(str(exc))
+    a = 64  # GPT-2 "a"
+    done = bench_walk.walk(engine, "lark", 'start: "a"+', [a, a], gpt2_vocabulary.eos_token_id)
+    assert done["status"] == "ok" and len(done["masks"]) == 3
+    refused = bench_walk.walk(engine, "lark", 'start: "a"+', [a, 65], gpt2_vocabulary.eos_token_id)  # "b"
+    assert refused["status"] == "rejected" and "token 1 of 2" in refused["error"]
+
+
 def test_bench_walk_one_schema_tokenguide_alone(gpt2_vocab_path, capsys):
     from benchmark_modules import load
 
