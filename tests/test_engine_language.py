@@ -11,7 +11,7 @@ import pytest
 
 lark = pytest.importorskip("lark")
 
-from tokenguide.engine import EngineGuide  # noqa: E402
+from tokenguide.guides.grammar import GrammarGuide  # noqa: E402
 from tokenguide.errors import GrammarError  # noqa: E402
 from tokenguide.grammars import GRAMMAR_PATH  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
@@ -58,7 +58,7 @@ def _lark_accepts(parser, s: str) -> bool:
         return False
 
 
-def _sample(guide: EngineGuide, rng: random.Random, budget: int) -> bytes:
+def _sample(guide: GrammarGuide, rng: random.Random, budget: int) -> bytes:
     """A text of the engine's language drawn byte by byte (ASCII), or b"" if none was finished."""
     state, out = guide.initial_state.pairs, bytearray()
 
@@ -68,12 +68,12 @@ def _sample(guide: EngineGuide, rng: random.Random, budget: int) -> bytes:
     for step in range(budget):
         if out and ends(state) and rng.random() < 0.25:
             return bytes(out)
-        options = [b for b in (9, 10, 13, *range(32, 127)) if guide.step_pairs(state, b)]
+        options = [b for b in (9, 10, 13, *range(32, 127)) if guide.matcher.step_pairs(state, b)]
         if not options:
             break
-        closing = [b for b in options if ends(guide.step_pairs(state, b))] if step > budget // 2 else []
+        closing = [b for b in options if ends(guide.matcher.step_pairs(state, b))] if step > budget // 2 else []
         b = rng.choice(closing or options)
-        state = guide.step_pairs(state, b)
+        state = guide.matcher.step_pairs(state, b)
         out.append(b)
     return bytes(out) if ends(state) else b""
 
@@ -84,7 +84,7 @@ CASES = {**NOT_LALR, **BUNDLED}
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_texts_parse_with_lark(name):
     text, _ = CASES[name]
-    guide = EngineGuide.from_lark(text, BYTES)
+    guide = GrammarGuide.from_lark(text, BYTES)
     parser = _oracle(text)
     rng = random.Random(name)
     found = 0
@@ -99,7 +99,7 @@ def test_generated_texts_parse_with_lark(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_random_texts_same_verdict_as_lark(name):
     text, alphabet = CASES[name]
-    guide = EngineGuide.from_lark(text, BYTES)
+    guide = GrammarGuide.from_lark(text, BYTES)
     parser = _oracle(text)
     rng = random.Random(name + "/random")
     texts = {"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(400)}
@@ -114,14 +114,14 @@ def test_random_texts_same_verdict_as_lark(name):
 
 
 def test_the_issue_examples_exactly():
-    rr = EngineGuide.from_lark(NOT_LALR["reduce_reduce"][0], BYTES)
+    rr = GrammarGuide.from_lark(NOT_LALR["reduce_reduce"][0], BYTES)
     assert rr.accepts_bytes(b"wwxy") and rr.accepts_bytes(b"wxz") and not rr.accepts_bytes(b"wxx")
-    pal = EngineGuide.from_lark(NOT_LALR["palindromes"][0], BYTES)
+    pal = GrammarGuide.from_lark(NOT_LALR["palindromes"][0], BYTES)
     for s in (b"aaaa", b"bbbb", b"abbbba", b"aa", b"baab"):
         assert pal.accepts_bytes(s), s
     for s in (b"a", b"ab", b"aaa", b"abab"):
         assert not pal.accepts_bytes(s), s
-    ab = EngineGuide.from_lark(NOT_LALR["colliding_terminals"][0], BYTES)
+    ab = GrammarGuide.from_lark(NOT_LALR["colliding_terminals"][0], BYTES)
     assert ab.accepts_bytes(b"ab?") and ab.accepts_bytes(b"ab!") and ab.accepts_bytes(b"aab!") and ab.accepts_bytes(b"abb?")
     assert not ab.accepts_bytes(b"aab?") and not ab.accepts_bytes(b"abb!")
 
@@ -138,12 +138,12 @@ def test_the_issue_examples_exactly():
 )
 def test_bad_grammars_are_named_errors(text, message):
     if message is None:
-        EngineGuide.from_lark(text, BYTES)  # an empty alternative is fine; A is unused
+        GrammarGuide.from_lark(text, BYTES)  # an empty alternative is fine; A is unused
         return
     with pytest.raises(GrammarError, match=message):
-        EngineGuide.from_lark(text, BYTES)
+        GrammarGuide.from_lark(text, BYTES)
 
 
 def test_start_rule_that_derives_nothing_is_refused():
     with pytest.raises(GrammarError, match="derives no text"):
-        EngineGuide.from_lark('start: "a" start\n', BYTES)
+        GrammarGuide.from_lark('start: "a" start\n', BYTES)

@@ -14,7 +14,7 @@ pytest.importorskip("lark")
 tokenizers = pytest.importorskip("tokenizers")
 
 from tokenguide import Guide  # noqa: E402
-from tokenguide.engine import EngineGuide  # noqa: E402
+from tokenguide.guides.grammar import GrammarGuide  # noqa: E402
 from tokenguide.errors import InvalidTokenError  # noqa: E402
 from tokenguide.grammars import GRAMMAR_PATH  # noqa: E402
 from tokenguide.guides.instructions import set_bits  # noqa: E402
@@ -45,7 +45,7 @@ def _texts():
 
 
 def test_masks_equal_each_tokens_own_walk(gpt2_vocabulary, gpt2_tokenizer):
-    guide = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+    guide = GrammarGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
     rng = random.Random(7)
     every = list(range(gpt2_vocabulary.vocab_size))
     eos = gpt2_vocabulary.eos_token_id
@@ -73,7 +73,7 @@ def test_masks_equal_each_tokens_own_walk(gpt2_vocabulary, gpt2_tokenizer):
 
 def test_masks_equal_the_lark_lalr_guide(gpt2_vocabulary, gpt2_tokenizer):
     for text in _texts():
-        engine = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+        engine = GrammarGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
         lalr = Guide.from_grammar(JSON_GRAMMAR, gpt2_vocabulary)
         state = engine.initial_state
         for token in gpt2_tokenizer.encode(text).ids + [gpt2_vocabulary.eos_token_id]:
@@ -90,7 +90,7 @@ def test_masks_equal_the_lark_lalr_guide(gpt2_vocabulary, gpt2_tokenizer):
 
 
 def test_tokens_cut_inside_a_character(gpt2_vocabulary):
-    guide = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+    guide = GrammarGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
     state = guide.advance_bytes(guide.initial_state, b'"')
     half = [t for t in range(gpt2_vocabulary.vocab_size) if gpt2_vocabulary.id_to_bytes(t) == "é".encode()[:1]]
     assert half, "GPT-2 has a token for the first byte of é"
@@ -104,7 +104,7 @@ def test_tokens_cut_inside_a_character(gpt2_vocabulary):
 
 
 def test_eos_only_where_the_text_may_end(gpt2_vocabulary):
-    guide = EngineGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
+    guide = GrammarGuide.from_lark(JSON_GRAMMAR, gpt2_vocabulary)
     eos = gpt2_vocabulary.eos_token_id
     assert eos not in guide.allowed_token_ids(guide.initial_state)
     done = guide.advance_bytes(guide.initial_state, b"12")

@@ -3,9 +3,11 @@
 - `lexer`: shared byte automata of lexemes and lexer states (sets of them at once);
 - `earley`: the compiled grammar and Earley rows;
 - `masks`: token sets from one walk of the vocabulary trie, cached per lexer state;
-- `guide`: `EngineGuide`, the guide API over all of it.
+- `matcher`: `Matcher`, states, steps and masks for one grammar and vocabulary.
+
+The guide API over it is `guides.grammar.GrammarGuide`.
 """
 
-from .guide import EngineGuide, EngineState
+from .matcher import EngineState, Matcher
 
-__all__ = ["EngineGuide", "EngineState"]
+__all__ = ["EngineState", "Matcher"]

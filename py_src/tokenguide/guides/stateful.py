@@ -213,11 +213,11 @@ class Guide:
 
     @classmethod
     def from_grammar(cls, grammar: str, vocabulary: Any, *, max_rollback: int = 32) -> "Guide":
-        """A guide for the language of a Lark grammar (LALR, contextual lexer); imports lark."""
-        from ..vocabulary import as_tokenizer
-        from .cfg import CFGGuide
+        """A guide for the language of a Lark grammar, any context-free one (`GrammarGuide`, run
+        by the engine: every lexeme may end wherever it is complete); imports lark."""
+        from .grammar import GrammarGuide
 
-        return cls(CFGGuide(grammar, as_tokenizer(vocabulary)), max_rollback)
+        return cls(GrammarGuide.from_lark(grammar, vocabulary), max_rollback)
 
     def copy(self) -> "Guide":
         """An independent Guide at the same state and history, sharing the source and its masks."""
