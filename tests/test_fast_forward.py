@@ -143,10 +143,12 @@ def test_no_prefix_of_a_longer_token_is_forced(tokenizer):
         guide.advance(token, return_tokens=False)
     assert ff.forced_bytes(guide) == b"order"
     tokens = ff.forced_tokens(guide)
-    one_token = hf.convert_tokens_to_ids(hf.convert_ids_to_tokens(ids[len(opening)])) == ids[len(opening)] and \
-        ff.vocabulary.id_to_bytes(ids[len(opening)]) == b"orderId"
-    if one_token:
-        assert tokens == []
+    if ff.vocabulary.id_to_bytes(ids[len(opening)]) == b"orderId":  # Llama 3, Qwen3
+        assert name in ("llama3", "qwen3")
+        assert tokens == []  # the naive encoding of the forced bytes would have been:
+        assert hf.encode("order", add_special_tokens=False) != ids[len(opening) : len(opening) + 1]
+    else:  # `order` `Id`: forcing `order` is what the tokenizer itself does
+        assert [ff.vocabulary.id_to_bytes(t) for t in tokens] == [b"order"]
     assert tokens == ids[len(opening) : len(opening) + len(tokens)]
     assert tokens == canonical(hf, '{"order":1}')[len(opening) : len(opening) + len(tokens)]
 
