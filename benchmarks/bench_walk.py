@@ -35,7 +35,7 @@ Engines are named factories (`ENGINES`): a class built from (vocabulary, Hugging
 whose `compile(kind, text)` gives a matcher for kind "schema" (JSON Schema text), "lark" (a Lark
 grammar) or "json" (the engine's own any-JSON grammar), with `mask(matcher)` filling the
 engine's int32 bitmask buffer and `take(matcher, token)` advancing (raising if the token is
-refused). "tokenguide-engine" is `tokenguide.engine.EngineGuide.from_lark`, skipped with a message
+refused). "tokenguide-engine" is `guides.grammar.GrammarGuide.from_lark` (schemas: path="engine"), skipped with a message
 while that module does not exist. By default each engine runs in its own child process, so that
 a schema over the time limit is killed without hanging the run; `--in-process` runs them here
 (the limit then by SIGALRM, where the platform has it).
@@ -104,28 +104,32 @@ class TokenguideWalk(Tokenguide):
 
 
 class TokenguideEngineWalk(TokenguideWalk):
-    """`tokenguide.engine.EngineGuide.from_lark` (and `from_json_schema` once it has one), driven by
-    the stateful `Guide` (`write_mask_into`, `advance`) unless it is one itself."""
+    """The one engine: `guides.grammar.GrammarGuide.from_lark` for grammars, and
+    `Guide.from_json_schema(..., path="engine")` for schemas once that path exists, driven by
+    the stateful `Guide` (`write_mask_into`, `advance`)."""
 
     name = "tokenguide-engine"
 
     def __init__(self, vocab, hf=None):
         try:
-            from tokenguide.engine import EngineGuide
+            from tokenguide.guides.grammar import GrammarGuide
         except ImportError as exc:
-            raise Unavailable(f"tokenguide.engine is not there yet ({exc})") from None
+            raise Unavailable(f"tokenguide's engine is not there yet ({exc})") from None
+        import inspect
+
+        from tokenguide.json_schema import compile_json_schema
+
         super().__init__(vocab)
-        self.engine = EngineGuide
-        self.kinds = ("lark", "json") + (("schema",) if hasattr(EngineGuide, "from_json_schema") else ())
+        self.engine = GrammarGuide
+        paths = str(inspect.signature(compile_json_schema).parameters["path"].annotation)  # a Literal, as text
+        self.kinds = ("lark", "json") + (("schema",) if '"engine"' in paths or "'engine'" in paths else ())
 
     def compile(self, kind: str, text):
         from tokenguide import Guide
 
         if kind == "schema":
-            guide = self.engine.from_json_schema(text, self.vocab)
-        else:
-            guide = self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab)
-        return guide if hasattr(guide, "write_mask_into") else Guide(guide)
+            return Guide.from_json_schema(text, self.vocab, path="engine")
+        return Guide(self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab))
 
     def note(self, guide) -> str:
         return ""
@@ -232,7 +236,7 @@ def clock_overhead(clock) -> float:
 
 GRAMMAR_WORDS = {  # what the grammar part runs on each engine
     "tokenguide": "tokenguide: the bundled json.lark (`Guide.from_grammar`)",
-    "tokenguide-engine": "tokenguide-engine: the bundled json.lark (`EngineGuide.from_lark`)",
+    "tokenguide-engine": "tokenguide-engine: the bundled json.lark (`GrammarGuide.from_lark`)",
     "llguidance": "llguidance: `start: %json {}`",
     "xgrammar": "xgrammar: its builtin JSON grammar",
 }
