@@ -2,12 +2,16 @@
 
     python benchmarks/bench_walk.py [--parts schemas,grammar,memory] [--vocab gpt2,llama3]
         [--engines tokenguide,llguidance,xgrammar] [--every 3] [--offset 0] [--limit N]
-        [--time-limit 20] [--documents 6] [--guides 32] [--in-process] [--json-out FILE]
+        [--time-limit 20] [--documents 6] [--guides 32] [--clock cpu|wall] [--in-process]
+        [--json-out FILE]
 
 Every figure is a first visit: each constraint is compiled afresh and walked once (issue 39), so
 no mask comes from a cache filled by an earlier pass over the same document. Vocabulary
 preparation (tokenguide's Vocabulary and trie, llguidance's tokenizer, xgrammar's TokenizerInfo)
-is done once per engine, outside the timings, as a server would.
+is done once per engine, outside the timings, as a server would. Times are CPU time by default
+(`--clock cpu`: a mask or advance on the calling thread, less one clock reading; compile to
+first mask on the whole process, so compile threads count), which a loaded machine stretches
+much less than wall-clock time (`--clock wall`).
 
 Parts (each prints markdown tables whose header line holds the exact command):
 
@@ -35,10 +39,11 @@ Engines are named factories (`ENGINES`): a class built from (vocabulary, Hugging
 whose `compile(kind, text)` gives a matcher for kind "schema" (JSON Schema text), "lark" (a Lark
 grammar) or "json" (the engine's own any-JSON grammar), with `mask(matcher)` filling the
 engine's int32 bitmask buffer and `take(matcher, token)` advancing (raising if the token is
-refused). "tokenguide-engine" is `guides.grammar.GrammarGuide.from_lark` (schemas: path="engine"), skipped with a message
-while that module does not exist. By default each engine runs in its own child process, so that
-a schema over the time limit is killed without hanging the run; `--in-process` runs them here
-(the limit then by SIGALRM, where the platform has it).
+refused). "tokenguide-engine" is `guides.grammar.GrammarGuide.from_lark` driven by the stateful
+`Guide` (schemas: `Guide.from_json_schema(..., path="engine")` once that path exists), skipped
+with a message where that module does not exist. By default each engine runs in its own child
+process, so that a schema over the time limit is killed without hanging the run; `--in-process`
+runs them here (the limit then by SIGALRM, where the platform has it).
 """
 
 from __future__ import annotations
@@ -92,6 +97,7 @@ class TokenguideWalk(Tokenguide):
     kinds = ("schema", "lark", "json")
 
     def compile(self, kind: str, text):
+        """A fresh matcher for `text` of `kind` ("schema", "lark" or "json", the engine's own JSON grammar)."""
         from tokenguide import Guide
 
         if kind == "schema":
@@ -99,6 +105,7 @@ class TokenguideWalk(Tokenguide):
         return Guide.from_grammar(_grammar_text("json") if kind == "json" else text, self.vocab)
 
     def note(self, guide) -> str:
+        """The path tokenguide chose (regex, grammar, network), "" elsewhere."""
         compiled = getattr(guide, "compiled", None)
         return getattr(compiled, "path", "") or ""
 
@@ -125,6 +132,7 @@ class TokenguideEngineWalk(TokenguideWalk):
         self.kinds = ("lark", "json") + (("schema",) if '"engine"' in paths or "'engine'" in paths else ())
 
     def compile(self, kind: str, text):
+        """A fresh matcher for `text` of `kind` ("schema", "lark" or "json", the engine's own JSON grammar)."""
         from tokenguide import Guide
 
         if kind == "schema":
@@ -132,6 +140,7 @@ class TokenguideEngineWalk(TokenguideWalk):
         return Guide(self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab))
 
     def note(self, guide) -> str:
+        """The path tokenguide chose (regex, grammar, network), "" elsewhere."""
         return ""
 
 
@@ -141,6 +150,7 @@ class LLGuidanceWalk(LLGuidance):
     kinds = ("schema", "lark", "json")
 
     def compile(self, kind: str, text):
+        """A fresh matcher for `text` of `kind` ("schema", "lark" or "json", the engine's own JSON grammar)."""
         LLMatcher = self.ll.LLMatcher
         if kind == "schema":
             grammar = LLMatcher.grammar_from_json_schema(text, overrides={"whitespace_flexible": False})
@@ -152,6 +162,7 @@ class LLGuidanceWalk(LLGuidance):
         return matcher
 
     def note(self, matcher) -> str:
+        """Nothing to note for a peer."""
         return ""
 
 
@@ -165,6 +176,7 @@ class XGrammarWalk(XGrammar):
         self.compiler = self.xgr.GrammarCompiler(self.info, max_threads=2, cache_enabled=False)
 
     def compile(self, kind: str, text):
+        """A fresh matcher for `text` of `kind` ("schema", "lark" or "json", the engine's own JSON grammar)."""
         if kind == "schema":
             compiled = self.compiler.compile_json_schema(text, any_whitespace=False, separators=(",", ":"))
         elif kind == "json":
@@ -174,6 +186,7 @@ class XGrammarWalk(XGrammar):
         return self.xgr.GrammarMatcher(compiled)
 
     def note(self, matcher) -> str:
+        """Nothing to note for a peer."""
         return ""
 
 
@@ -371,6 +384,7 @@ class Runner:
             self.info = info
 
     def supports(self, kind: str) -> bool:
+        """Whether the engine runs here and takes constraints of `kind`."""
         return not self.unavailable and kind in self.info["kinds"]
 
     def walk(self, kind: str, text: str, tokens: list[int]) -> dict:
@@ -394,6 +408,7 @@ class Runner:
         return {"status": "timeout", "error": f"> {self.limit:g} s"}
 
     def close(self) -> None:
+        """End the child process (asked first, then killed)."""
         if self.proc is not None:
             if self.proc.is_alive():
                 try:
@@ -454,25 +469,30 @@ def tokenizer_of(vocab_name: str):
 
 
 def quantile(values: list[float], q: float) -> float:
+    """The q-quantile of `values` (nearest rank; NaN when empty)."""
     xs = sorted(values)
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
 
 
 def us(seconds: float) -> str:
+    """Seconds as microseconds for a table cell."""
     x = seconds * 1e6
     return "-" if math.isnan(x) else f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
 
 
 def ms(seconds: float) -> str:
+    """Seconds as milliseconds for a table cell."""
     x = seconds * 1e3
     return "-" if math.isnan(x) else f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
 
 
 def ratio(a: float, b: float) -> str:
+    """a / b for a table cell ("-" when either is missing)."""
     return "-" if not b or math.isnan(a) or math.isnan(b) else f"{a / b:,.1f}x" if a / b >= 10 else f"{a / b:.2f}x"
 
 
 def mean(values: list[float]) -> float:
+    """The arithmetic mean (NaN when empty)."""
     return sum(values) / len(values) if values else float("nan")
 
 
@@ -492,6 +512,7 @@ def load_average() -> str:
 
 
 def command_line(argv: list[str]) -> str:
+    """The command that makes these tables, as printed in their header lines."""
     return "python3 benchmarks/bench_walk.py " + shlex.join(argv)
 
 
@@ -503,8 +524,6 @@ def speed_tables(results: dict[str, dict[str, dict]], names: list[str], what: st
     if not common:
         return [f"(no {what} that every engine walked)\n"]
     masks = {n: [t for key in common for t in results[n][key]["masks"]] for n in names}
-    steps = {n: [m + a for key in common for m, a in zip(results[n][key]["masks"], results[n][key]["advances"])]
-             for n in names}
     firsts = {n: [results[n][key]["first"] for key in common] for n in names}
     out.append(f"On the {len(common)} {what} that every engine walked ({len(masks[names[0]]):,} masks each):\n")
     out.append("| | " + " | ".join(names) + " |")
@@ -516,7 +535,8 @@ def speed_tables(results: dict[str, dict[str, dict]], names: list[str], what: st
         ("p99 µs per mask", lambda n: us(quantile(masks[n], .99))),
         ("max µs per mask", lambda n: us(max(masks[n]))),
         ("mean µs per advance", lambda n: us(mean([a for key in common for a in results[n][key]["advances"]]))),
-        ("mean µs per token (mask + advance)", lambda n: us(mean(steps[n]))),
+        ("mean µs per mask + mean µs per advance",
+         lambda n: us(mean(masks[n]) + mean([a for key in common for a in results[n][key]["advances"]]))),
         ("compile to first mask p50 ms", lambda n: ms(quantile(firsts[n], .5))),
         ("compile to first mask p90 ms", lambda n: ms(quantile(firsts[n], .9))),
     ]
@@ -544,6 +564,7 @@ def speed_tables(results: dict[str, dict[str, dict]], names: list[str], what: st
 
 
 def outcome_table(results: dict[str, dict[str, dict]], names: list[str], limit: float) -> list[str]:
+    """Per engine: how many items it walked, refused, rejected a token of, ... (markdown lines)."""
     statuses = ["ok", "refused", "rejected", "no EOS", "timeout", "error"]
     labels = ["walked", "refused the constraint", "rejected a token", "no EOS at the end",
               f"over {limit:g} s", "error"]
@@ -555,6 +576,7 @@ def outcome_table(results: dict[str, dict[str, dict]], names: list[str], limit: 
 
 
 def failure_lines(results: dict[str, dict[str, dict]], names: list[str], cap: int = 12) -> list[str]:
+    """A line per item an engine did not walk, and why (at most `cap` per engine)."""
     out = []
     for n in names:
         bad = [(k, r) for k, r in results[n].items() if r["status"] != "ok"]
@@ -570,6 +592,7 @@ def failure_lines(results: dict[str, dict[str, dict]], names: list[str], cap: in
 
 
 def start_runners(names: list[str], vocab_name: str, args) -> list[Runner]:
+    """A Runner per engine that can run on `vocab_name`; a line for each one that cannot."""
     runners = []
     for name in names:
         runner = Runner(name, vocab_name, args.time_limit, args.in_process, args.clock)
@@ -813,6 +836,7 @@ def part_memory(cases: list[dict], names: list[str], args, argv) -> None:
 
 
 def main(argv=None) -> int:
+    """Parse the options, then print the tables of each part asked for."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--parts", default="schemas,grammar,memory")
