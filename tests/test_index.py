@@ -189,6 +189,43 @@ def test_dense_states_agree_with_a_walk_of_every_token(gpt2_vocabulary):
         assert index.transition_count(state) == len(tokens)
 
 
+COUNTED = [
+    # counted repetitions: many states share one range pattern with other targets (expand.py)
+    r'"[^"]{0,12}"',  # tokens collapsed by byte classes (several ids per trie key)
+    r'(?:[^"]{0,6}"|ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789)(?:,[^"]{0,6}"){0,2}',  # byte trie
+]
+
+
+@pytest.mark.parametrize("regex", COUNTED)
+def test_counted_states_agree_with_a_walk_of_every_token(regex, gpt2_vocabulary):
+    """States of counted repetitions, dense and sparse, written by the file writer's pass
+    (iter_transitions, work shared between alike states) and asked one by one (state_transitions),
+    list exactly the tokens the automaton can read from there, each to the state it reaches."""
+    index = Index(regex, gpt2_vocabulary)
+    vocab = gpt2_vocabulary
+    states = index.states()
+    written = dict(zip(states, index.iter_transitions(states)))
+    by_size = sorted(states, key=index.transition_count)
+    sample = sorted(set(by_size[-4:] + by_size[len(by_size) // 2 : len(by_size) // 2 + 3] + by_size[:2]))
+    assert any(index.transition_count(s) * 8 > vocab.vocab_size for s in sample)
+    assert any(0 < index.transition_count(s) * 8 < vocab.vocab_size for s in sample)
+    texts = [(t, vocab.id_to_bytes(t)) for t in range(vocab.vocab_size) if t != vocab.eos_token_id]
+    for state in sample:
+        expected = {}
+        for token_id, data in texts:
+            target = index.dfa.walk(data, state) if data else -1
+            if target >= 0:
+                expected[token_id] = target
+        if index.is_final_state(state):
+            expected[vocab.eos_token_id] = state
+        tokens, nexts = written[state]
+        assert list(tokens) == sorted(expected)
+        assert dict(zip(tokens, nexts)) == expected
+        assert index.state_transitions(state) == (tokens, nexts)
+        assert index.transition_count(state) == len(tokens)
+    assert index.num_transitions == sum(len(t) for t, _ in written.values())
+
+
 def test_mask_bytes_are_the_packed_allowed_tokens(gpt2_vocabulary):
     from tokenguide.guides.instructions import pack_tokens
 

@@ -318,6 +318,10 @@ def _tables() -> dict[str, list]:
     for method in ("is_final_state", "get_allowed_tokens", "state_transitions"):
         t[f"Index.{method}"] = [(lambda o, v=v, m=method: getattr(o.index, m)(v), ["state"]) for v in NOT_INT]
     t["Index.state_transitions"].append((lambda o: o.index.state_transitions(10**6), ["state", "1000000"]))
+    t["Index.iter_transitions"] = [
+        *[(lambda o, v=v: list(o.index.iter_transitions([v])), ["state"]) for v in NOT_INT],
+        (lambda o: list(o.index.iter_transitions([0, 10**6])), ["state", "1000000"]),
+    ]
     t["Index.get_next_state"] = [
         *[(lambda o, v=v: o.index.get_next_state(v, 0), ["state"]) for v in NOT_INT],
         *[(lambda o, v=v: o.index.get_next_state(0, v), ["token_id"]) for v in NOT_INT + [-1, 2**40]],

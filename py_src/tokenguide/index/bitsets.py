@@ -13,7 +13,7 @@ from array import array
 from collections import OrderedDict
 from itertools import compress
 
-__all__ = ["ByteLRU", "codes_of", "mask_to_bytes", "selector", "transitions_from_codes"]
+__all__ = ["ByteLRU", "codes_of", "mask_to_bytes", "nexts_from_codes", "selector", "transitions_from_codes"]
 
 _BITS = bytes.maketrans(b"01", b"\x00\x01")
 _CODE_TABLES: dict[int, bytes] = {}
@@ -55,9 +55,13 @@ def codes_of(target_masks: list[int], size: int) -> bytes | None:
 def transitions_from_codes(codes: bytes, targets: list[int]) -> tuple[array, array]:
     """(token ids ascending, next states) from per-id codes (see codes_of) and the targets they number."""
     tokens = array("I", compress(range(len(codes)), codes))
+    return tokens, nexts_from_codes(bytes(compress(codes, codes)), targets)
+
+
+def nexts_from_codes(picked: bytes, targets: list[int]) -> array:
+    """The next states of the codes `picked` (one nonzero code per allowed token, j + 1 = targets[j])."""
     if len(targets) == 1:
-        return tokens, array("I", [targets[0]]) * len(tokens)
-    picked = bytes(compress(codes, codes))
+        return array("I", [targets[0]]) * len(picked)
     lanes = bytearray(4 * len(picked))
     for k in range(4):  # byte k of each little-endian u32 next state
         table = bytes([0]) + bytes((t >> (8 * k)) & 0xFF for t in targets) + bytes(255 - len(targets))
@@ -66,7 +70,7 @@ def transitions_from_codes(codes: bytes, targets: list[int]) -> tuple[array, arr
     nexts.frombytes(bytes(lanes))
     if nexts.itemsize == 4 and array("I", [1]).tobytes()[0] != 1:  # pragma: no cover - big-endian hosts
         nexts.byteswap()
-    return tokens, nexts
+    return nexts
 
 
 class ByteLRU:

@@ -24,7 +24,8 @@ from ..regex.dfa import DEFAULT_MAX_STATES, ByteDFA, compile_regex
 from ..vocabulary import require_vocabulary
 from .files import IndexFiles
 from .queries import IndexQueries
-from .bitsets import ByteLRU, codes_of, mask_to_bytes, transitions_from_codes
+from .bitsets import ByteLRU, mask_to_bytes
+from .expand import RangeExpander
 from .trie import prepare_vocabulary
 from .walker import TrieWalker, class_trie
 
@@ -58,6 +59,8 @@ class Index(IndexFiles, IndexQueries):
     #: Byte budget of each index's packed-mask cache (mask_bytes).
     mask_cache_bytes = 64 << 20
     _mask_cache = None
+    _counts: dict[int, int] | None = None  # transitions per trie-built state (eos loop included)
+    _expander: RangeExpander | None = None
 
     def __init__(
         self,
@@ -255,10 +258,9 @@ class Index(IndexFiles, IndexQueries):
         self._states = sorted(seen)
         self._check_vocabulary(dfa)
         self._expanded: dict[int, tuple[array, array]] = {}
-        id_start = self._trie.id_start
-        self._num_transitions = len(self._finals) + sum(
-            id_start[hi] - id_start[lo] for los, his, _ in ranges.values() for lo, hi in zip(los, his)
-        )
+        count_ids, finals = self._trie.count_ids, self._finals
+        self._counts = {s: count_ids(los, his) + (s in finals) for s, (los, his, _) in ranges.items()}
+        self._num_transitions = sum(self._counts.values())
 
     def _check_vocabulary(self, dfa: ByteDFA) -> None:
         for s in self._states:
@@ -316,11 +318,9 @@ class Index(IndexFiles, IndexQueries):
         found = self._expanded.get(state)
         if found is not None:
             return len(found[0])
-        if state not in self._ranges:
+        if self._counts is None or state not in self._counts:
             raise NotFoundError(f"Index.transition_count: state {state} is not in this index")
-        los, his, _ = self._ranges[state]
-        id_start = self._trie.id_start
-        return sum(id_start[hi] - id_start[lo] for lo, hi in zip(los, his)) + (state in self._finals)
+        return self._counts[state]
 
     def state_transitions(self, state: int) -> tuple[array, array]:
         """(token ids ascending, next states) of `state`, eos self-loop included."""
@@ -335,24 +335,27 @@ class Index(IndexFiles, IndexQueries):
                 if state in self._expanded:
                     return self._expanded[state]
             raise NotFoundError(f"Index.state_transitions: state {state} is not in this index")
-        trie = self._trie
-        ranges = list(zip(*self._ranges[state]))
-        count = sum(trie.id_start[hi] - trie.id_start[lo] for lo, hi, _ in ranges)
-        result = None
-        if count * 8 > len(trie.flat_ids) and trie.bitsets_fit:
-            masks = self._target_masks(state, ranges)
-            codes = codes_of(list(masks.values()), self._vocab_size)
-            if codes is not None:
-                result = transitions_from_codes(codes, list(masks))
-        if result is None:
-            tokens, nexts = trie.expand_sparse(ranges)
-            if state in self._finals:
-                i = bisect_left(tokens, self._eos)
-                tokens.insert(i, self._eos)
-                nexts.insert(i, state)
-            result = (tokens, nexts)
+        if self._expander is None:
+            self._expander = RangeExpander(self._trie, self._eos)
+        result = self._expand(state, self._expander)
         self._expanded[state] = result
         return result
+
+    def _expand(self, state: int, expander: RangeExpander) -> tuple[array, array]:
+        los, his, nexts = self._ranges[state]
+        return expander.expand(los, his, nexts, state if state in self._finals else None)
+
+    def iter_transitions(self, states: Iterable[int]) -> Iterator[tuple[array, array]]:
+        """(token ids ascending, next states) of each of `states` in turn, computed for this pass and
+        not kept (the file writer's way: every state once, the work shared between alike states)."""
+        expander = RangeExpander(self._trie, self._eos) if self._trie is not None else None
+        for state in states:
+            if type(state) is not int:
+                state = check_int("Index.iter_transitions", "state", state)
+            found = self._expanded.get(state)
+            if found is None and expander is not None and state in self._ranges:
+                found = self._expand(state, expander)
+            yield found if found is not None else self.state_transitions(state)
 
     def _target_masks(self, state: int, ranges) -> dict[int, int]:
         """{next state: bitmask of the token ids leading there} for a trie-built state, eos loop included."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from array import array
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 __all__ = [
     "DEFAULT_MAX_SIZE",
@@ -87,6 +87,10 @@ class IndexData:
     def state_transitions(self, state: int) -> tuple[array, array]:
         """(token ids ascending, next states) of a listed state."""
         return self.transitions[state]
+
+    def iter_transitions(self, states: Iterable[int]) -> Iterator[tuple[array, array]]:
+        """(token ids ascending, next states) of each of `states` in turn."""
+        return map(self.transitions.__getitem__, states)
 
     def transition_count(self, state: int) -> int:
         """How many transitions `state` has (eos self-loop included)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from ..vocabulary import require_vocabulary
@@ -95,6 +96,7 @@ class TokenTrie:
     def __init__(self, keys: list[bytes], ids: list, vocab_size: int):
         self.num_keys = len(keys)
         self._prefix: tuple[list[int], list[int]] | None = None
+        self._gather = None
         flat = array("I")
         id_start = [0]
         for key_ids in ids:
@@ -132,6 +134,32 @@ class TokenTrie:
     @property
     def num_nodes(self) -> int:
         return len(self.labels)
+
+    @property
+    def one_id_per_key(self) -> bool:
+        """True when every key has exactly one token id (key k is flat position k)."""
+        return len(self.flat_ids) == self.num_keys
+
+    def count_ids(self, los, his) -> int:
+        """How many token ids the key ranges los[i]..his[i]-1 hold (C-level sums, no Python loop)."""
+        if self.one_id_per_key:
+            return sum(his) - sum(los)
+        id_start = self.id_start
+        return sum(map(id_start.__getitem__, his)) - sum(map(id_start.__getitem__, los))
+
+    def by_token(self, flat_values: bytes | bytearray) -> bytes:
+        """`flat_values` (one byte per flat position in key order, plus a last 0) re-read in token id
+        order: byte t of the result is the value at token t's flat position, 0 for ids outside the
+        trie. One C-level gather (an itemgetter over every token id, built once per trie)."""
+        gather = self._gather
+        if gather is None:
+            size = len(self.position)
+            flat = self.flat_ids
+            where = array("I", [len(flat)]) * size  # ids outside the trie read the padding byte (0)
+            for j, t in enumerate(flat):
+                where[t] = j
+            gather = self._gather = itemgetter(*where) if size > 1 else (lambda values: (values[where[0]],))
+        return bytes(gather(flat_values))
 
     def expand_sparse(self, ranges: list[tuple[int, int, int]]) -> tuple[array, array]:
         """Token ids ascending and their next states for (first key, end key, next) ranges: by sorting."""

@@ -42,7 +42,7 @@ class TransitionTable(Protocol):
 
     def states(self) -> Iterable[int]: ...
 
-    def state_transitions(self, state: int) -> tuple[array, array]: ...
+    def iter_transitions(self, states: Iterable[int]) -> Iterator[tuple[array, array]]: ...
 
     def transition_count(self, state: int) -> int: ...
 
@@ -84,16 +84,14 @@ def iter_payload(
     total = sum(counts)
     head = u32_array([index.vocab_size, index.eos_token_id, index.initial_state, len(finals)])
     head.extend(finals)
-    num_states = sum(1 for c in counts if c)
+    num_states = sum(1 for c in counts if c)  # states without transitions are not written
     parts = [le_bytes(head), bytes([INDEX_TYPE]), le_bytes(u32_array([num_states]))]
     size = sum(map(len, parts))
     done = 0
     if progress is not None:
         progress("writing", 0, total)
-    for state, count in zip(states, counts):
-        if not count:
-            continue
-        tokens, nexts = index.state_transitions(state)
+    listed = [(s, c) for s, c in zip(states, counts) if c]
+    for (state, count), (tokens, nexts) in zip(listed, index.iter_transitions(s for s, _ in listed)):
         if len(tokens) != count:
             raise ValueError(f"state {state}: transition_count says {count}, state_transitions gives {len(tokens)}")
         block = _state_block(state, tokens, nexts)
