@@ -9,11 +9,14 @@
 //                                                             prepare it (siblingUrls: config files beside a URL, for EOS)
 //   {id, type: 'run', code, vocabUrl}                         run playground code (output as progress 'output')
 //   {type: 'cancel', upTo}                                    stop the requests with ids up to upTo (running or queued)
+//   {type: 'ack', id}                                         the page has taken in one 'chunk' of request id
 // Worker -> page: {type: 'status', text, phase, phases: [[id, label]]},
 //   {type: 'ready', seconds, marks, phases, snapshot, snapshotNote, vocab, at, workerStart} or {type: 'fatal', message},
 //   (vocab: {key, eos: null, info} for the bundled vocabulary the snapshot holds prepared, else null)
 //   (at, workerStart: wall-clock ms, performance.timeOrigin + performance.now(), when it was sent / init began)
-//   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error}.
+//   {type: 'progress', id, stage, done, total}, {id, type: 'result', ok, result | error},
+//   {type: 'chunk', id, bytes}: a piece of a file's raw payload ('$emit' argument; the page gzips it
+//   natively and acks each one: at most CHUNKS_AHEAD are unacknowledged, Python waits meanwhile).
 //
 // Cancel: with cross-origin isolation the page shares a SharedArrayBuffer; the worker makes it
 // Pyodide's interrupt buffer (a KeyboardInterrupt, raised only inside a bridge call's own code:
@@ -252,10 +255,35 @@ function toJs(proxy) {
 
 // Call a bridge function through web_bridge.call, which turns Python exceptions into
 // {kind, message, pos?, pattern?} objects; those are thrown here as errors with .info.
+const CHUNKS_AHEAD = 4; // payload chunks (about 1 MB each) sent to the page and not yet taken in
+const acks = { id: 0, waiting: 0, wake: null }; // the request streaming chunks, and its back pressure
+
+/** `$emit` of request `id`: post a Python bytes chunk to the page (moved, not copied); a promise to
+ *  await (Python awaits it) while too many chunks are still unacknowledged. */
+function emitter(id) {
+  acks.id = id;
+  acks.waiting = 0;
+  acks.wake = null;
+  return (chunk) => {
+    const bytes = chunk && typeof chunk.toJs === 'function' ? chunk.toJs() : new Uint8Array(chunk);
+    post({ type: 'chunk', id, bytes }, [bytes.buffer]);
+    acks.waiting += 1;
+    if (acks.waiting <= CHUNKS_AHEAD) return undefined;
+    return new Promise((resolve) => { acks.wake = resolve; });
+  };
+}
+
+function ack(msg) {
+  if (msg.id !== acks.id) return;
+  acks.waiting -= 1;
+  if (acks.wake && acks.waiting <= CHUNKS_AHEAD) { const wake = acks.wake; acks.wake = null; wake(); }
+}
+
 async function callBridge(id, name, args) {
   const progress = (stage, done, total) => post({ type: 'progress', id, stage, done, total });
   // null becomes undefined (Python None; Pyodide maps JS null to a distinct jsnull)
-  const fullArgs = args.map((a) => (a === '$progress' ? progress : a === '$cancel' ? shouldCancel : a === null ? undefined : a));
+  const fullArgs = args.map((a) => (a === '$progress' ? progress : a === '$cancel' ? shouldCancel : a === '$emit' ? emitter(id)
+    : a === null ? undefined : a));
   const reply = toJs(await bridge.call(name, ...fullArgs));
   if (!reply.ok) throw Object.assign(new Error(reply.error.message), { info: reply.error });
   return reply.result;
@@ -343,6 +371,7 @@ async function handle(msg) {
     if (msg.type === 'vocab') result = await readVocab(msg);
     else if (msg.type === 'run') result = await runCode(msg);
     else result = await callBridge(id, msg.name, msg.args || []);
+    if (acks.id === id && acks.wake) acks.wake(); // never leave a waiter behind
     const transfer = result && result.bytes instanceof Uint8Array ? [result.bytes.buffer] : [];
     post({ id, type: 'result', ok: true, result }, transfer);
   } catch (err) {
@@ -357,8 +386,11 @@ self.onmessage = (event) => {
   const msg = event.data;
   if (msg.type === 'init') {
     queue = queue.then(() => init(msg));
+  } else if (msg.type === 'ack') {
+    ack(msg);
   } else if (msg.type === 'cancel') {
     cancelledUpTo = Math.max(cancelledUpTo, msg.upTo ?? current); // seen by shouldCancel between the build's yields
+    if (acks.wake && acks.id <= cancelledUpTo) { const wake = acks.wake; acks.wake = null; wake(); } // the page takes no more chunks
   } else {
     queue = queue.then(() => (bridge ? handle(msg) : post({ id: msg.id, type: 'result', ok: false, error: { kind: 'Error', message: 'Python is not loaded' } })));
   }

@@ -17,6 +17,7 @@ State kept between calls (one worker = one user):
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sys
 import time
 from array import array
@@ -25,6 +26,7 @@ from typing import Any, Callable
 from .errors import BuildCancelled, RegexError, StateLimitError, TokenguideError, VocabularyError
 from .display import token_display
 from .index import Index, prepare_vocabulary
+from .index.format import iter_payload
 from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 from ._web_playground import run_code
 from ._web_cancel import guard_interrupts, interruptible
@@ -35,6 +37,8 @@ from ._web_schema_guide import SchemaSteps, describe_compiled
 __all__ = [
     "load_vocabulary",
     "build_index",
+    "payload_size",
+    "LARGE_INDEX_TRANSITIONS",
     "regex_from_schema",
     "grammar_text",
     "guide_start",
@@ -257,6 +261,18 @@ def load_vocabulary(
 # --------------------------------------------------------------------------------------------
 
 
+#: Transitions from which the page says an index is large (its file takes seconds to write and
+#: tens of MB; the live guide answers the same masks without a file).
+LARGE_INDEX_TRANSITIONS = 2_000_000
+
+
+def payload_size(index: Index) -> int:
+    """The exact size in bytes of `index`'s uncompressed v1 payload (known before writing it)."""
+    counts = [index.transition_count(s) for s in index.states()]
+    listed = sum(1 for c in counts if c)
+    return 4 * (4 + len(index.final_states)) + 1 + 4 + 8 * listed + 8 * sum(counts)
+
+
 async def build_index(
     regex: str,
     fingerprint: str,
@@ -264,15 +280,23 @@ async def build_index(
     max_states: int = 100_000,
     progress: Callable[[str, int, int], Any] | None = None,
     should_cancel: Callable[[], Any] | None = None,
+    write: str = "canonical",
+    emit: Callable[[bytes], Any] | None = None,
 ) -> dict[str, Any]:
-    """Build the index of `regex` for a loaded vocabulary; return its file bytes and statistics.
+    """Build the index of `regex` for a loaded vocabulary, then write its file; return its statistics.
 
     Yields to the event loop while it works (Index.build_async), so the worker can receive a
-    cancel message; `should_cancel()` is asked at every checkpoint. The bytes are exactly what
-    `python -m tokenguide build` writes for the same regex, vocabulary and options.
+    cancel message; `should_cancel()` is asked at every checkpoint. Once built, before the file is
+    written, `progress("built", transitions, payload bytes)` tells the page how large it will be.
+    `write="canonical"`: the result's "bytes" are exactly what `python -m tokenguide build` writes
+    for the same regex, vocabulary and options (zlib level 6 here). `write="payload"`: the
+    uncompressed v1 payload goes to `emit(chunk)` in chunks of about a megabyte (awaited when it
+    returns an awaitable, the page's back pressure), for the page to gzip natively; "bytes" is None.
     """
     if not isinstance(regex, str) or regex == "":
         raise RegexError("the regex is empty: type a regular expression or pick an example", regex or "", None)
+    if write not in ("canonical", "payload") or (write == "payload" and emit is None):
+        raise ValueError(f"build_index: write must be 'canonical' or 'payload' (with emit), got {write!r}")
     vocabulary = _vocabulary(fingerprint)
     cancel = (lambda: bool(should_cancel())) if should_cancel is not None else None
     start = time.perf_counter()
@@ -283,19 +307,33 @@ async def build_index(
     except KeyboardInterrupt:
         raise BuildCancelled("the build was cancelled") from None
     built = time.perf_counter() - start
+    _last_index.clear()  # the live guide can step through it even if writing is cancelled
+    _last_index.update(index=index, regex=regex, ascii=bool(ascii), fingerprint=fingerprint)
+    raw_size = payload_size(index)
+    if progress is not None:
+        progress("built", index.num_transitions, raw_size)
+    await asyncio.sleep(0)  # the page shows the size (and a Cancel can come) before writing starts
+    data = None
     try:
-        parts = []
-        for part in index.iter_bytes(progress=progress, should_cancel=cancel):  # progress "writing", done, total
-            parts.append(part)
-            await asyncio.sleep(0)  # lets the worker see a cancel message between chunks
-        data = b"".join(parts)
+        if write == "payload":
+            for part in iter_payload(index, progress=progress, should_cancel=cancel):
+                waiting = emit(part)
+                if inspect.isawaitable(waiting):
+                    await waiting
+                await asyncio.sleep(0)  # lets the worker see a cancel message between chunks
+        else:
+            parts = []
+            for part in index.iter_bytes(progress=progress, should_cancel=cancel):  # progress "writing", done, total
+                parts.append(part)
+                await asyncio.sleep(0)
+            data = b"".join(parts)
     except KeyboardInterrupt:
         raise BuildCancelled("writing the file was cancelled") from None
     serialized = time.perf_counter() - start - built
-    _last_index.clear()
-    _last_index.update(index=index, regex=regex, ascii=bool(ascii), fingerprint=fingerprint)
     return {
         "bytes": data,
+        "payload_size": raw_size,
+        "large": index.num_transitions >= LARGE_INDEX_TRANSITIONS,
         "num_states": index.num_states,
         "num_transitions": index.num_transitions,
         "num_final_states": len(index.final_states),
@@ -305,7 +343,7 @@ async def build_index(
         "build_seconds": built,
         "serialize_seconds": serialized,
         "total_seconds": time.perf_counter() - start,
-        "file_size": len(data),
+        "file_size": len(data) if data is not None else None,
     }
 
 

@@ -3,6 +3,16 @@
 
 import { ui, $, fmt, secs, setState, setStatus, showError, clearError, showRegexError, errorInfo } from './ui.js';
 import { tasks } from './tasks.js';
+import { NativeGzip, nativeGzipAvailable } from './native_gzip.js';
+
+/** Transitions from which the page says an index is large (the bridge's LARGE_INDEX_TRANSITIONS). */
+const LARGE_INDEX = 2_000_000;
+const WRITE_NOTES = {
+  native: 'gzip by the browser (CompressionStream) at native speed. In Chromium its deflate is zlib level 6: the same bytes as the command line\'s file. Another browser\'s may differ: equally valid, not byte-identical.',
+  canonical: 'zlib level 6 in the worker (WebAssembly, several times slower): byte for byte the file `python -m tokenguide build` writes.',
+  unavailable: 'This browser has no CompressionStream: files are written with the canonical bytes (zlib level 6 in the worker).',
+};
+const WRITE_LABELS = { native: 'browser gzip (CompressionStream)', canonical: 'canonical (zlib level 6, as the command line)' };
 
 export const EXAMPLES = {
   email: String.raw`[a-z0-9!#$%&'*+/=?^_\`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_\`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?`,
@@ -39,6 +49,29 @@ export class Builder {
     this.lastProgress = 0;
     this.schemaRegex = null;      // the regex last generated from the JSON Schema
     this.onSchemaTrouble = null;  // (why) => ...: the schema has no index the builder can make
+    this.toGuide = false; // "Use the live guide instead" was clicked during this build
+    this.writeMode = $('write-mode');
+    this.writeNote = $('write-note');
+    this.largeNote = $('large-note');
+  }
+
+  /** 'native' (the browser's gzip) or 'canonical' (zlib level 6 in the worker). */
+  chosenWrite() {
+    return this.writeMode.value === 'native' && nativeGzipAvailable() ? 'native' : 'canonical';
+  }
+
+  showWriteNote() {
+    this.writeNote.textContent = nativeGzipAvailable() ? WRITE_NOTES[this.writeMode.value] : WRITE_NOTES.unavailable;
+  }
+
+  /** Built, not yet written: say when the index is large, and offer the live guide instead. */
+  showSize(transitions, payloadBytes) {
+    ui.body.dataset.payloadBytes = String(payloadBytes);
+    if (transitions < LARGE_INDEX) return;
+    const mb = (payloadBytes / 1e6).toFixed(1);
+    $('large-text').textContent = `Large index: ${fmt(transitions)} transitions, ${mb} MB before compression. ` +
+      'Writing its file takes seconds and the file is large; the live guide steps through the same index without any file.';
+    this.largeNote.hidden = false;
   }
 
   onProgress(stage, done, total) {
@@ -84,6 +117,9 @@ export class Builder {
       return;
     }
     ui.result.hidden = true;
+    this.largeNote.hidden = true;
+    this.toGuide = false;
+    delete ui.body.dataset.payloadBytes;
     lastBuild.result = null;
     setState('building');
     setStatus('Building…');
@@ -93,11 +129,25 @@ export class Builder {
     ui.progressLabel.textContent = 'vocabulary';
     const t0 = this.timer.start('elapsed');
     const regex = ui.regex.value;
+    const write = this.chosenWrite();
     await tasks.run(async () => {
+      const gzip = write === 'native' ? new NativeGzip() : null;
+      let writeStart = null;
       try {
         const vocab = await this.vocabulary.ensure((stage) => { ui.progressLabel.textContent = stage; });
-        const res = await this.client.call('build_index', [regex, vocab.fingerprint, ui.ascii.checked, maxStates, '$progress', '$cancel'],
-          (stage, done, total) => this.onProgress(stage, done, total));
+        const onProgress = (stage, done, total) => {
+          if (stage === 'built') { writeStart = performance.now(); this.showSize(done, total); return; }
+          this.onProgress(stage, done, total);
+        };
+        const args = [regex, vocab.fingerprint, ui.ascii.checked, maxStates, '$progress', '$cancel', gzip ? 'payload' : 'canonical', gzip ? '$emit' : null];
+        const res = await this.client.call('build_index', args, onProgress, gzip ? (bytes) => gzip.push(bytes) : undefined);
+        if (gzip) {
+          ui.progressLabel.textContent = 'compressing the last chunks';
+          res.bytes = await gzip.finish();
+          res.file_size = res.bytes.length;
+          res.serialize_seconds = (performance.now() - writeStart) / 1000;
+        }
+        res.write = write;
         this.timer.stop(t0, 'done in');
         ui.progress.max = 1;
         ui.progress.value = 1;
@@ -108,12 +158,19 @@ export class Builder {
         setState('done');
         setStatus('Index built');
       } catch (err) {
+        if (gzip) gzip.abort();
         this.timer.stop(t0, 'stopped after');
         ui.progress.max = 1;
         ui.progress.value = 0;
         const info = errorInfo(err);
         const cancelled = info.kind === 'BuildCancelled';
-        const phase = ui.progress.dataset.stage === 'writing' ? ' while the file was written' : '';
+        const phase = ui.progress.dataset.stage === 'writing' || writeStart !== null ? ' while the file was written' : '';
+        if (cancelled && this.toGuide) {
+          ui.progressLabel.textContent = 'file not written: live guide instead';
+          setState('ready');
+          setStatus('Stepping through the index in the live guide');
+          return;
+        }
         ui.progressLabel.textContent = cancelled ? `cancelled${phase}` : 'failed';
         if (cancelled) info.message = `Build cancelled${phase}. Nothing was changed: edit the inputs or build again.`;
         showError(info, { cancelled });
@@ -123,6 +180,21 @@ export class Builder {
         setStatus(cancelled ? 'Cancelled' : 'The build failed');
       }
     });
+    if (this.toGuide) {
+      this.toGuide = false;
+      ui.guideFromIndex.click(); // the index just built (kept in the worker) in the live guide
+    }
+  }
+
+  /** "Use the live guide instead": stop writing the file (if it is being written), then step through the index. */
+  guideInstead() {
+    this.largeNote.hidden = true;
+    if (tasks.busy) {
+      this.toGuide = true;
+      this.client.cancel();
+    } else {
+      ui.guideFromIndex.click();
+    }
   }
 
   showStats(r) {
@@ -131,7 +203,7 @@ export class Builder {
       ['states', fmt(r.num_states)], ['transitions', fmt(r.num_transitions)], ['final states', fmt(r.num_final_states)],
       ['initial state', String(r.initial_state)], ['vocab size', fmt(r.vocab_size)], ['EOS id', String(r.eos_token_id)],
       ['build time', secs(r.build_seconds)], ['file written in', secs(r.serialize_seconds)],
-      ['file', `${r.name}, ${fmt(r.file_size)} bytes`],
+      ['file', `${r.name}, ${fmt(r.file_size)} bytes`], ['file bytes', WRITE_LABELS[r.write] || r.write],
     ];
     for (const [k, v] of rows) {
       const dt = document.createElement('dt');
@@ -188,6 +260,10 @@ export class Builder {
     ui.schemaButton.addEventListener('click', () => this.regexFromSchema());
     ui.maxStates.addEventListener('input', () => ui.maxStates.classList.remove('invalid'));
     ui.build.addEventListener('click', () => this.build());
+    this.writeMode.addEventListener('change', () => this.showWriteNote());
+    if (!nativeGzipAvailable()) { this.writeMode.value = 'canonical'; this.writeMode.disabled = true; }
+    this.showWriteNote();
+    $('large-guide').addEventListener('click', () => this.guideInstead());
     ui.regex.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.build(); } });
     ui.cancel.addEventListener('click', () => { if (tasks.busy) this.client.cancel(); });
     ui.regex.addEventListener('input', () => {

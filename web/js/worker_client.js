@@ -33,6 +33,10 @@ export class WorkerClient {
     const entry = this.pending.get(msg.id);
     if (!entry) return;
     if (msg.type === 'progress') { entry.onProgress?.(msg.stage, msg.done, msg.total); return; }
+    if (msg.type === 'chunk') { // a payload piece: acknowledged once taken in (the worker's back pressure)
+      Promise.resolve(entry.onChunk?.(msg.bytes)).catch(() => {}).finally(() => this.worker.postMessage({ type: 'ack', id: msg.id }));
+      return;
+    }
     this.pending.delete(msg.id);
     if (msg.ok) entry.resolve(msg.result);
     else entry.reject(Object.assign(new Error(msg.error.message), { info: msg.error }));
@@ -52,20 +56,21 @@ export class WorkerClient {
     this.worker.postMessage({ type: 'init', cancelBuffer: this.cancelView ? this.cancelView.buffer : null, prefetch, snapshot });
   }
 
-  /** Send a message expecting one answer; progress messages go to onProgress(stage, done, total). */
-  request(msg, onProgress) {
+  /** Send a message expecting one answer; progress messages go to onProgress(stage, done, total),
+   *  payload chunks ('$emit') to onChunk(bytes), which may return a promise (acked when settled). */
+  request(msg, onProgress, onChunk) {
     if (this.taskCancelled) { // the task's next step, after a Cancel that came between two of its requests
       return Promise.reject(Object.assign(new Error('cancelled'), { info: { kind: 'BuildCancelled', message: 'cancelled before it started' } }));
     }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
+      this.pending.set(id, { resolve, reject, onProgress, onChunk });
       this.worker.postMessage({ ...msg, id });
     });
   }
 
-  /** Call tokenguide._web_bridge.<name>(...args); '$progress' and '$cancel' become the worker's hooks. */
-  call(name, args, onProgress) { return this.request({ type: 'call', name, args }, onProgress); }
+  /** Call tokenguide._web_bridge.<name>(...args); '$progress', '$cancel' and '$emit' become the worker's hooks. */
+  call(name, args, onProgress, onChunk) { return this.request({ type: 'call', name, args }, onProgress, onChunk); }
 
   /** A page task starts or ends (several requests, one Cancel): a Cancel stops the rest of the
    *  task it came in, and nothing after it. */
