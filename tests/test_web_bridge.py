@@ -89,6 +89,47 @@ def test_build_reports_writing_and_gives_the_library_bytes():
     assert reply["result"]["bytes"] == expected
 
 
+def test_payload_mode_streams_the_raw_layout_for_the_page_to_gzip(monkeypatch):
+    """write="payload": the v1 payload goes to `emit` in chunks (each awaited when `emit` returns an
+    awaitable), announced once built by progress("built", transitions, payload bytes); gzip of the
+    chunks is the library's file, and the result holds no bytes."""
+    from tokenguide.index import writer  # noqa: PLC0415
+    from tokenguide.index.format import encode_payload, gzip_compress  # noqa: PLC0415
+
+    monkeypatch.setitem(writer.iter_payload.__kwdefaults__, "chunk_bytes", 64)  # several chunks for a small index
+    fingerprint = small_fingerprint()
+    events: list[tuple] = []
+    chunks: list[bytes] = []
+
+    async def taken():
+        events.append(("taken",))
+
+    def emit(chunk):
+        chunks.append(bytes(chunk))
+        events.append(("chunk", len(chunk)))
+        return taken()
+
+    reply = call("build_index", "[abc ]{0,12}", fingerprint, False, 1000,
+                 lambda s, d, t: events.append((s, d, t)), None, "payload", emit)
+    assert reply["ok"], reply
+    result = reply["result"]
+    index = Index("[abc ]{0,12}", Vocabulary.from_json_text(json.dumps(SMALL)))
+    payload = encode_payload(index)
+    assert b"".join(chunks) == payload and len(chunks) > 2
+    assert gzip_compress(b"".join(chunks)) == index.to_bytes()
+    built = [e for e in events if e[0] == "built"]
+    assert built == [("built", index.num_transitions, len(payload))] == [("built", result["num_transitions"], result["payload_size"])]
+    assert events.index(built[0]) < events.index(next(e for e in events if e[0] == "chunk"))
+    assert events.count(("taken",)) == len(chunks)  # every awaitable was awaited
+    assert result["bytes"] is None and result["file_size"] is None and result["large"] is False
+    assert bridge.payload_size(index) == len(payload)
+
+
+def test_payload_mode_needs_emit():
+    reply = call("build_index", "[abc]", small_fingerprint(), False, 1000, None, None, "payload", None)
+    assert not reply["ok"] and "emit" in reply["error"]["message"]
+
+
 def test_cancel_while_the_file_is_written(monkeypatch):
     fingerprint = small_fingerprint()
     seen: list[str] = []

@@ -1,0 +1,203 @@
+"""End-to-end tests of how the builder writes its file: the browser's gzip (CompressionStream, the
+default) and the canonical bytes (zlib level 6 in the worker), the large-index notice and its
+"Use the live guide instead". Both files are loaded back in Python and in the player, and the
+canonical one is compared byte for byte with the CLI's. One page per module, offline guard on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
+from playwright.sync_api import expect  # noqa: E402
+
+from _webapp import (  # noqa: E402
+    BUILD_TIMEOUT_MS,
+    GPT2_VOCAB,
+    REPO,
+    START_TIMEOUT_MS,
+    check_offline,
+    guarded_context,
+    mark_state,
+    start_dist_server,
+    wait_state,
+)
+
+from tokenguide._web_bridge import payload_size  # noqa: E402
+from tokenguide.index import Index  # noqa: E402
+from tokenguide.index.layout import GZIP_HEADER  # noqa: E402
+from tokenguide.vocabulary import Vocabulary  # noqa: E402
+
+PLAYER = REPO / "tools" / "index_player.html"
+COUNTED = '"[^"]{0,12}"'  # a counted string: about 340,000 transitions on GPT-2, a few MB of payload
+LARGE = '[^"]{0,60}'  # 2.7 million transitions on GPT-2: announced as large
+
+if not GPT2_VOCAB.is_file():
+    pytest.skip("the GPT-2 vocabulary is missing (npm ci in web/)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return Vocabulary.from_file(GPT2_VOCAB)
+
+
+@pytest.fixture(scope="module")
+def app(browser):
+    server, url = start_dist_server()
+    context, attempted = guarded_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "index.html")
+    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
+    yield page, context, attempted, errors
+    context.close()
+    server.shutdown()
+
+
+@pytest.fixture()
+def page(app):
+    page, _, attempted, errors = app
+    yield page
+    check_offline(attempted)
+    assert not errors, f"uncaught script errors: {errors}"
+
+
+def build(page, regex: str, mode: str) -> str:
+    page.get_by_test_id("regex-input").fill(regex)
+    page.get_by_test_id("write-mode").select_option(mode)
+    mark_state(page)
+    page.get_by_test_id("build-button").click()
+    return wait_state(page, "done", "error")
+
+
+def download(page, tmp_path: Path, name: str) -> bytes:
+    with page.expect_download() as info:
+        page.get_by_test_id("download-button").click()
+    target = tmp_path / name
+    info.value.save_as(target)
+    return target.read_bytes()
+
+
+def stat(page, name: str) -> str:
+    return page.locator(f'[data-testid=stats] dd[data-stat="{name}"]').text_content()
+
+
+def cli_build(tmp_path: Path, regex: str) -> bytes:
+    out = tmp_path / "cli.outlines"
+    subprocess.run(
+        [sys.executable, "-m", "tokenguide", "build", "--regex", regex, "--vocab", str(GPT2_VOCAB), "-o", str(out)],
+        check=True, cwd=REPO, capture_output=True, timeout=600,
+    )
+    return out.read_bytes()
+
+
+def player_view(context, path: Path) -> tuple[dict, dict[int, int]]:
+    """What the player shows for the file at `path`: its header figures, and the initial state's
+    transitions as listed (token id -> next state)."""
+    page = context.new_page()
+    page.goto(PLAYER.as_uri())
+    expect(page.locator("html")).to_have_attribute("data-player-ready", "1")
+    page.get_by_test_id("vocab-file").set_input_files(str(GPT2_VOCAB))
+    page.get_by_test_id("index-file").set_input_files(str(path))
+    expect(page.locator("body")).to_have_attribute("data-state", "ready", timeout=BUILD_TIMEOUT_MS)
+    info = page.get_by_test_id("info")
+    header = {k: info.get_attribute(f"data-{k}") for k in
+              ("vocab-size", "eos", "initial-state", "num-states", "num-transitions", "num-final-states", "index-type")}
+    cards = page.locator('[data-testid="transitions"] [data-testid="transition"]')
+    cards.first.wait_for()
+    shown = {int(c.get_attribute("data-token-id")): int(c.get_attribute("data-next-state")) for c in cards.all()}
+    page.close()
+    return header, shown
+
+
+def test_native_and_canonical_files_load_to_the_same_index(app, page, tmp_path, gpt2):
+    """The default file (the browser's gzip) and the canonical one hold the same index: the same
+    header, states and transitions in Python and in the player; the canonical file is the CLI's,
+    byte for byte. In Chromium the browser's deflate is zlib level 6, so the two files are equal."""
+    _, context, _, _ = app
+    expect(page.get_by_test_id("write-mode")).to_have_value("native")  # the default
+    assert build(page, COUNTED, "native") == "done", page.get_by_test_id("error").text_content()
+    assert stat(page, "file-bytes") == "browser gzip (CompressionStream)"
+    native = download(page, tmp_path, "native.outlines")
+    assert build(page, COUNTED, "canonical") == "done", page.get_by_test_id("error").text_content()
+    assert stat(page, "file-bytes") == "canonical (zlib level 6, as the command line)"
+    canonical = download(page, tmp_path, "canonical.outlines")
+
+    assert canonical == cli_build(tmp_path, COUNTED)
+    assert native[:10] == GZIP_HEADER  # tokenguide's fixed header, whatever the browser wrote
+    expected = Index(COUNTED, gpt2)
+    loaded = [Index.from_bytes(native), Index.from_bytes(canonical)]
+    for index in loaded:
+        assert (index.vocab_size, index.eos_token_id, index.initial_state, index.final_states) == (
+            expected.vocab_size, expected.eos_token_id, expected.initial_state, expected.final_states)
+        assert index.states() == expected.states()
+        assert index.num_transitions == expected.num_transitions
+        assert index == expected  # every state's transitions
+    assert page.get_attribute("body", "data-payload-bytes") == str(payload_size(expected))
+
+    views = [player_view(context, tmp_path / name) for name in ("native.outlines", "canonical.outlines")]
+    assert views[0] == views[1]
+    header, shown = views[0]
+    assert header["num-transitions"] == str(expected.num_transitions)
+    assert header["num-states"] == str(expected.num_states)
+    assert header["eos"] == str(expected.eos_token_id) and header["initial-state"] == "0"
+    assert shown and all(expected.get_next_state(expected.initial_state, t) == n for t, n in shown.items())
+
+    assert native == canonical, "Chromium's CompressionStream deflate differs from zlib level 6 (the page says they agree)"
+
+
+def test_write_mode_note_says_which_bytes(page):
+    mode = page.get_by_test_id("write-mode")
+    note = page.get_by_test_id("write-note")
+    mode.select_option("native")
+    expect(note).to_contain_text("CompressionStream")
+    mode.select_option("canonical")
+    expect(note).to_contain_text("python -m tokenguide build")
+    mode.select_option("native")
+
+
+def test_small_index_is_not_announced_as_large(page):
+    assert build(page, "[0-9]{3}", "native") == "done", page.get_by_test_id("error").text_content()
+    expect(page.get_by_test_id("large-note")).to_be_hidden()
+
+
+def test_large_index_offers_the_live_guide_instead(page):
+    """Once built, before its file is written, a large index is announced with its size; "Use the
+    live guide instead" stops the writing and steps through the index in the live guide. The page's
+    acknowledgements of the payload chunks are held, so the writing is surely still going on."""
+    page.evaluate("""() => {
+        window.heldAcks = [];
+        const post = Worker.prototype.postMessage;
+        window.restoreAcks = () => { Worker.prototype.postMessage = post; };
+        Worker.prototype.postMessage = function (msg, ...rest) {
+            if (msg && msg.type === 'ack') { window.heldAcks.push([this, msg]); return; }
+            return post.call(this, msg, ...rest);
+        };
+    }""")
+    try:
+        page.get_by_test_id("regex-input").fill(LARGE)
+        page.get_by_test_id("write-mode").select_option("native")
+        mark_state(page)
+        page.get_by_test_id("build-button").click()
+        note = page.get_by_test_id("large-note")
+        expect(note).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+        expected = Index(LARGE, Vocabulary.from_file(GPT2_VOCAB))
+        expect(page.get_by_test_id("large-text")).to_contain_text(f"{expected.num_transitions:,} transitions")
+        page.wait_for_function("window.heldAcks.length > 0", timeout=BUILD_TIMEOUT_MS)
+        expect(page.get_by_test_id("cancel-button")).to_be_enabled()  # still writing: the worker waits for acks
+        page.get_by_test_id("large-guide").click()
+        expect(page.get_by_test_id("guide-view")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
+    finally:
+        page.evaluate("window.restoreAcks()")
+    expect(page.get_by_test_id("guide-kind-regex")).to_be_checked()
+    expect(page.get_by_test_id("progress-label")).to_have_text("file not written: live guide instead")
+    expect(page.get_by_test_id("error")).to_be_hidden()
+    expect(note).to_be_hidden()
+    # the guide stepped into the index just built, and the builder goes on
+    expect(page.get_by_test_id("guide-state")).to_have_text("0")
+    assert build(page, "[0-9]{2}", "native") == "done", page.get_by_test_id("error").text_content()
