@@ -68,17 +68,33 @@ def use_gpt2(page) -> None:
 
 
 def test_cancel_while_the_file_is_written(page):
-    """The bar moves while the .outlines file is written, and Cancel stops that phase too."""
-    page.get_by_test_id("regex-input").fill(BIG_WRITE)
-    mark_state(page)
-    page.get_by_test_id("build-button").click()
-    label = page.get_by_test_id("progress-label")
-    expect(label).to_contain_text("writing the file", timeout=BUILD_TIMEOUT_MS)
-    page.wait_for_function("() => Number(document.getElementById('progress').value) > 0 && "
-                           "document.getElementById('progress').max > 1000000", timeout=BUILD_TIMEOUT_MS)
-    assert "transitions" in label.text_content()
-    page.get_by_test_id("cancel-button").click()
-    assert wait_state(page, "done", "error") == "error"
+    """The bar moves while the .outlines file is written, and Cancel stops that phase too. The page's
+    acknowledgements of the payload chunks are held (the worker then waits), so that the writing
+    is surely still going on when Cancel is clicked."""
+    page.evaluate("""() => {
+        window.heldAcks = [];
+        const post = Worker.prototype.postMessage;
+        window.restoreAcks = () => { Worker.prototype.postMessage = post; };
+        Worker.prototype.postMessage = function (msg, ...rest) {
+            if (msg && msg.type === 'ack') { window.heldAcks.push(msg); return; }
+            return post.call(this, msg, ...rest);
+        };
+    }""")
+    try:
+        page.get_by_test_id("regex-input").fill(BIG_WRITE)
+        page.get_by_test_id("write-mode").select_option("native")
+        mark_state(page)
+        page.get_by_test_id("build-button").click()
+        label = page.get_by_test_id("progress-label")
+        expect(label).to_contain_text("writing the file", timeout=BUILD_TIMEOUT_MS)
+        page.wait_for_function("() => Number(document.getElementById('progress').value) > 0 && "
+                               "document.getElementById('progress').max > 1000000 && window.heldAcks.length > 0",
+                               timeout=BUILD_TIMEOUT_MS)
+        assert "transitions" in label.text_content()
+        page.get_by_test_id("cancel-button").click()
+        assert wait_state(page, "done", "error") == "error"
+    finally:
+        page.evaluate("window.restoreAcks()")
     error = page.get_by_test_id("error")
     expect(error).to_contain_text("Build cancelled while the file was written")
     expect(error).to_have_class("error cancelled")
