@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.regexes import HARD_REPETITIONS, REGEX_CASES
+from benchmark_modules import load
 from oracle import fullmatch
 from tokenguide.errors import RegexError, StateLimitError
 from tokenguide.ir import derivatives, lexemes
@@ -55,7 +55,8 @@ HAND_PICKED = {
     "quoted": r'"([^"\\]|\\.)*"',
     "number": r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?",
 }
-PATTERNS = {**REGEX_CASES, **HARD_REPETITIONS, **HAND_PICKED}
+_shared = load("regexes")
+PATTERNS = {**_shared.REGEX_CASES, **_shared.HARD_REPETITIONS, **HAND_PICKED}
 EXTRA_CHARS = "aAzZ09_ -.,\"\\@é中😀\n\t\u0301\u00ff\u0800\U0010ffff"
 
 
@@ -389,6 +390,19 @@ def test_limits_raise_named_errors():
     with pytest.raises(EmptinessBudgetError):
         LexemeDFA(hard, emptiness_budget=100).row(hard.id)
     assert issubclass(EmptinessBudgetError, StateLimitError)
+
+
+def test_deep_nesting_is_derived_and_printed():
+    depth = 900  # the regex parser allows 1,000 nested groups
+    pattern = "(a" * depth + ")?" * depth
+    lexeme = from_regex(pattern)
+    dfa = LexemeDFA(lexeme)
+    limit = sys.getrecursionlimit()
+    assert dfa.accepts(b"a" * depth) and not dfa.accepts(b"a" * (depth + 1))
+    assert from_regex(to_re(lexeme)) is lexeme and to_lark(lexeme).count("(") >= depth - 1
+    assert sys.getrecursionlimit() == limit
+    long = from_regex("a?" * 150 + "b")  # a long sequence of optional items: no recursion along it
+    assert LexemeDFA(long).accepts(b"a" * 100 + b"b") and not LexemeDFA(long).accepts(b"a" * 151 + b"b")
 
 
 def test_rows_are_shared_between_automata():

@@ -30,7 +30,7 @@ from collections import deque
 
 from ..errors import NotFoundError, StateLimitError
 from .lexemes import (
-    ALT, AND, CHARS, EMPTY, EPSILON, NOT, REP, REST, SEQ, Lexeme, alt, complement_bytes, conj,
+    ALT, AND, CHARS, EMPTY, EPSILON, NOT, REP, REST, SEQ, Lexeme, alt, complement_bytes, conj, deep_call,
     lexeme_count, lexeme_of, rep, rest_of_char, seq,
 )
 
@@ -147,6 +147,15 @@ def _leaf_targets(e: Lexeme) -> list[Lexeme]:
 def byte_classes(e: Lexeme) -> bytes:
     """256 class numbers: bytes with the same number have the same derivative (numbered from 0
     in the order of their first byte)."""
+    return deep_call(_classes, e)
+
+
+def derivative(e: Lexeme, byte: int) -> Lexeme:
+    """The expression for what may follow `byte` after a text of `e` (EMPTY: nothing)."""
+    return deep_call(_derivative, e, byte)
+
+
+def _classes(e: Lexeme) -> bytes:
     found = _parts.get(e.id)
     if found is not None:
         return found
@@ -161,17 +170,22 @@ def byte_classes(e: Lexeme) -> bytes:
         _derivs[e.id] = cache
         _parts[e.id] = part
         return part
-    if kind is SEQ:
-        head, tail = e.args
-        part = byte_classes(head)
-        if head.nullable:
-            part = _refine(part, byte_classes(tail))
+    if kind is SEQ:  # along the sequence while its items may be empty (no recursion down it)
+        part = _ONE
+        x = e
+        while x.kind is SEQ:
+            head, x = x.args
+            part = _refine(part, _classes(head))
+            if not head.nullable:
+                break
+        else:
+            part = _refine(part, _classes(x))
     elif kind is ALT or kind is AND:
         part = _ONE
         for x in e.args:
-            part = _refine(part, byte_classes(x))
+            part = _refine(part, _classes(x))
     elif kind is REP or kind is NOT:
-        part = byte_classes(e.args[0])
+        part = _classes(e.args[0])
     else:  # EPS
         part = _ONE
     _derivs[e.id] = [None] * (max(part) + 1)
@@ -179,11 +193,10 @@ def byte_classes(e: Lexeme) -> bytes:
     return part
 
 
-def derivative(e: Lexeme, byte: int) -> Lexeme:
-    """The expression for what may follow `byte` after a text of `e` (EMPTY: nothing)."""
+def _derivative(e: Lexeme, byte: int) -> Lexeme:
     part = _parts.get(e.id)
     if part is None:
-        part = byte_classes(e)
+        part = _classes(e)
     cache = _derivs[e.id]
     c = part[byte]
     found = cache[c]
@@ -194,30 +207,34 @@ def derivative(e: Lexeme, byte: int) -> Lexeme:
 
 def _compute(e: Lexeme, b: int) -> Lexeme:
     kind = e.kind
-    if kind is SEQ:
-        head, tail = e.args
-        d = seq(derivative(head, b), tail)
-        if head.nullable:
-            d = alt(d, derivative(tail, b))
-        return d
+    if kind is SEQ:  # D(h t) = D(h) t | D(t) if h is nullable, along the sequence without recursion
+        options = []
+        x = e
+        while x.kind is SEQ:
+            head, x = x.args
+            options.append(seq(_derivative(head, b), x))
+            if not head.nullable:
+                return alt(*options)
+        options.append(_derivative(x, b))
+        return alt(*options)
     if kind is ALT:
-        return alt(*[derivative(x, b) for x in e.args])
+        return alt(*[_derivative(x, b) for x in e.args])
     if kind is AND:
         parts = []
         for x in e.args:
-            d = derivative(x, b)
+            d = _derivative(x, b)
             if d is EMPTY:
                 return EMPTY
             parts.append(d)
         return conj(*parts)
     if kind is REP:
         x, lo, hi = e.args
-        d = derivative(x, b)
+        d = _derivative(x, b)
         if d is EMPTY:
             return EMPTY
         return seq(d, rep(x, lo - 1 if lo else 0, None if hi is None else hi - 1))
     if kind is NOT:
-        return complement_bytes(derivative(e.args[0], b))
+        return complement_bytes(_derivative(e.args[0], b))
     return EMPTY  # EPS (CHARS and REST are filled in by byte_classes)
 
 
@@ -225,6 +242,10 @@ def is_live(e: Lexeme, budget: int = EMPTINESS_BUDGET) -> bool:
     """Whether `e` matches some byte string. Exact: without `&` and `~` a normalised expression
     is empty only when it is EMPTY; with them, a breadth-first search over derivatives looks for a
     nullable one (EmptinessBudgetError past `budget` expressions). Results are remembered."""
+    return deep_call(_is_live, e, budget)
+
+
+def _is_live(e: Lexeme, budget: int) -> bool:
     if e is EMPTY:
         return False
     if not e.boolean:
@@ -238,8 +259,8 @@ def is_live(e: Lexeme, budget: int = EMPTINESS_BUDGET) -> bool:
         x = queue.popleft()
         if x.nullable:
             return _mark_path(x, parent)
-        for r in _representatives(byte_classes(x)):
-            d = derivative(x, r)
+        for r in _representatives(_classes(x)):
+            d = _derivative(x, r)
             if d is EMPTY or d.id in parent:
                 continue
             known = _live.get(d.id) if d.boolean else True
@@ -272,11 +293,11 @@ def _row(e: Lexeme, budget: int) -> list[int]:
     if row is None:
         part = _parts.get(e.id)
         if part is None:
-            part = byte_classes(e)
+            part = _classes(e)
         targets = []
         for r in _representatives(part):
-            d = derivative(e, r)
-            targets.append(d.id if d is not EMPTY and (not d.boolean or is_live(d, budget)) else -1)
+            d = _derivative(e, r)
+            targets.append(d.id if d is not EMPTY and (not d.boolean or _is_live(d, budget)) else -1)
         row = list(map(targets.__getitem__, part))
         if len(_rows) >= ROW_CACHE_LIMIT:
             _rows.clear()
@@ -312,7 +333,7 @@ class LexemeDFA:
                     f"the automaton of lexeme #{self.initial} needs more than max_states={self.max_states:,} "
                     "states; simplify the lexeme or raise max_states"
                 )
-            found = self._rows[state] = _row(lexeme_of(state), self.emptiness_budget)
+            found = self._rows[state] = deep_call(_row, lexeme_of(state), self.emptiness_budget)
         return found
 
     def is_final(self, state: int) -> bool:

@@ -17,6 +17,7 @@ a set of valid UTF-8 texts. Two kinds exist only for the byte level of `derivati
 
 from __future__ import annotations
 
+import sys
 from typing import Iterable, Sequence
 
 from ..errors import RegexError, StateLimitError
@@ -24,9 +25,9 @@ from ..regex import ranges as charset
 from ..regex.parser import parse as parse_regex
 
 __all__ = [
-    "ANY_TEXT", "EMPTY", "EPSILON", "Lexeme", "LexemeLimitError", "LookaroundInLexemeError",
+    "ANY_TEXT", "EMPTY", "EPSILON", "Lexeme", "LexemeLimitError", "LexemeTooDeepError", "LookaroundInLexemeError",
     "NoRegexFormError", "alt", "chars", "complement_bytes", "conj", "from_regex", "from_regex_tree",
-    "inter", "lexeme_count", "lexeme_of", "literal", "neg", "rep", "rest_of_char", "seq", "to_lark",
+    "deep_call", "inter", "lexeme_count", "lexeme_of", "literal", "neg", "rep", "rest_of_char", "seq", "to_lark",
     "to_re",
 ]
 
@@ -44,6 +45,9 @@ REST = "rest"  # (values, count): `count` continuation bytes whose 6-bit payload
 #: Distinct expressions one process may hold (about 200 bytes each); the table is never emptied,
 #: because ids are states that caches and grammars keep.
 MAX_LEXEMES = 1_000_000
+#: Recursion limit while printing or deriving a deeply nested expression (`deep_call`); the regex
+#: parser allows 1,000 nested groups, a few Python frames each.
+DEEP_RECURSION_LIMIT = 50_000
 
 
 class LexemeLimitError(StateLimitError):
@@ -52,6 +56,10 @@ class LexemeLimitError(StateLimitError):
 
 class LookaroundInLexemeError(RegexError):
     """A regex with a lookahead or an end-of-text anchor in the middle was turned into a lexeme."""
+
+
+class LexemeTooDeepError(StateLimitError):
+    """A lexeme nests deeper than `DEEP_RECURSION_LIMIT` lets its printers and derivatives recurse."""
 
 
 class NoRegexFormError(RegexError):
@@ -105,6 +113,26 @@ def _make(key: tuple, kind: str, args: tuple, nullable: bool, text: bool, boolea
         _table[key] = found
         _nodes.append(found)
     return found
+
+
+def deep_call(fn, *args):
+    """`fn(*args)`, and again under a higher recursion limit if the expression nests too deep for the
+    current one. The recursions over expressions are Python calls only, which since Python 3.11 do
+    not use the C stack; past DEEP_RECURSION_LIMIT it raises LexemeTooDeepError."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, DEEP_RECURSION_LIMIT))
+    try:
+        return fn(*args)
+    except RecursionError:
+        raise LexemeTooDeepError(
+            f"a lexeme nests deeper than the recursion limit {DEEP_RECURSION_LIMIT:,} allows; flatten its groups"
+        ) from None
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def lexeme_of(ident: int) -> Lexeme:
@@ -359,13 +387,13 @@ def to_re(item: Lexeme) -> str:
     """Python `re` text whose `re.fullmatch` on valid texts is this lexeme's language.
 
     Raises NoRegexFormError for an intersection, a complement or a part of a character."""
-    return _print(item, "re")[0]
+    return deep_call(_print, item, "re")[0]
 
 
 def to_lark(item: Lexeme) -> str:
     """A Lark terminal body for this lexeme: "strings", /regexes/, `|`, `*`, `~m..n`; an intersection
     and a complement print as llguidance's `&` and `~` (Lark's own loader has neither)."""
-    return _print(item, "lark")[0]
+    return deep_call(_print, item, "lark")[0]
 
 
 def _group(text: str, level: int, limit: int, dialect: str) -> str:
