@@ -368,6 +368,61 @@ def test_boolean_lexemes_print_for_lark_but_not_for_re():
     assert to_lark(rep(neg(literal("ab")), 1, None)) == '(/(?s:.*)/ & ~"ab")*'  # ~ab holds the empty text
 
 
+class _ByteTokenizer:
+    """One token per byte (and an EOS): llguidance then judges byte strings, not tokenizations."""
+
+    eos_token_id = 256
+    bos_token_id = None
+    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+    special_token_ids = [256]
+
+    def __call__(self, text):
+        return list(text.encode() if isinstance(text, str) else text)
+
+
+def _llguidance_accepts():
+    """A function (Lark text, bytes) -> llguidance's verdict, or a skip when llguidance is absent
+    (it is a benchmark peer, in the `bench` extra)."""
+    llguidance = pytest.importorskip("llguidance", reason="llguidance (bench extra) reads the & and ~ of to_lark")
+    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteTokenizer()))
+    grammars: dict[str, object] = {}
+
+    def accepts(body: str, data: bytes) -> bool:
+        grammar = grammars.get(body)
+        if grammar is None:
+            grammar = grammars[body] = llguidance.LLMatcher.grammar_from_lark(f"start: T\nT: {body}\n")
+            assert not llguidance.LLMatcher.validate_grammar(grammar), body
+        matcher = llguidance.LLMatcher(tokenizer, grammar)
+        return matcher.consume_tokens(list(data)) and matcher.is_accepting()
+
+    return accepts
+
+
+@pytest.mark.parametrize("a,b", BOOLEAN_PAIRS)
+def test_llguidance_reads_to_lark_and_and_not_with_the_same_language(a, b):
+    accepts = _llguidance_accepts()
+    la, lb = from_regex(a), from_regex(b)
+    for lexeme in (inter(la, lb), inter(la, neg(lb)), neg(inter(la, lb))):
+        if lexeme.nullable:
+            lexeme = seq(lexeme, literal("!"))
+        dfa, body = LexemeDFA(lexeme), to_lark(lexeme)
+        for text in texts_for(a, 21, count=15) + texts_for(b, 22, count=15):
+            for data in (text.encode(), (text + "!").encode()):
+                assert accepts(body, data) == dfa.accepts(data), (body, text)
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_llguidance_reads_to_lark_with_the_same_language(name):
+    accepts = _llguidance_accepts()
+    pattern = PATTERNS[name]
+    lexeme = from_regex(pattern)
+    body = to_lark(lexeme)
+    for text in texts_for(pattern, seed=17 + len(name), count=20):
+        expected = fullmatch(pattern, text)
+        if expected is not None and text:
+            assert accepts(body, text.encode()) == expected, (name, body, text)
+
+
 # -- refusals and limits -------------------------------------------------------------------------------
 
 
