@@ -188,7 +188,7 @@ def _classes(e: Lexeme) -> bytes:
         part = _classes(e.args[0])
     else:  # EPS
         part = _ONE
-    _derivs[e.id] = [None] * (max(part) + 1)
+    _derivs[e.id] = [None] * len(_representatives(part))
     _parts[e.id] = part
     return part
 

@@ -18,6 +18,7 @@ a set of valid UTF-8 texts. Two kinds exist only for the byte level of `derivati
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Iterable, Sequence
 
 from ..errors import RegexError, StateLimitError
@@ -98,11 +99,17 @@ class Lexeme:
 
 _table: dict[tuple, Lexeme] = {}
 _nodes: list[Lexeme] = []
+_creating = threading.Lock()
 
 
 def _make(key: tuple, kind: str, args: tuple, nullable: bool, text: bool, boolean: bool) -> Lexeme:
     found = _table.get(key)
-    if found is None:
+    if found is not None:
+        return found
+    with _creating:  # threads: one object per structure, ids without gaps
+        found = _table.get(key)
+        if found is not None:
+            return found
         n = len(_nodes)
         if n >= MAX_LEXEMES:
             raise LexemeLimitError(
