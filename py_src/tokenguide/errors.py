@@ -49,7 +49,16 @@ class VocabularyTypeError(VocabularyError, ArgumentError):
 
 
 class IncompatibleVocabularyError(TokenguideError, ValueError):
-    """The vocabulary cannot spell every string the regex needs (outlines-core's IncompatibleVocabulary)."""
+    """The vocabulary cannot spell every string the regex needs (outlines-core's IncompatibleVocabulary).
+
+    `state` is the automaton state where no token can go on (None if not one state) and
+    `needed` the bytes the regex accepts there, ascending.
+    """
+
+    def __init__(self, message: str, state: int | None = None, needed: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.state = state
+        self.needed = tuple(needed)
 
 
 class BuildCancelled(TokenguideError):

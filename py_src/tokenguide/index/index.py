@@ -269,12 +269,12 @@ class Index(IndexFiles, IndexQueries):
                 if not needed:  # a non-final state with no way on: the regex's language is empty
                     raise IncompatibleVocabularyError(
                         "the regex matches no text at all (not even the empty string), so nothing can be "
-                        "generated; look for an empty class such as [^\\s\\S]"
+                        "generated; look for an empty class such as [^\\s\\S]", s
                     )
                 shown = ", ".join(f"0x{b:02x}" for b in needed[:16]) + (" ..." if len(needed) > 16 else "")
                 raise IncompatibleVocabularyError(
                     f"the vocabulary cannot continue from automaton state {s}: the regex needs one of the "
-                    f"bytes [{shown}] next, and no token starting with them can be used there"
+                    f"bytes [{shown}] next, and no token starting with them can be used there", s, tuple(needed)
                 )
         if not self._finals:
             raise IncompatibleVocabularyError(
