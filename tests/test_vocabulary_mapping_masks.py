@@ -6,7 +6,7 @@ bytes (here by this file's own copy of GPT-2's byte-to-unicode table for ByteLev
 and by the ``<0xNN>`` / ``▁`` rules of byte-fallback ones), non-special added tokens by their
 text. The token sequences walked are the real `tokenizers` library's encodings of JSON texts
 with accented letters, CJK and emoji (Qwen3, Llama 3, Mistral Nemo: ByteLevel; Llama 2, Yi, Gemma 3:
-byte fallback), through the bundled JSON grammar: after every token both
+byte fallback), through the bundled JSON grammar (the LALR `CFGGuide`): after every token both
 guides must allow exactly the same token ids, and every real encoding must be accepted.
 
 (The bug this guards against: a byte-level key such as b"\\xe9", a half character, was named by
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenguide import Guide, Vocabulary
+from tokenguide import CFGGuide, Guide, Vocabulary
 
 tokenizers = pytest.importorskip("tokenizers", reason="the Hugging Face tokenizers library encodes the texts")
 
@@ -103,7 +103,7 @@ def test_masks_equal_along_real_tokenizations(pair, text):
     ids = hf.encode(text, add_special_tokens=False).ids
     # (Llama 2's dummy prefix starts the encoding with a space: JSON allows it)
     assert b"".join(from_file.id_to_bytes(t) for t in ids) in (text.encode(), b" " + text.encode())
-    guides = [Guide.from_grammar(GRAMMAR, v) for v in (from_file, from_mapping)]
+    guides = [Guide(CFGGuide(GRAMMAR, v)) for v in (from_file, from_mapping)]
     for step, token in enumerate(ids):
         masks = [g.get_tokens() for g in guides]
         assert masks[0] == masks[1], f"{name}: masks differ before token {step} {from_file.id_to_bytes(token)!r}"
@@ -121,7 +121,7 @@ def test_non_utf8_key_named_apart_from_text_key():
     assert v.id_to_token(1) != "é" and v.token_strings[v.id_to_token(1)] == 1
     assert v.id_to_token(3) == "ÿ"  # no text key spells it so: the GPT-2 spelling stays
     assert v.tokens[b"a"] == [4, 5]
-    guide = Guide.from_grammar(GRAMMAR, v)
+    guide = Guide(CFGGuide(GRAMMAR, v))
     guide.advance(0)
     assert {0, 1, 2, 4, 5} <= set(guide.get_tokens())  # every id of a shared byte string is offered
     assert 3 not in guide.get_tokens()  # 0xFF is never UTF-8
