@@ -63,7 +63,7 @@ def _sample(guide: GrammarGuide, rng: random.Random, budget: int) -> bytes:
     state, out = guide.initial_state.pairs, bytearray()
 
     def ends(pairs) -> bool:
-        return any(t == row.lexer_start and row.accepts for row, t in pairs)
+        return any(row.accepts and t in (row.lexer_start, row.lexer_resume) for row, t in pairs)
 
     for step in range(budget):
         if out and ends(state) and rng.random() < 0.25:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..errors import GrammarError
+from ..errors import GrammarError, TokenguideError
 from ..ir.grammar import Grammar
+from ..ir.lexemes import REP, from_regex
 from .lexer import LEXER_STATES, automaton_for
 
 __all__ = ["EarleyGrammar", "Row"]
@@ -52,8 +53,11 @@ class EarleyGrammar:
         for j, a in enumerate(automata):
             self.lexemes_of[a] = self.lexemes_of.get(a, 0) | (1 << j)
         self.ignore_bits = 0
+        self.absorbing_bits = 0  # ignored lexemes L with L L inside L (x+, x{1,}): never twice in a row
         for j in grammar.ignore:
             self.ignore_bits |= 1 << j
+            if absorbs_itself(grammar.lexemes[j]):
+                self.absorbing_bits |= 1 << j
         self._finals_bits: dict[int, int] = {}
         self._starts: dict[int, int] = {}
         self.root = Row(self, None, [])
@@ -100,10 +104,22 @@ class EarleyGrammar:
         return found
 
 
+def absorbs_itself(terminal: Any) -> bool:
+    """The terminal's language L has L L inside L (a repeat x{m,} with m >= 1, or x*): then an
+    ignored L never needs to follow itself, and the readings that would cut it twice are dropped."""
+    expr = terminal.expr
+    if expr is None:
+        try:
+            expr = from_regex(terminal.pattern)
+        except TokenguideError:
+            return False
+    return expr.kind == REP and expr.args[2] is None
+
+
 class Row:
     """An Earley set: items, expected lexemes, whether the text may end, the next lexer state."""
 
-    __slots__ = ("grammar", "items", "waiting", "expected", "accepts", "lexer_start", "_scans", "serial")
+    __slots__ = ("grammar", "items", "waiting", "expected", "accepts", "lexer_start", "lexer_resume", "_scans", "serial")
 
     _count = 0
 
@@ -114,6 +130,7 @@ class Row:
         self.expected = 0
         self.accepts = False
         self.lexer_start = -1
+        self.lexer_resume = -1
         self._scans: dict[int, Any] = {}
         Row._count += 1
         self.serial = Row._count
@@ -158,10 +175,13 @@ class Row:
             next_symbol[k] is None and lhs_of[k] == start and origin is root for k, origin in items
         ) or (nullable[start] and self is root)
         self.lexer_start = g.start_state(expected | g.ignore_bits)
+        self.lexer_resume = g.start_state(expected | (g.ignore_bits & ~g.absorbing_bits))
 
-    def scan(self, lexemes: int) -> tuple["Row", ...]:
-        """The rows after a lexeme complete as any of bit set `lexemes`: the next Earley set if
-        the row expects one of them, and this row itself for a skipped (ignored) lexeme."""
+    def scan(self, lexemes: int) -> tuple[tuple["Row", int], ...]:
+        """The (row, boundary lexer state) pairs after a lexeme complete as any of bit set
+        `lexemes`: the next Earley set if the row expects one of them, and this row itself for a
+        skipped (ignored) lexeme (resuming without the ignored lexemes that absorb themselves).
+        Pairs from which nothing can be read and where the text may not end are left out."""
         found = self._scans.get(lexemes)
         if found is None:
             out = []
@@ -172,8 +192,9 @@ class Row:
                 kernel = [(k + 1, o) for k, o in self.items if (s := next_symbol[k]) is not None and s < 0 and hit >> (-1 - s) & 1]
                 row = Row(g, self, kernel)
                 row.close(kernel, g.start)
-                out.append(row)
-            if lexemes & g.ignore_bits:
-                out.append(self)
+                if LEXER_STATES.keys[row.lexer_start] or row.accepts:
+                    out.append((row, row.lexer_start))
+            if lexemes & g.ignore_bits and (LEXER_STATES.keys[self.lexer_resume] or self.accepts):
+                out.append((self, self.lexer_resume))
             found = self._scans[lexemes] = tuple(out)
         return found

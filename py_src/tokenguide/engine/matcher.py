@@ -34,7 +34,7 @@ class EngineState:
 
     def can_end(self) -> bool:
         """The text so far is complete (EOS allowed)."""
-        return self.done or any(t == row.lexer_start and row.accepts for row, t in self.pairs)
+        return self.done or any(row.accepts and (t == row.lexer_start or t == row.lexer_resume) for row, t in self.pairs)
 
     def __repr__(self) -> str:
         return f"EngineState({len(self.pairs)} pairs{', done' if self.done else ''})"
@@ -59,7 +59,6 @@ class Matcher:
         out: dict = {}
         rows = LEXER_STATES.rows
         finals_bits = self.earley.finals_bits
-        keys = LEXER_STATES.keys
         for row, t in pairs:
             r = rows[t]
             if r is None:
@@ -70,10 +69,8 @@ class Matcher:
             out[(row, v)] = None
             fb = finals_bits(v)
             if fb:
-                for r2 in row.scan(fb):
-                    f = r2.lexer_start
-                    if keys[f] or r2.accepts:
-                        out[(r2, f)] = None
+                for pair in row.scan(fb):
+                    out[pair] = None
         return tuple(out)
 
     def advance_bytes(self, state: EngineState, data: bytes) -> Optional[EngineState]:
@@ -138,11 +135,11 @@ class Matcher:
             inside, exits = summary(t, node)
             bits |= inside
             for v, group, nodes in exits:
-                for r2 in row.scan(finals_bits(v)):
-                    f = r2.lexer_start
+                for r2, f in row.scan(finals_bits(v)):
                     if keys[f]:
                         for m in follow(group, nodes, f):
-                            todo.append((r2, f, m))
+                            if (r2, f, m) not in seen:
+                                todo.append((r2, f, m))
         return bits
 
     def accepts_bytes(self, data: bytes) -> bool:
