@@ -36,7 +36,7 @@ DIST = Path(os.environ.get("TOKENGUIDE_DIST") or REPO / "dist")
 
 # Core unit test files that must also pass in Pyodide: every file on disk matching these.
 CORE_PATTERNS = ("test_regex*.py", "test_automaton*.py", "test_index*.py",
-                 "test_vocabulary*.py", "test_serialization*.py")
+                 "test_vocabulary*.py", "test_serialization*.py", "test_engine_language.py", "test_ir_*.py")
 CORE_TEST_FILES = sorted({p.relative_to(REPO).as_posix()
                           for pattern in CORE_PATTERNS for p in TESTS.glob(pattern)})
 

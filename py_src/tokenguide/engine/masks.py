@@ -18,8 +18,10 @@ from .lexer import LEXER_STATES
 
 __all__ = ["TrieWalks", "walks_for"]
 
-#: cached summaries per vocabulary (each holds a token bit set; root ones are vocab_size bits)
+#: cached summaries per vocabulary, and the bytes their token bit sets may take together (a
+#: summary at the trie root holds up to vocab_size bits: 16 KB for Llama 3)
 MAX_WALKS = 20_000
+MAX_WALK_BYTES = 48 << 20
 
 
 class TrieWalks:
@@ -35,6 +37,7 @@ class TrieWalks:
         self.prepared = prepared
         self.trie = prepared.trie
         self._cache: dict[tuple[int, int], tuple[int, tuple]] = {}
+        self._bytes = 0  # bit-set bytes held by _cache
         self._follow: dict[tuple, tuple] = {}
         self._first: dict[int, int] = {}
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
@@ -65,9 +68,13 @@ class TrieWalks:
         key = (state, node)
         found = self._cache.get(key)
         if found is None:
-            if len(self._cache) >= MAX_WALKS:
+            found = self._walk(state, node)
+            size = found[0].bit_length() // 8 + 64 * len(found[1])
+            if len(self._cache) >= MAX_WALKS or self._bytes + size > MAX_WALK_BYTES:
                 self._cache.clear()
-            found = self._cache[key] = self._walk(state, node)
+                self._bytes = 0
+            self._cache[key] = found
+            self._bytes += size
         return found
 
     def _walk(self, state: int, node: int) -> tuple[int, tuple]:
