@@ -189,6 +189,17 @@ def test_index_errors():
     assert theirs[0] == mine[0] == "ValueError" and mine[1].startswith("Failed to build DFA")
 
 
+@pytest.mark.parametrize("regex", ["a", "", "a?", "[^\\s\\S]"])
+def test_index_on_a_vocabulary_of_eos_alone(regex):
+    def make(m):
+        index = m.Index(regex, m.Vocabulary(3, {}))
+        guide = m.Guide(index)
+        return guide.get_tokens(), guide.is_finished(), len(index.get_transitions())
+
+    theirs, mine = both(make)
+    assert masked(theirs) == masked(mine)
+
+
 def test_index_equality_pickle_deepcopy():
     for m in (real, ours):
         index = m.Index(r"[1-9]", m.Vocabulary(3, {"1": [1], "2": [2]}))

@@ -9,10 +9,12 @@ against in `Guide.write_mask_into`.
 from __future__ import annotations
 
 import struct
+from array import array
 from typing import Any
 
 from ..errors import IncompatibleVocabularyError, RegexError, VocabularyError
 from ..index import Index as CoreIndex
+from ..regex.dfa import compile_regex
 from .arguments import as_u32
 from .vocabulary import Vocabulary
 
@@ -54,6 +56,19 @@ def _incompatible(regex: str, state: Any, needed: tuple[int, ...]) -> ValueError
     )
 
 
+def _eos_only_index(regex: str, eos: int) -> CoreIndex:
+    """The index of a vocabulary with no token besides EOS: EOS alone when `regex` matches the
+    empty text, else outlines-core's IncompatibleVocabulary error naming the bytes it needs."""
+    try:
+        dfa = compile_regex(regex)
+    except RegexError as exc:
+        raise ValueError(f"Failed to build DFA {exc}") from None
+    if dfa.initial not in dfa.finals:
+        raise _incompatible(regex, dfa.initial, tuple(dfa.live_bytes(dfa.initial)))
+    loop = (array("I", [eos]), array("I", [dfa.initial]))
+    return CoreIndex.from_transitions(eos + 1, eos, dfa.initial, [dfa.initial], {dfa.initial: loop})
+
+
 class Index:
     """outlines-core's ``Index(regex, vocabulary)`` (`regex` in Python `re` syntax, as tokenguide reads it)."""
 
@@ -67,8 +82,10 @@ class Index:
             raise TypeError(f"argument 'vocabulary': '{type(vocabulary).__name__}' object cannot be cast as 'Vocabulary'")
         try:
             core = vocabulary.as_tokenguide()
-        except VocabularyError:
-            raise _incompatible(regex, 0, ()) from None
+        except VocabularyError:  # no token besides EOS: only the empty text can be spelled
+            self._index = _eos_only_index(regex, vocabulary.get_eos_token_id())
+            self._vocab_size = len(vocabulary)
+            return
         try:
             self._index = CoreIndex(regex, core)
         except IncompatibleVocabularyError as exc:
