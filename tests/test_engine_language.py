@@ -12,6 +12,7 @@ import pytest
 lark = pytest.importorskip("lark")
 
 from tokenguide.guides.grammar import GrammarGuide  # noqa: E402
+from tokenguide.engine.lexer import LEXER_STATES  # noqa: E402
 from tokenguide.errors import GrammarError  # noqa: E402
 from tokenguide.grammars import GRAMMAR_PATH  # noqa: E402
 from tokenguide.vocabulary import Vocabulary  # noqa: E402
@@ -63,7 +64,7 @@ def _sample(guide: GrammarGuide, rng: random.Random, budget: int) -> bytes:
     state, out = guide.initial_state.pairs, bytearray()
 
     def ends(pairs) -> bool:
-        return any(row.accepts and t in (row.lexer_start, row.lexer_resume) for row, t in pairs)
+        return any(row.accepts and LEXER_STATES.boundary[t] for row, t in pairs)
 
     for step in range(budget):
         if out and ends(state) and rng.random() < 0.25:

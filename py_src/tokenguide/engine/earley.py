@@ -17,7 +17,7 @@ from typing import Any, Optional
 from ..errors import GrammarError, TokenguideError
 from ..ir.grammar import Grammar
 from ..ir.lexemes import REP, from_regex
-from .lexer import LEXER_STATES, automaton_for
+from .lexer import EMPTY, LEXER_STATES, automaton_for, is_empty_language
 
 __all__ = ["EarleyGrammar", "Row"]
 
@@ -32,7 +32,7 @@ class EarleyGrammar:
         automata = [automaton_for(lx) for lx in self.lexemes]
         self.lexeme_automaton = automata
         nsyms = len(names)
-        productive = self._productive(nsyms, prods, automata)
+        productive = self._productive(nsyms, prods, [is_empty_language(a) for a in automata])
         start = names.index(grammar.start)
         if not productive[start]:
             raise GrammarError(f"grammar: the start rule {grammar.start!r} derives no text")
@@ -58,19 +58,18 @@ class EarleyGrammar:
             self.ignore_bits |= 1 << j
             if absorbs_itself(grammar.lexemes[j]):
                 self.absorbing_bits |= 1 << j
-        self._finals_bits: dict[int, int] = {}
-        self._starts: dict[int, int] = {}
+        self._starts: dict[int, tuple] = {}
         self.root = Row(self, None, [])
         self.root.close([(k, self.root) for k in self.first_items[start]], start)
 
     @staticmethod
-    def _productive(nsyms: int, prods: list, automata: list) -> list[bool]:
+    def _productive(nsyms: int, prods: list, empty_lexemes: list) -> list[bool]:
         ok = [False] * nsyms
         changed = True
         while changed:
             changed = False
             for lhs, rhs in prods:
-                if not ok[lhs] and all(s < 0 or ok[s] for s in rhs):
+                if not ok[lhs] and all(ok[s] if s >= 0 else not empty_lexemes[-1 - s] for s in rhs):
                     ok[lhs] = changed = True
         return ok
 
@@ -87,20 +86,18 @@ class EarleyGrammar:
 
     def finals_bits(self, lexer_state: int) -> int:
         """The lexemes (bit j = lexeme j) complete in `lexer_state`."""
-        found = self._finals_bits.get(lexer_state)
-        if found is None:
-            found = 0
-            for a in LEXER_STATES.finals(lexer_state):
-                found |= self.lexemes_of.get(a, 0)
-            self._finals_bits[lexer_state] = found
-        return found
+        if LEXER_STATES.final[lexer_state]:
+            return self.lexemes_of.get(LEXER_STATES.automaton[lexer_state], 0)
+        return 0
 
-    def start_state(self, allowed: int) -> int:
-        """The boundary lexer state for the lexemes of bit set `allowed`."""
+    def start_states(self, allowed: int) -> tuple[int, ...]:
+        """The boundary lexer states for the lexemes of bit set `allowed` (one per automaton
+        that can match something), or (EMPTY,) when there is none."""
         found = self._starts.get(allowed)
         if found is None:
             automata = sorted({self.lexeme_automaton[j] for j in range(len(self.lexemes)) if allowed >> j & 1})
-            found = self._starts[allowed] = LEXER_STATES.start(tuple(automata))
+            found = tuple(LEXER_STATES.start(a) for a in automata if not is_empty_language(a)) or (EMPTY,)
+            self._starts[allowed] = found
         return found
 
 
@@ -117,7 +114,8 @@ def absorbs_itself(terminal: Any) -> bool:
 
 
 class Row:
-    """An Earley set: items, expected lexemes, whether the text may end, the next lexer state."""
+    """An Earley set: items, expected lexemes, whether the text may end, and the boundary lexer
+    states a next lexeme starts from (`lexer_start`; `lexer_resume` after an ignored lexeme)."""
 
     __slots__ = ("grammar", "items", "waiting", "expected", "accepts", "lexer_start", "lexer_resume", "_scans", "serial")
 
@@ -129,8 +127,8 @@ class Row:
         self.waiting: dict[int, list] = {}
         self.expected = 0
         self.accepts = False
-        self.lexer_start = -1
-        self.lexer_resume = -1
+        self.lexer_start: tuple = ()
+        self.lexer_resume: tuple = ()
         self._scans: dict[int, Any] = {}
         Row._count += 1
         self.serial = Row._count
@@ -174,8 +172,8 @@ class Row:
         self.accepts = any(
             next_symbol[k] is None and lhs_of[k] == start and origin is root for k, origin in items
         ) or (nullable[start] and self is root)
-        self.lexer_start = g.start_state(expected | g.ignore_bits)
-        self.lexer_resume = g.start_state(expected | (g.ignore_bits & ~g.absorbing_bits))
+        self.lexer_start = g.start_states(expected | g.ignore_bits)
+        self.lexer_resume = g.start_states(expected | (g.ignore_bits & ~g.absorbing_bits))
 
     def scan(self, lexemes: int) -> tuple[tuple["Row", int], ...]:
         """The (row, boundary lexer state) pairs after a lexeme complete as any of bit set
@@ -192,9 +190,8 @@ class Row:
                 kernel = [(k + 1, o) for k, o in self.items if (s := next_symbol[k]) is not None and s < 0 and hit >> (-1 - s) & 1]
                 row = Row(g, self, kernel)
                 row.close(kernel, g.start)
-                if LEXER_STATES.keys[row.lexer_start] or row.accepts:
-                    out.append((row, row.lexer_start))
-            if lexemes & g.ignore_bits and (LEXER_STATES.keys[self.lexer_resume] or self.accepts):
-                out.append((self, self.lexer_resume))
+                out.extend((row, t) for t in row.lexer_start if t != EMPTY or row.accepts)
+            if lexemes & g.ignore_bits:
+                out.extend((self, t) for t in self.lexer_resume if t != EMPTY or self.accepts)
             found = self._scans[lexemes] = tuple(out)
         return found

@@ -1,10 +1,12 @@
-"""The lexer side of the engine: byte automata of lexemes, and states of several at once.
+"""The lexer side of the engine: byte automata of lexemes and their states, numbered process-wide.
 
-Each distinct lexeme pattern has one lazy byte automaton, shared process-wide (`automaton_for`).
-A lexer state is the set of (automaton, state) pairs still alive after the bytes of the lexeme
-read so far; `LexerStates` numbers them, steps them on bytes (rows cached) and says which
-automata accept. The same lexer state means the same thing in every grammar, so whatever is
-cached per lexer state and vocabulary (the token sets of `engine.masks`) is shared by grammars.
+Each distinct lexeme expression has one lazy byte automaton (`automaton_for`). A lexer state is
+one automaton in one of its states; `LexerStates` numbers them, steps them on bytes (rows
+cached) and says which are final. A boundary state (`start(a)`) is the automaton's initial
+state read as "a lexeme starts here": stepping never returns to it, so a pair (row, boundary
+state) means "between two lexemes". Lexer states mean the same thing in every grammar, so what
+is cached per lexer state and vocabulary (the token sets of `engine.masks`) serves every grammar
+that uses the lexeme: a JSON string, a number, whitespace.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from ..errors import GrammarError, TokenguideError
 from ..ir.derivatives import LexemeDFA
 from ..ir.lexemes import from_regex
 
-__all__ = ["LexerStates", "automaton_for", "LEXER_STATES"]
+__all__ = ["EMPTY", "LEXER_STATES", "LexerStates", "automaton_for"]
 
 _AUTOMATA: dict[int, int] = {}
 _MACHINES: list[Any] = []
+
+#: the boundary state from which nothing can be read (the end of a text that may end there)
+EMPTY = 0
 
 
 def automaton_for(terminal: Any) -> int:
@@ -42,72 +47,54 @@ def automaton_for(terminal: Any) -> int:
     return found
 
 
-def _is_dead(machine: Any, state: int) -> bool:
-    return not machine.is_final(state) and not machine.is_live(state)
+def is_empty_language(automaton: int) -> bool:
+    """The automaton's lexeme matches no text at all."""
+    machine = _MACHINES[automaton]
+    return not machine.is_final(machine.initial) and not machine.is_live(machine.initial)
 
 
 class LexerStates:
-    """Lexer states: each a sorted tuple of (automaton id, automaton state), numbered.
-
-    `start(automata)` is a boundary state (a lexeme starts here); a boundary state is never
-    reached by stepping, so a pair (row, boundary state) means "between two lexemes".
-    `row(s)[b]` is the state after byte b (-1: no lexeme can go on), `finals(s)` the automata
-    whose text is complete in s.
-    """
+    """Numbered lexer states: `automaton[s]`, `final[s]`, `boundary[s]`, and `row(s)`, the 256
+    next states (-1 where the lexeme cannot go on)."""
 
     def __init__(self) -> None:
-        self.keys: list[tuple] = []
         self.ids: dict[Any, int] = {}
-        self.rows: list[Any] = []
-        self.finals_of: list[tuple[int, ...]] = []
-        self.boundary: list[bool] = []
-        self.empty_start = self._intern(("start", ()), (), True)
+        self.automaton: list[int] = [-1]
+        self.machine_state: list[int] = [-1]
+        self.final: list[bool] = [False]
+        self.boundary: list[bool] = [True]
+        self.rows: list[Any] = [[-1] * 256]
 
-    def _intern(self, key: Any, pairs: tuple, boundary: bool) -> int:
+    def _intern(self, key: Any, automaton: int, state: int, boundary: bool) -> int:
         found = self.ids.get(key)
         if found is None:
-            found = self.ids[key] = len(self.keys)
-            self.keys.append(pairs)
-            self.rows.append(None)
-            self.finals_of.append(tuple(a for a, s in pairs if _MACHINES[a].is_final(s)))
+            found = self.ids[key] = len(self.automaton)
+            self.automaton.append(automaton)
+            self.machine_state.append(state)
+            self.final.append(_MACHINES[automaton].is_final(state))
             self.boundary.append(boundary)
+            self.rows.append(None)
         return found
 
-    def start(self, automata: tuple[int, ...]) -> int:
-        """The boundary state where a lexeme of any of `automata` (sorted ids) may start."""
-        key = ("start", automata)
-        found = self.ids.get(key)
-        if found is not None:
-            return found
-        pairs = tuple((a, _MACHINES[a].initial) for a in automata if not _is_dead(_MACHINES[a], _MACHINES[a].initial))
-        return self._intern(key, pairs, True)
-
-    def is_empty(self, state: int) -> bool:
-        """No lexeme can be read from `state`."""
-        return not self.keys[state]
+    def start(self, automaton: int) -> int:
+        """The boundary state where a lexeme of `automaton` may start."""
+        return self._intern(("start", automaton), automaton, _MACHINES[automaton].initial, True)
 
     def row(self, state: int) -> list[int]:
-        """The 256 next states of `state` (-1 where no automaton goes on)."""
+        """The 256 next states of `state` (-1 where the lexeme cannot go on)."""
         found = self.rows[state]
         if found is None:
-            found = self.rows[state] = self._row(state)
+            a = self.automaton[state]
+            machine_row = _MACHINES[a].row(self.machine_state[state])
+            ids = self.ids
+            found = [-1] * 256
+            for b, s in enumerate(machine_row):
+                if s >= 0:
+                    key = (a, s)
+                    nxt = ids.get(key)
+                    found[b] = nxt if nxt is not None else self._intern(key, a, s, False)
+            self.rows[state] = found
         return found
-
-    def _row(self, state: int) -> list[int]:
-        pairs = self.keys[state]
-        machine_rows = [(a, _MACHINES[a].row(s)) for a, s in pairs]
-        out = [-1] * 256
-        ids = self.ids
-        for b in range(256):
-            nxt = tuple((a, r[b]) for a, r in machine_rows if r[b] >= 0)
-            if nxt:
-                found = ids.get(nxt)
-                out[b] = found if found is not None else self._intern(nxt, nxt, False)
-        return out
-
-    def finals(self, state: int) -> tuple[int, ...]:
-        """The automata whose lexeme is complete in `state`."""
-        return self.finals_of[state]
 
 
 #: the process-wide lexer states (shared by every grammar, so per-vocabulary caches are too)

@@ -22,6 +22,8 @@ __all__ = ["TrieWalks", "walks_for"]
 #: summary at the trie root holds up to vocab_size bits: 16 KB for Llama 3)
 MAX_WALKS = 20_000
 MAX_WALK_BYTES = 48 << 20
+#: token sets of at most this many keys are kept as tuples of ids, larger ones as int bit sets
+SMALL_SET = 48
 
 
 class TrieWalks:
@@ -43,9 +45,10 @@ class TrieWalks:
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
         self.vocab_size = prepared.vocab_size
 
-    def follow(self, group: int, nodes: tuple, state: int) -> tuple:
-        """The nodes of `nodes` (exit group number `group`) with a child whose byte lexer state
-        `state` can read."""
+    def follow(self, group: int, nodes: tuple, state: int) -> tuple[Any, tuple]:
+        """Below the exit nodes `nodes` (exit group number `group`), a lexeme starting from
+        boundary state `state`: (the tokens that stay alive, merged as in `summary`, and the
+        nodes whose own walks have exits of their own, which the caller goes on from)."""
         key = (group, state)
         found = self._follow.get(key)
         if found is None:
@@ -57,19 +60,38 @@ class TrieWalks:
                         first |= 1 << b
                 self._first[state] = first
             children = self.trie.children
-            found = tuple(m for m in nodes if children[m] & first)
+            big = 0
+            small: list[int] = []
+            deep = []
+            for m in nodes:
+                if not children[m] & first:
+                    continue
+                inside, exits = self.summary(state, m)
+                if type(inside) is int:
+                    big |= inside
+                else:
+                    small.extend(inside)
+                if exits:
+                    deep.append(m)
+            if len(small) > 4 * SMALL_SET:
+                big |= self._ids_bits(small)
+                small = []
+            merged = (big or None, tuple(small))
+            found = (merged, tuple(deep))
             if len(self._follow) >= MAX_WALKS:
                 self._follow.clear()
             self._follow[key] = found
         return found
 
-    def summary(self, state: int, node: int) -> tuple[int, tuple]:
-        """(tokens below `node` that keep `state` alive, ((lexer state, group number, exit nodes), ...))."""
+    def summary(self, state: int, node: int) -> tuple[Any, tuple]:
+        """(tokens below `node` that keep `state` alive: an int bit set or a tuple of ids,
+        ((lexer state, group number, exit nodes), ...))."""
         key = (state, node)
         found = self._cache.get(key)
         if found is None:
             found = self._walk(state, node)
-            size = found[0].bit_length() // 8 + 64 * len(found[1])
+            inside = found[0]
+            size = (inside.bit_length() // 8 if isinstance(inside, int) else 8 * len(inside)) + 64 * len(found[1])
             if len(self._cache) >= MAX_WALKS or self._bytes + size > MAX_WALK_BYTES:
                 self._cache.clear()
                 self._bytes = 0
@@ -82,7 +104,7 @@ class TrieWalks:
         labels, depths, ends, ends_key, keys_before = trie.labels, trie.depths, trie.ends, trie.ends_key, trie.keys_before
         rows = LEXER_STATES.rows
         row_of = LEXER_STATES.row
-        finals_of = LEXER_STATES.finals_of
+        final = LEXER_STATES.final
         base = depths[node]
         states = [state] * (trie.max_depth + 2)
         keys: list[int] = []
@@ -103,7 +125,7 @@ class TrieWalks:
             states[d] = s
             if ends_key[i]:
                 keys.append(keys_before[i])
-            if finals_of[s] and children[i]:
+            if final[s] and children[i]:
                 group = exits.get(s)
                 if group is None:
                     exits[s] = [i]
@@ -116,21 +138,19 @@ class TrieWalks:
             groups.append((s, self._groups, tuple(nodes)))
         return self._bits(keys), tuple(groups)
 
-    def _bits(self, keys: list[int]) -> int:
-        if not keys:
-            return 0
+    def _bits(self, keys: list[int]) -> Any:
+        """The token ids of `keys`: a tuple when there are few (setting them costs less than
+        copying a vocabulary-wide int), else an int bit set."""
         trie = self.trie
         flat, id_start = trie.flat_ids, trie.id_start
-        if len(keys) <= 16:
-            bits = 0
-            for k in keys:
-                for t in flat[id_start[k] : id_start[k + 1]]:
-                    bits |= 1 << t
-            return bits
+        if len(keys) <= SMALL_SET:
+            return tuple(t for k in keys for t in flat[id_start[k] : id_start[k + 1]])
+        return self._ids_bits(t for k in keys for t in flat[id_start[k] : id_start[k + 1]])
+
+    def _ids_bits(self, ids: Any) -> int:
         out = bytearray((self.vocab_size + 7) // 8)
-        for k in keys:
-            for t in flat[id_start[k] : id_start[k + 1]]:
-                out[t >> 3] |= 1 << (t & 7)
+        for t in ids:
+            out[t >> 3] |= 1 << (t & 7)
         return int.from_bytes(out, "little")
 
 

@@ -15,7 +15,7 @@ from ..errors import ArgumentError, InvalidTokenError
 from ..ir.grammar import Grammar
 from ..vocabulary import core_vocabulary_of
 from .earley import EarleyGrammar
-from .lexer import LEXER_STATES
+from .lexer import EMPTY, LEXER_STATES
 from .masks import walks_for
 
 __all__ = ["EngineState", "Matcher"]
@@ -29,12 +29,13 @@ class EngineState:
     def __init__(self, pairs: tuple, done: bool = False):
         self.pairs = pairs
         self.done = done
-        self._mask: Optional[int] = None
+        self._mask: Optional[bytes] = None
         self._next: dict[int, "EngineState"] = {}
 
     def can_end(self) -> bool:
         """The text so far is complete (EOS allowed)."""
-        return self.done or any(row.accepts and (t == row.lexer_start or t == row.lexer_resume) for row, t in self.pairs)
+        boundary = LEXER_STATES.boundary
+        return self.done or any(row.accepts and boundary[t] for row, t in self.pairs)
 
     def __repr__(self) -> str:
         return f"EngineState({len(self.pairs)} pairs{', done' if self.done else ''})"
@@ -51,8 +52,9 @@ class Matcher:
         self.eos_token_id = int(self.vocabulary.eos_token_id)
         self.vocab_size = int(self.vocabulary.vocab_size)
         self.walks = walks_for(self.vocabulary)
+        self.mask_size = 4 * ((self.vocab_size + 31) // 32)
         root = self.earley.root
-        self.initial_state = EngineState(((root, root.lexer_start),))
+        self.initial_state = EngineState(tuple((root, t) for t in root.lexer_start if t != EMPTY or root.accepts))
 
     def step_pairs(self, pairs: Iterable, byte: int) -> tuple:
         """The (row, lexer state) pairs alive after one more byte (empty: none)."""
@@ -104,26 +106,40 @@ class Matcher:
         state._next[token_id] = found
         return found
 
-    def mask_int(self, state: EngineState) -> int:
-        """The allowed tokens as an int bit set (bit t = token t; EOS included where the text may end)."""
-        state = check_state(state, "mask_int")
+    def mask_bytes(self, state: EngineState) -> bytes:
+        """The allowed tokens as a packed bitmask: ceil(vocab_size / 32) little-endian int32
+        words, bit t % 32 of word t // 32 (EOS included where the text may end)."""
+        state = check_state(state, "mask_bytes")
         if state._mask is not None:
             return state._mask
-        if state.done:
-            bits = 1 << self.eos_token_id
-        else:
-            bits = self._walk(state.pairs)
-            if state.can_end():
-                bits |= 1 << self.eos_token_id
-        state._mask = bits
-        return bits
+        out = bytearray(self.mask_size)
+        if not state.done:
+            bigs, smalls = self._walk(state.pairs)
+            if bigs:
+                bits = 0
+                for big in bigs:
+                    bits |= big
+                out[:] = bits.to_bytes(self.mask_size, "little")
+            for ids in smalls:
+                for t in ids:
+                    out[t >> 3] |= 1 << (t & 7)
+        if state.can_end():
+            eos = self.eos_token_id
+            out[eos >> 3] |= 1 << (eos & 7)
+        state._mask = found = bytes(out)
+        return found
 
-    def _walk(self, pairs: tuple) -> int:
+    def mask_int(self, state: EngineState) -> int:
+        """The allowed tokens as an int bit set (bit t = token t)."""
+        return int.from_bytes(self.mask_bytes(state), "little")
+
+    def _walk(self, pairs: tuple) -> tuple[list, list]:
+        """The token sets allowed from `pairs`: (distinct int bit sets, tuples of ids)."""
         summary = self.walks.summary
         follow = self.walks.follow
         finals_bits = self.earley.finals_bits
-        keys = LEXER_STATES.keys
-        bits = 0
+        bigs: dict[int, int] = {}
+        smalls: dict[int, tuple] = {}
         todo = [(row, t, 0) for row, t in pairs]
         seen = set()
         while todo:
@@ -133,14 +149,23 @@ class Matcher:
             seen.add(item)
             row, t, node = item
             inside, exits = summary(t, node)
-            bits |= inside
+            if inside:
+                if type(inside) is int:
+                    bigs[id(inside)] = inside
+                else:
+                    smalls[id(inside)] = inside
             for v, group, nodes in exits:
                 for r2, f in row.scan(finals_bits(v)):
-                    if keys[f]:
-                        for m in follow(group, nodes, f):
+                    if f != EMPTY:
+                        (big, small), deep = follow(group, nodes, f)
+                        if big is not None:
+                            bigs[id(big)] = big
+                        if small:
+                            smalls[id(small)] = small
+                        for m in deep:
                             if (r2, f, m) not in seen:
                                 todo.append((r2, f, m))
-        return bits
+        return list(bigs.values()), list(smalls.values())
 
     def accepts_bytes(self, data: bytes) -> bool:
         """`data` is a whole text of the grammar's language."""

@@ -64,7 +64,7 @@ class GrammarGuide(BaseGuide):
 
     def mask_bytes(self, state: EngineState) -> bytes:
         """The packed bitmask (ceil(vocab_size/32) little-endian int32 words) of the allowed tokens."""
-        return self.matcher.mask_int(state).to_bytes(self.words * 4, "little")
+        return self.matcher.mask_bytes(state)
 
     def allowed_token_ids(self, state: EngineState) -> list[int]:
         """The allowed token ids, ascending (EOS included where the text may end)."""
