@@ -39,7 +39,7 @@ class TrieWalks:
         self.prepared = prepared
         self.trie = prepared.trie
         self._cache: dict[tuple[int, int], tuple[int, tuple]] = {}
-        self._bytes = 0  # bit-set bytes held by _cache
+        self._bytes = 0  # bit-set bytes held by _cache and _follow together
         self._follow: dict[tuple, tuple] = {}
         self._first: dict[int, int] = {}
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
@@ -78,9 +78,7 @@ class TrieWalks:
                 small = []
             merged = (big or None, tuple(small))
             found = (merged, tuple(deep))
-            if len(self._follow) >= MAX_WALKS:
-                self._follow.clear()
-            self._follow[key] = found
+            self._remember(self._follow, key, found, big.bit_length() // 8 + 8 * (len(small) + len(deep)))
         return found
 
     def summary(self, state: int, node: int) -> tuple[Any, tuple]:
@@ -92,12 +90,17 @@ class TrieWalks:
             found = self._walk(state, node)
             inside = found[0]
             size = (inside.bit_length() // 8 if isinstance(inside, int) else 8 * len(inside)) + 64 * len(found[1])
-            if len(self._cache) >= MAX_WALKS or self._bytes + size > MAX_WALK_BYTES:
-                self._cache.clear()
-                self._bytes = 0
-            self._cache[key] = found
-            self._bytes += size
+            self._remember(self._cache, key, found, size)
         return found
+
+    def _remember(self, cache: dict, key: Any, value: Any, size: int) -> None:
+        """Keep `value`; past MAX_WALKS entries or MAX_WALK_BYTES in all, both caches start again."""
+        if len(cache) >= MAX_WALKS or self._bytes + size > MAX_WALK_BYTES:
+            self._cache.clear()
+            self._follow.clear()
+            self._bytes = 0
+        cache[key] = value
+        self._bytes += size
 
     def _walk(self, state: int, node: int) -> tuple[int, tuple]:
         trie = self.trie
