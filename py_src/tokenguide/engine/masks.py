@@ -20,10 +20,14 @@ __all__ = ["TrieWalks", "walks_for"]
 
 #: cached summaries per vocabulary, and the bytes their token bit sets may take together (a
 #: summary at the trie root holds up to vocab_size bits: 16 KB for Llama 3)
-MAX_WALKS = 20_000
-MAX_WALK_BYTES = 48 << 20
+MAX_WALKS = 400_000
+MAX_WALK_BYTES = 64 << 20
+#: what one cache entry costs besides its token set (tuples, dict slot), counted toward the bound
+ENTRY_BYTES = 160
 #: token sets of at most this many keys are kept as tuples of ids, larger ones as int bit sets
 SMALL_SET = 48
+#: a state that this many bytes lead back to gets walks of its own, cached (see TrieWalks._walk)
+LOOP_BYTES = 32
 
 
 class TrieWalks:
@@ -43,6 +47,7 @@ class TrieWalks:
         self._follow: dict[tuple, tuple] = {}
         self._first: dict[int, int] = {}
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
+        self._looping: dict[int, bool] = {}
         self.vocab_size = prepared.vocab_size
 
     def follow(self, group: int, nodes: tuple, state: int) -> tuple[Any, tuple]:
@@ -78,7 +83,7 @@ class TrieWalks:
                 small = []
             merged = (big or None, tuple(small))
             found = (merged, tuple(deep))
-            self._remember(self._follow, key, found, big.bit_length() // 8 + 8 * (len(small) + len(deep)))
+            self._remember(self._follow, key, found, big.bit_length() // 8 + 8 * (len(small) + len(deep)) + ENTRY_BYTES)
         return found
 
     def summary(self, state: int, node: int) -> tuple[Any, tuple]:
@@ -90,7 +95,7 @@ class TrieWalks:
             found = self._walk(state, node)
             inside = found[0]
             size = (inside.bit_length() // 8 if isinstance(inside, int) else 8 * len(inside)) + 64 * len(found[1])
-            self._remember(self._cache, key, found, size)
+            self._remember(self._cache, key, found, size + ENTRY_BYTES)
         return found
 
     def _remember(self, cache: dict, key: Any, value: Any, size: int) -> None:
@@ -102,7 +107,10 @@ class TrieWalks:
         cache[key] = value
         self._bytes += size
 
-    def _walk(self, state: int, node: int) -> tuple[int, tuple]:
+    def _walk(self, state: int, node: int) -> tuple[Any, tuple]:
+        """Walk the subtree of `node` from `state`; below a node where another looping state is
+        reached (inside a string, whatever lexeme led there), that state's own cached walk is
+        taken, so string contents are walked once per vocabulary for every lexeme."""
         trie = self.trie
         labels, depths, ends, ends_key, keys_before = trie.labels, trie.depths, trie.ends, trie.ends_key, trie.keys_before
         rows = LEXER_STATES.rows
@@ -112,7 +120,10 @@ class TrieWalks:
         states = [state] * (trie.max_depth + 2)
         keys: list[int] = []
         exits: dict[int, list[int]] = {}
+        parts: list[Any] = []  # walks of shared states below some nodes (`looping`)
+        groups: list[tuple] = []
         children = trie.children
+        looping = self._looping
         i = node + 1
         end = ends[node]
         while i < end:
@@ -128,6 +139,12 @@ class TrieWalks:
             states[d] = s
             if ends_key[i]:
                 keys.append(keys_before[i])
+            if s != state and children[i] and (looping.get(s) if s in looping else self._is_looping(s)):
+                inside, below = self.summary(s, i)
+                parts.append(inside)
+                groups.extend(below)
+                i = ends[i]
+                continue
             if final[s] and children[i]:
                 group = exits.get(s)
                 if group is None:
@@ -135,11 +152,30 @@ class TrieWalks:
                 else:
                     group.append(i)
             i += 1
-        groups = []
         for s, nodes in exits.items():
             self._groups += 1
             groups.append((s, self._groups, tuple(nodes)))
-        return self._bits(keys), tuple(groups)
+        own = self._bits(keys)
+        if not parts:
+            return own, tuple(groups)
+        parts.append(own)
+        big = 0
+        small: list[int] = []
+        for part in parts:
+            if type(part) is int:
+                big |= part
+            else:
+                small.extend(part)
+        if big or len(small) > SMALL_SET:
+            return big | self._ids_bits(small) if small else big, tuple(groups)
+        return tuple(small), tuple(groups)
+
+    def _is_looping(self, state: int) -> bool:
+        """`state` is not final and many bytes lead back to it (inside a string, say): a state
+        that many lexemes reach, so its walks below a node are worth caching on their own."""
+        row = LEXER_STATES.row(state)
+        found = self._looping[state] = not LEXER_STATES.final[state] and sum(1 for x in row if x == state) >= LOOP_BYTES
+        return found
 
     def _bits(self, keys: list[int]) -> Any:
         """The token ids of `keys`: a tuple when there are few (setting them costs less than
