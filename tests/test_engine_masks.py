@@ -112,3 +112,21 @@ def test_eos_only_where_the_text_may_end(gpt2_vocabulary):
     assert any(gpt2_vocabulary.id_to_bytes(t) == b"3" for t in guide.allowed_token_ids(done))
     after = guide.get_next_state(done, eos)
     assert guide.allowed_token_ids(after) == [eos]
+
+
+def test_counted_lexemes_masks_equal_each_tokens_own_walk(gpt2_vocabulary):
+    """Walks start from counts relaxed past the trie's depth (ir.windows): still exact."""
+    grammar = 'start: "[" item ("," item)* "]"\nitem: SHORT | LONG | EXACT\nSHORT: /"[a-z ]{1,5}"/\nLONG: /"[a-z ]{2,300}"/\nEXACT: /#[0-9a-f]{140}#/\n'
+    guide = GrammarGuide.from_lark(grammar, gpt2_vocabulary)
+    rng = random.Random(3)
+    every = list(range(gpt2_vocabulary.vocab_size))
+    texts = [b'["', b'["ab', b'["abcdef', b'["' + b"x" * 250, b'["' + b"y" * 299, b'[#' + b"0" * 10, b'[#' + b"a" * 139]
+    for text in texts:
+        state = guide.advance_bytes(guide.initial_state, text)
+        assert state is not None, text
+        allowed = set(guide.allowed_token_ids(state))
+        for t in rng.sample(every, 4000) + sorted(allowed)[:300]:
+            if t == gpt2_vocabulary.eos_token_id:
+                continue
+            walked = guide.advance_bytes(state, gpt2_vocabulary.id_to_bytes(t)) is not None
+            assert walked == (t in allowed), (text[-12:], t, gpt2_vocabulary.id_to_bytes(t))

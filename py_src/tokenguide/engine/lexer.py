@@ -80,6 +80,10 @@ class LexerStates:
         """The boundary state where a lexeme of `automaton` may start."""
         return self._intern(("start", automaton), automaton, _MACHINES[automaton].initial, True)
 
+    def at(self, automaton: int, state: int) -> int:
+        """The (non-boundary) lexer state of `automaton` in its state `state`."""
+        return self._intern((automaton, state), automaton, state, False)
+
     def row(self, state: int) -> list[int]:
         """The 256 next states of `state` (-1 where the lexeme cannot go on)."""
         found = self.rows[state]

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..index.trie import PreparedVocabulary, prepare_vocabulary
+from ..ir.lexemes import lexeme_of
+from ..ir.windows import within_window
 from .lexer import LEXER_STATES
 
 __all__ = ["TrieWalks", "walks_for"]
@@ -48,6 +50,7 @@ class TrieWalks:
         self._first: dict[int, int] = {}
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
         self._looping: dict[int, bool] = {}
+        self._canonical: dict[int, int] = {}
         self.vocab_size = prepared.vocab_size
 
     def follow(self, group: int, nodes: tuple, state: int) -> tuple[Any, tuple]:
@@ -86,12 +89,28 @@ class TrieWalks:
             self._remember(self._follow, key, found, big.bit_length() // 8 + 8 * (len(small) + len(deep)) + ENTRY_BYTES)
         return found
 
+    def canonical(self, state: int) -> int:
+        """The lexer state walks start from for `state`: its expression seen through the trie's
+        depth (`ir.windows`), so states that differ only in counts no token can reach share walks."""
+        found = self._canonical.get(state)
+        if found is None:
+            expr = lexeme_of(LEXER_STATES.machine_state[state])
+            seen = within_window(expr, self.trie.max_depth)
+            found = state if seen is expr else LEXER_STATES.at(LEXER_STATES.automaton[state], seen.id)
+            self._canonical[state] = found
+        return found
+
     def summary(self, state: int, node: int) -> tuple[Any, tuple]:
         """(tokens below `node` that keep `state` alive: an int bit set or a tuple of ids,
         ((lexer state, group number, exit nodes), ...))."""
         key = (state, node)
         found = self._cache.get(key)
         if found is None:
+            canonical = self.canonical(state)
+            if canonical != state:
+                found = self.summary(canonical, node)
+                self._cache[key] = found
+                return found
             found = self._walk(state, node)
             inside = found[0]
             size = (inside.bit_length() // 8 if isinstance(inside, int) else 8 * len(inside)) + 64 * len(found[1])
