@@ -95,7 +95,7 @@ def follow(guide, ff, ids, text: bytes):
     while i < len(ids):
         forced = ff.forced_bytes(guide)
         assert text[len(done):].startswith(forced), (done, forced)
-        tokens = ff.forced_tokens(guide)
+        tokens = ff.forced_tokens(guide, ids[:i])
         assert tokens == ids[i : i + len(tokens)], (done, forced, tokens, ids[i : i + len(tokens) + 1])
         if tokens:
             step = tokens
@@ -191,3 +191,21 @@ def test_serving_grammar_jump_forward(gpt2_vocab_path):
     assert grammar.forced_tokens() == []
     assert grammar.accept_tokens("r", hf.encode('":"Al'))
     assert grammar.find_jump_string() is None  # inside a free string nothing is forced
+
+
+def test_forced_text_joined_to_the_text_before(tokenizer):
+    """'},"' then the key '_elements': Qwen3's pre-tokenizer makes '"},"_' one piece, so its tokens
+    are '},"' '_' 'elements'; the forced bytes are encoded after the text before them."""
+    name, hf, adapted, ff = tokenizer
+    item = {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"], "additionalProperties": False}
+    schema = {"type": "object", "properties": {"a": item, "_elements": {"type": "array", "items": {"type": "integer"}}},
+              "required": ["a", "_elements"], "additionalProperties": False}
+    text = '{"a":{"b":"zy"},"_elements":[]}'
+    ids = canonical(hf, text)
+    guide = Guide.from_json_schema(schema, adapted, whitespace_pattern="")
+    forwarded, total = follow(guide, ff, ids, text.encode())
+    assert 0 < forwarded < total
+    if name == "qwen3":
+        alone = hf.encode('_elements":[', add_special_tokens=False)
+        assert ff.vocabulary.id_to_bytes(alone[0]) == b"_elements"  # what encoding the forced text alone gives
+        assert [ff.vocabulary.id_to_bytes(t) for t in ids[-5:-2]] == [b'"},"', b"_", b"elements"]

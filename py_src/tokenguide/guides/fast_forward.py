@@ -14,7 +14,9 @@
   may cross the boundary, so the tokenizer's own encoding of the whole text could differ there.
   Where no allowed token crosses, the canonical encoding of F followed by anything has a token
   boundary at the end of F, and BPE merges never cross a token boundary, so its tokens inside F
-  are the encoding of F.
+  are the encoding of F. At the start of F the pre-tokenizer may join F to the word before it
+  (`_name` after `"__`), so F is encoded after the last few tokens of the text (`previous`), and
+  only when that gives those tokens back.
 
 `encode(data: bytes) -> list[int]` is the real tokenizer (`hf_encoder(tokenizer)` for a
 transformers or `tokenizers` tokenizer); without it only `forced_bytes` answers.
@@ -22,7 +24,7 @@ transformers or `tokenizers` tokenizer); without it only `forced_bytes` answers.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ..errors import ArgumentError
 from ..vocabulary import Vocabulary, require_vocabulary
@@ -32,6 +34,8 @@ __all__ = ["FastForward", "hf_encoder"]
 
 #: Forced bytes are read up to this length per call (a long literal is forwarded in several calls).
 MAX_FORCED_BYTES = 512
+#: How many tokens of the text before the forced bytes are encoded with them (`forced_tokens(previous=...)`).
+CONTEXT_TOKENS = 8
 
 
 def hf_encoder(tokenizer: Any) -> Callable[[bytes], Optional[list[int]]]:
@@ -145,8 +149,35 @@ class FastForward:
                 return p
         return len(forced)
 
-    def forced_tokens(self, guide: Any) -> list[int]:
-        """The tokenizer's tokens for the forced bytes, up to the first point a longer token could cross (see module)."""
+    def _encode_after(self, forced: bytes, previous: Optional[Sequence[int]]) -> Optional[list[int]]:
+        """The tokenizer's tokens for `forced` where it follows the `previous` tokens of the text.
+
+        The last CONTEXT_TOKENS previous tokens are encoded with the forced bytes (the tokenizer's
+        pre-tokenizer may join the forced text to a word before it); when that encoding does not
+        give back those tokens, the text so far is already not what the tokenizer would write
+        there and nothing is forced (None). Without `previous` (or after a special token), the forced
+        bytes are encoded alone.
+        """
+        context = [int(t) for t in (previous or ())][-CONTEXT_TOKENS:]
+        parts = [self._bytes(t) for t in context]
+        for k in range(len(parts) - 1, -1, -1):  # a special token (no bytes) ends a text: keep what follows it
+            if not parts[k]:
+                context, parts = context[k + 1 :], parts[k + 1 :]
+                break
+        while context and 0x80 <= parts[0][0] < 0xC0:  # start the context on a character
+            context, parts = context[1:], parts[1:]
+        if not context:
+            return self.encode(forced)
+        ids = self.encode(b"".join(parts) + forced)
+        if ids is None or ids[: len(context)] != context:
+            return None
+        return ids[len(context):]
+
+    def forced_tokens(self, guide: Any, previous: Optional[Sequence[int]] = None) -> list[int]:
+        """The tokenizer's tokens for the forced bytes, up to the first point a longer token could cross (see module).
+
+        `previous`: the tokens of the text so far (the last few are used as context for the encoding).
+        """
         if self.encode is None:
             raise ArgumentError("FastForward.forced_tokens: pass encode (the real tokenizer, e.g. hf_encoder(tokenizer))")
         forced = self.forced_bytes(guide)
@@ -155,7 +186,7 @@ class FastForward:
         safe = self.safe_length(guide, forced)
         if not safe:
             return []
-        ids = self.encode(forced)
+        ids = self._encode_after(forced, previous)
         if not ids:
             return []
         kept: list[int] = []

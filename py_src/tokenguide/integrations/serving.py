@@ -140,6 +140,7 @@ class Grammar:
         self.fast_forward = fast_forward
         self.num_processed_tokens = 0
         self._terminated = False
+        self._output: list[int] = []  # the accepted ordinary tokens (the context of fast-forward encodings)
         self.finished = False  # SGLang sets this when the request ends
         self.grammar_stats = None
         self.current_token = None
@@ -167,6 +168,7 @@ class Grammar:
                 self._terminated = True
                 break
             self.guide.advance(token, return_tokens=False)
+            self._output.append(token)
         return True
 
     def validate_tokens(self, tokens: Iterable[int]) -> list[int]:
@@ -196,6 +198,7 @@ class Grammar:
             self._terminated = False
             left -= 1
         self.guide.rollback_state(left)
+        del self._output[len(self._output) - left :]
         self.num_processed_tokens -= num_tokens
 
     def fill_bitmask(self, bitmask: Any, index: int) -> None:
@@ -221,6 +224,7 @@ class Grammar:
         self.guide.reset()
         self.num_processed_tokens = 0
         self._terminated = False
+        self._output.clear()
 
     def find_jump_string(self) -> Optional[str]:
         """The text the constraint forces next (vLLM's name), or None; see `forced_text`."""
@@ -242,7 +246,7 @@ class Grammar:
         cut before any token a longer one could extend across the forced boundary (see guides.fast_forward)."""
         if self._terminated or self.fast_forward is None:
             return []
-        return self.fast_forward.forced_tokens(self.guide)
+        return self.fast_forward.forced_tokens(self.guide, self._output)
 
     def find_jump_forward_string(self) -> str:
         """xgrammar's name: the forced text ("" if none)."""
