@@ -164,6 +164,67 @@ def test_rows_agree_with_lazy_byte_dfa(name):
             assert theirs.is_final(a) == ours.is_final(b), (name, data[: i + 1])
 
 
+def _random_regex(rng: random.Random, depth: int, repeats: int = 0) -> str:
+    """Regex text over a few characters of 1 to 4 bytes, with nested and counted repeats and empty
+    branches (those only outside repeats: `re` backtracks exponentially on nested empty repeats)."""
+    atoms = ["a", "b", "é", "中", "😀", "[ab]", "[^a]", ".", "[a-é]"] + ([] if repeats else ["(?:)"])
+    if depth == 0 or rng.random() < 0.3:
+        return rng.choice(atoms)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return "".join(_random_regex(rng, depth - 1, repeats) for _ in range(rng.randint(2, 3)))
+    if kind == 1:
+        return "(?:" + "|".join(_random_regex(rng, depth - 1, repeats) if repeats or rng.random() < 0.85 else ""
+                                for _ in range(rng.randint(2, 3))) + ")"
+    if repeats >= 2:
+        return _random_regex(rng, depth - 1, repeats)
+    quantifier = rng.choice(["?", "*", "+", "{2}", "{0,2}", "{1,3}", "{2,}", "{0,1}", "{3}"])
+    return "(?:" + _random_regex(rng, depth - 1, repeats + 1) + ")" + quantifier
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_regexes_are_re_fullmatch(seed):
+    rng = random.Random(seed)
+    alphabet = ["a", "b", "é", "中", "😀", "c"]
+    for _ in range(25):
+        pattern = _random_regex(rng, 4)
+        lexeme = from_regex(pattern)
+        dfa = LexemeDFA(lexeme)
+        printed = re.compile(to_re(lexeme))
+        texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7))) for _ in range(60)]
+        texts += texts_for(pattern, seed, count=20)
+        for text in texts:
+            expected = re.fullmatch(pattern, text) is not None
+            assert dfa.accepts(text.encode()) == expected, (pattern, text)
+            assert (printed.fullmatch(text) is not None) == expected, (pattern, to_re(lexeme), text)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_boolean_combinations_follow_their_definitions(seed):
+    rng = random.Random(100 + seed)
+    alphabet = ["a", "b", "é", "中"]
+    for _ in range(12):
+        a, b = _random_regex(rng, 3), _random_regex(rng, 3)
+        la, lb = from_regex(a), from_regex(b)
+        ma = lambda t: re.fullmatch(a, t) is not None  # noqa: E731
+        mb = lambda t: re.fullmatch(b, t) is not None  # noqa: E731
+        cases = [
+            (inter(la, lb), lambda t: ma(t) and mb(t)),
+            (neg(la), lambda t: not ma(t)),
+            (alt(inter(la, neg(lb)), inter(lb, neg(la))), lambda t: ma(t) != mb(t)),
+            (seq(neg(la), lb), lambda t: any(not ma(t[:i]) and mb(t[i:]) for i in range(len(t) + 1))),
+            (neg(alt(neg(la), neg(lb))), lambda t: ma(t) and mb(t)),
+        ]
+        texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5))) for _ in range(40)]
+        texts += texts_for(a, seed, count=10) + texts_for(b, seed, count=10)
+        for lexeme, definition in cases:
+            dfa = LexemeDFA(lexeme)
+            for text in texts:
+                assert dfa.accepts(text.encode()) == definition(text), (a, b, to_lark(lexeme), text)
+            for state in _reachable(dfa, limit=60):  # every state it hands out can still be completed
+                assert _reaches_final(dfa, state) or (state == dfa.initial and not derivatives.is_live(lexeme))
+
+
 # -- intersection and complement -----------------------------------------------------------------------
 
 BOOLEAN_PAIRS = [
