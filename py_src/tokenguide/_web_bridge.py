@@ -546,7 +546,7 @@ async def guide_start(
             raise TokenguideError("the schema is empty: paste a JSON Schema or load a schema file")
         guide = SchemaSteps(source, vocabulary)
         schema_info = {**describe_compiled(guide.compiled), "compile_ms": guide.compile_seconds * 1000}
-        description = f"Guide.from_json_schema: {schema_info['what']}; chosen because: {schema_info['reason']}"
+        description = f"Guide.from_json_schema ({schema_info['path']} path, chosen by the library: see below)"
         _session = _GuideSession(kind, guide, vocabulary, description, source, schema=schema_info)
         return {"description": description, "kind": kind, "schema": schema_info}
     else:
