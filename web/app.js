@@ -118,6 +118,15 @@ builder.onSchemaTrouble = (why) => {
   ui.schemaGuideOffer.hidden = false;
 };
 ui.schemaToGuide.addEventListener('click', () => { ui.schemaGuideOffer.hidden = true; guide.startSchema(ui.schema.value); });
+// choosing a JSON Schema (builder or live guide) loads the schema compiler in the worker meanwhile
+let warmed = false;
+for (const radio of [document.getElementById('source-schema'), document.getElementById('guide-kind-schema')]) {
+  radio.addEventListener('change', () => {
+    if (warmed || !tasks.ready || !radio.checked) return;
+    warmed = true;
+    client.call('warm_json_schema', []).catch(() => { warmed = false; });
+  });
+}
 const shared = restoreState();
 guide.showKind();
 if (shared.hadState && shared.vocab in MENU) {

@@ -40,6 +40,7 @@ __all__ = [
     "payload_size",
     "LARGE_INDEX_TRANSITIONS",
     "regex_from_schema",
+    "warm_json_schema",
     "grammar_text",
     "guide_start",
     "guide_view",
@@ -357,6 +358,14 @@ def regex_from_schema(schema_text: str) -> dict[str, Any]:
         warnings.simplefilter("always")
         regex = build_regex_from_schema(schema_text)
     return {"regex": regex, "warnings": [str(w.message) for w in caught]}
+
+
+def warm_json_schema() -> bool:
+    """Import the JSON Schema compiler ahead of its first use (the page asks when a schema is chosen,
+    so that the first Start does not also pay for the import)."""
+    from . import json_schema  # noqa: F401 - imported for its side effect: loaded and compiled
+
+    return True
 
 
 def grammar_text(name: str) -> str:
@@ -742,6 +751,7 @@ _CALLABLE = {
     "load_vocabulary": load_vocabulary,
     "build_index": build_index,
     "regex_from_schema": regex_from_schema,
+    "warm_json_schema": warm_json_schema,
     "grammar_text": grammar_text,
     "guide_start": guide_start,
     "guide_view": guide_view,
