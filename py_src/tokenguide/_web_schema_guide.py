@@ -54,8 +54,10 @@ class SchemaSteps:
 
     @property
     def grammar(self) -> Any:
-        """The CFGGuide's grammar on the grammar path (for the Lark explanations), else None."""
-        return getattr(self.guide.guide, "grammar", None)
+        """The Lark grammar of a CFGGuide on the grammar path (for the parser's explanations), else
+        None (the regex and network paths, and grammar guides that do not run Lark's parser)."""
+        grammar = getattr(self.guide.guide, "grammar", None)
+        return grammar if hasattr(grammar, "acceptable") and hasattr(grammar, "parser") else None
 
     def allowed(self, state: Any) -> list[int]:
         """The token ids allowed in `state`, ascending (EOS where the document may end)."""
