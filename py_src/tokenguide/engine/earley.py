@@ -29,10 +29,12 @@ class EarleyGrammar:
         names, prods = grammar.productions()
         self.names = names
         self.lexemes = list(grammar.lexemes)
-        automata = [automaton_for(lx) for lx in self.lexemes]
+        # a special token (Terminal.token) is matched by token id, so it has no automaton
+        automata = [automaton_for(lx) if lx.token is None else None for lx in self.lexemes]
         self.lexeme_automaton = automata
+        self.special_bits = sum(1 << j for j, a in enumerate(automata) if a is None)
         nsyms = len(names)
-        productive = self._productive(nsyms, prods, [is_empty_language(a) for a in automata])
+        productive = self._productive(nsyms, prods, [a is not None and is_empty_language(a) for a in automata])
         start = names.index(grammar.start)
         if not productive[start]:
             raise GrammarError(f"grammar: the start rule {grammar.start!r} derives no text")
@@ -51,7 +53,8 @@ class EarleyGrammar:
         # lexemes by automaton: a lexer state's final automata -> the lexemes they complete
         self.lexemes_of: dict[int, int] = {}
         for j, a in enumerate(automata):
-            self.lexemes_of[a] = self.lexemes_of.get(a, 0) | (1 << j)
+            if a is not None:
+                self.lexemes_of[a] = self.lexemes_of.get(a, 0) | (1 << j)
         self.ignore_bits = 0
         self.absorbing_bits = 0  # ignored lexemes L with L L inside L (x+, x{1,}): never twice in a row
         for j in grammar.ignore:
@@ -95,7 +98,7 @@ class EarleyGrammar:
         that can match something), or (EMPTY,) when there is none."""
         found = self._starts.get(allowed)
         if found is None:
-            automata = sorted({self.lexeme_automaton[j] for j in range(len(self.lexemes)) if allowed >> j & 1})
+            automata = sorted({a for j, a in enumerate(self.lexeme_automaton) if allowed >> j & 1 and a is not None})
             found = tuple(LEXER_STATES.start(a) for a in automata if not is_empty_language(a)) or (EMPTY,)
             self._starts[allowed] = found
         return found
@@ -190,8 +193,9 @@ class Row:
                 kernel = [(k + 1, o) for k, o in self.items if (s := next_symbol[k]) is not None and s < 0 and hit >> (-1 - s) & 1]
                 row = Row(g, self, kernel)
                 row.close(kernel, g.start)
-                out.extend((row, t) for t in row.lexer_start if t != EMPTY or row.accepts)
+                out.extend((row, t) for t in row.lexer_start if t != EMPTY or row.accepts or row.expected & g.special_bits)
             if lexemes & g.ignore_bits:
-                out.extend((self, t) for t in self.lexer_resume if t != EMPTY or self.accepts)
+                out.extend((self, t) for t in self.lexer_resume
+                           if t != EMPTY or self.accepts or self.expected & g.special_bits)
             found = self._scans[lexemes] = tuple(out)
         return found

@@ -4,6 +4,7 @@ A state is a set of (Earley row, lexer state) pairs: every way of reading the te
 (a lexeme may end at any byte where it is complete, so lexemes that match the same text, or
 a prefix of one another, are all followed). Tokens are read byte by byte, so a token may end
 inside a UTF-8 character or across lexemes; EOS is allowed only where the text may end.
+A special-token terminal (`Terminal.token`) is matched by token id, between two lexemes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from ..arguments import describe
-from ..errors import ArgumentError, InvalidTokenError
+from ..errors import ArgumentError, GrammarError, InvalidTokenError
 from ..ir.grammar import Grammar
 from ..vocabulary import core_vocabulary_of
 from .earley import EarleyGrammar
@@ -53,8 +54,12 @@ class Matcher:
         self.vocab_size = int(self.vocabulary.vocab_size)
         self.walks = walks_for(self.vocabulary)
         self.mask_size = 4 * ((self.vocab_size + 31) // 32)
+        #: (lexeme bit, token id bit set) of each special-token terminal
+        self.specials = [(1 << j, token_bits(lx, self.vocabulary, self.vocab_size))
+                         for j, lx in enumerate(grammar.lexemes) if lx.token is not None]
         root = self.earley.root
-        self.initial_state = EngineState(tuple((root, t) for t in root.lexer_start if t != EMPTY or root.accepts))
+        self.initial_state = EngineState(tuple((root, t) for t in root.lexer_start
+                                               if t != EMPTY or root.accepts or root.expected & self.earley.special_bits))
 
     def step_pairs(self, pairs: Iterable, byte: int) -> tuple:
         """The (row, lexer state) pairs alive after one more byte (empty: none)."""
@@ -75,6 +80,21 @@ class Matcher:
                     out[pair] = None
         return tuple(out)
 
+    def special_pairs(self, pairs: Iterable, token_id: int) -> tuple:
+        """The pairs after special token `token_id`, read between two lexemes (empty: none)."""
+        hit = 0
+        for bit, ids in self.specials:
+            if ids >> token_id & 1:
+                hit |= bit
+        out: dict = {}
+        if hit:
+            boundary = LEXER_STATES.boundary
+            for row, t in pairs:
+                if boundary[t] and row.expected & hit:
+                    for pair in row.scan(row.expected & hit):
+                        out[pair] = None
+        return tuple(out)
+
     def advance_bytes(self, state: EngineState, data: bytes) -> Optional[EngineState]:
         """The state after the bytes `data`, or None when no reading of the text survives."""
         pairs = state.pairs
@@ -92,15 +112,19 @@ class Matcher:
         found = state._next.get(token_id)
         if found is not None:
             return found
-        if token_id == self.eos_token_id:
+        special = self.special_pairs(state.pairs, token_id) if self.specials else ()
+        if token_id == self.eos_token_id and (state.can_end() or not special):
             if not state.can_end():
                 raise InvalidTokenError("EOS is not allowed here: the text is not complete")
             found = EngineState((), done=True)
         else:
             data = self.vocabulary.id_to_bytes(token_id)
-            if data is None:
-                raise InvalidTokenError(f"token {token_id} is not in the vocabulary")
-            found = self.advance_bytes(state, data)
+            if data is None and not special:
+                raise InvalidTokenError(f"token {token_id} is not in the vocabulary" if not self.specials else
+                                        f"token {token_id} is not allowed here (no text, and not a special token expected here)")
+            found = self.advance_bytes(state, data) if data is not None else None
+            if special:  # the special token, and its text where it has one
+                found = EngineState(tuple(dict.fromkeys((found.pairs if found is not None else ()) + special)))
             if found is None:
                 raise InvalidTokenError(f"token {token_id} ({data!r:.40}) is not allowed here")
         state._next[token_id] = found
@@ -123,6 +147,10 @@ class Matcher:
             for ids in smalls:
                 for t in ids:
                     out[t >> 3] |= 1 << (t & 7)
+        if self.specials and not state.done:
+            special = self._special_mask(state.pairs)
+            if special:
+                out[:] = (int.from_bytes(out, "little") | special).to_bytes(self.mask_size, "little")
         if state.can_end():
             eos = self.eos_token_id
             out[eos >> 3] |= 1 << (eos & 7)
@@ -132,6 +160,17 @@ class Matcher:
     def mask_int(self, state: EngineState) -> int:
         """The allowed tokens as an int bit set (bit t = token t)."""
         return int.from_bytes(self.mask_bytes(state), "little")
+
+    def _special_mask(self, pairs: tuple) -> int:
+        """The special tokens allowed from `pairs` (int bit set)."""
+        bits = 0
+        boundary = LEXER_STATES.boundary
+        for row, t in pairs:
+            if boundary[t] and row.expected & self.earley.special_bits:
+                for bit, ids in self.specials:
+                    if row.expected & bit:
+                        bits |= ids
+        return bits
 
     def _walk(self, pairs: tuple) -> tuple[list, list]:
         """The token sets allowed from `pairs`: (distinct int bit sets, tuples of ids)."""
@@ -171,6 +210,26 @@ class Matcher:
         """`data` is a whole text of the grammar's language."""
         state = self.advance_bytes(self.initial_state, data)
         return state is not None and state.can_end()
+
+
+def token_bits(terminal: Any, vocabulary: Any, vocab_size: int) -> int:
+    """The token ids (int bit set) of a special-token terminal over `vocabulary` (GrammarError when
+    its name is not a token of the vocabulary, or an id is past the vocabulary's last)."""
+    spec = terminal.token
+    if isinstance(spec, str):
+        token_id = vocabulary.token_strings.get(spec)
+        if token_id is None:
+            raise GrammarError(f"special token {spec} is not a token of this vocabulary")
+        return 1 << token_id
+    bits = 0
+    for lo, hi in spec:
+        if hi is None:  # up to the last id (an open range past it is empty)
+            lo, hi = min(lo, vocab_size), vocab_size - 1
+        elif hi >= vocab_size:
+            raise GrammarError(f"special token {terminal.name}: id {hi} is past the vocabulary's last id {vocab_size - 1}")
+        if lo <= hi:
+            bits |= ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
+    return bits
 
 
 def check_state(state: Any, where: str) -> EngineState:

@@ -22,11 +22,16 @@ MAX_REPEAT = 10_000
 @dataclass(frozen=True)
 class Terminal:
     """A terminal: a lexeme (regular language) given as Python `re` text (fullmatch meaning)
-    or as an `ir.lexemes` expression (`expr`, which wins), named for messages and printing."""
+    or as an `ir.lexemes` expression (`expr`, which wins), named for messages and printing.
+
+    `token` makes it a special token instead, matched by token id and never by text: a token's
+    name (str, looked up in the vocabulary, e.g. "<|eot_id|>") or inclusive id ranges
+    ((lo, hi), ...) with hi None for the vocabulary's last id."""
 
     name: str
     pattern: str
     expr: Any = None
+    token: Any = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +193,9 @@ class Grammar:
             alts = [" ".join(show(s) for s in rhs) or '""' for rhs in by_lhs[lhs]]
             lines.append(f"{rule_name(lhs)}: " + "\n    | ".join(alts))
         for j, lexeme in enumerate(self.lexemes):
-            if lexeme.expr is not None:
+            if lexeme.token is not None:
+                lines.append(f"L{j}: /(?!)/  // special token {lexeme.name} (matched by token id)")
+            elif lexeme.expr is not None:
                 from .lexemes import to_lark as lexeme_lark
 
                 lines.append(f"L{j}: {lexeme_lark(lexeme.expr)}  // {lexeme.name}")
