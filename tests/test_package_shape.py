@@ -22,8 +22,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("regex",),  # regex text -> byte automata (re semantics, ECMA-262 syntax, networks)
     ("vocabulary",),  # Hugging Face files -> token bytes, EOS, the Tokenizer adapter
     ("ir",),  # lexemes (regex trees over code-point sets) and the grammar IR
-    ("grammars",),  # bundled Lark grammars and the Lark reader into the IR
     ("json_schema",),  # JSON Schema -> regex text, Lark grammar or rule network
+    ("grammars",),  # bundled Lark grammars and the Lark reader into the IR (%json bodies via json_schema)
     ("index",),  # token trie, regex Index / LazyIndex, the .outlines format
     ("engine",),  # the Earley matcher over the IR and its masks
     ("guides",),  # RegexGuide, the Lark CFG guides, GrammarGuide (guides/grammar.py), Guide

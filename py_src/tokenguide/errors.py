@@ -80,7 +80,14 @@ class IndexFormatError(TokenguideError, ValueError):
 
 
 class GrammarError(TokenguideError, ValueError):
-    """A Lark grammar that cannot be used by the CFG guides (syntax error, not LALR, unsupported feature)."""
+    """A Lark grammar that cannot be used by the CFG guides (syntax error, not LALR, unsupported feature).
+
+    `line` and `column` (1-based, None when unknown) locate the error in the grammar's text."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        self.line = line
+        self.column = column
+        super().__init__(message)
 
 
 class InvalidTokenError(TokenguideError, ValueError):
