@@ -416,3 +416,25 @@ def test_common_terminals_with_lookbehind_or_laziness_mean_larks_first_match():
 def test_lazy_quantifiers_are_refused():
     with pytest.raises(GrammarError, match="lazy quantifier"):
         read_lark('start: A\nA: /a.*?b/\n')
+
+
+def test_special_tokens_of_a_real_tokenizer():
+    """Llama 3's tokenizer.json: <|start_header_id|> and <|eot_id|> by name (and by id) around a %json body."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "web" / "node_modules" / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is missing: run `python3 build.py test` (it installs web/node_modules)")
+    v = Vocabulary.from_file(path)
+    schema = '{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": false}'
+    for call in (f"<|start_header_id|> %json {schema} <|eot_id|>", f"<[128006]> %json {schema} <[128009]>"):
+        m = engine(f"start: TEXT | call\nTEXT: /[^{{<][a-z ]*/\ncall: {call}\n", v)
+        start_mask = m.mask_int(m.initial_state)
+        assert start_mask >> 128006 & 1 and not start_mask >> 128009 & 1
+        state = m.next_state(m.initial_state, 128006)
+        for ch in '{"n": 12}':
+            assert not m.mask_int(state) >> 128009 & 1
+            state = m.next_state(state, v.get(ch)[0])
+        mask = m.mask_int(state)
+        assert mask >> 128009 & 1 and not mask >> v.eos_token_id & 1 and not state.can_end()
+        assert m.next_state(state, 128009).can_end()
