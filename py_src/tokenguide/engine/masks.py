@@ -11,6 +11,7 @@ String contents, numbers and keys, most of a document, are whole cached token se
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from ..index.trie import PreparedVocabulary, prepare_vocabulary
@@ -30,6 +31,9 @@ ENTRY_BYTES = 160
 SMALL_SET = 48
 #: a state that this many bytes lead back to gets walks of its own, cached (see TrieWalks._walk)
 LOOP_BYTES = 32
+#: the short-token window is the smallest depth past which the long tokens' paths hold at most
+#: this many trie nodes (those are walked exactly, from the state itself)
+LONG_PATH_NODES = 3_000
 
 
 class TrieWalks:
@@ -51,7 +55,44 @@ class TrieWalks:
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
         self._looping: dict[int, bool] = {}
         self._canonical: dict[int, int] = {}
+        self._loop_masks: dict[int, int] = {}
         self.vocab_size = prepared.vocab_size
+        self.deepest: list[int] = []
+        self.window, self.long_keys, self.long_paths = self._long_tokens()
+
+    def _long_tokens(self) -> tuple[int, list[int], dict[int, tuple]]:
+        """(window W, keys of the tokens longer than W bytes, key -> trie nodes of its path):
+        tokens of at most W bytes are walked from states seen through W bytes (`canonical`),
+        shared between lexemes; the few longer ones exactly (`_long_walk`)."""
+        trie = self.trie
+        depths, ends_key, keys_before = trie.depths, trie.ends_key, trie.keys_before
+        n = len(depths)
+        deepest = list(depths)  # the depth of the deepest node below each node (pre-order: from the end)
+        parents = [0] * n
+        stack = [0] * (trie.max_depth + 1)
+        for i in range(1, n):
+            stack[depths[i]] = i
+            parents[i] = stack[depths[i] - 1]
+        for i in range(n - 1, 0, -1):
+            p = parents[i]
+            if deepest[i] > deepest[p]:
+                deepest[p] = deepest[i]
+        self.deepest = deepest
+        histogram = [0] * (trie.max_depth + 2)
+        for i in range(1, n):
+            histogram[deepest[i]] += 1
+        window = trie.max_depth
+        for w in (12, 16, 20, 24, 32, 48, 64, 96):
+            if w < trie.max_depth and sum(histogram[w + 1 :]) <= LONG_PATH_NODES:
+                window = w
+                break
+        paths: dict[int, tuple] = {}
+        stack = [0] * (trie.max_depth + 1)
+        for i in range(1, n):
+            stack[depths[i]] = i
+            if ends_key[i] and depths[i] > window:
+                paths[keys_before[i]] = tuple(stack[1 : depths[i] + 1])
+        return window, sorted(paths), paths
 
     def follow(self, group: int, nodes: tuple, state: int) -> tuple[Any, tuple]:
         """Below the exit nodes `nodes` (exit group number `group`), a lexeme starting from
@@ -90,32 +131,104 @@ class TrieWalks:
         return found
 
     def canonical(self, state: int) -> int:
-        """The lexer state walks start from for `state`: its expression seen through the trie's
-        depth (`ir.windows`), so states that differ only in counts no token can reach share walks."""
+        """The lexer state short tokens are walked from for `state`: its expression seen through
+        the window (`ir.windows`), so states that differ only in counts past it share walks."""
         found = self._canonical.get(state)
         if found is None:
             expr = lexeme_of(LEXER_STATES.machine_state[state])
-            seen = within_window(expr, self.trie.max_depth)
+            seen = within_window(expr, self.window)
             found = state if seen is expr else LEXER_STATES.at(LEXER_STATES.automaton[state], seen.id)
             self._canonical[state] = found
         return found
 
     def summary(self, state: int, node: int) -> tuple[Any, tuple]:
         """(tokens below `node` that keep `state` alive: an int bit set or a tuple of ids,
-        ((lexer state, group number, exit nodes), ...))."""
-        key = (state, node)
+        ((lexer state, group number, exit nodes), ...)): the short tokens' walk from the state
+        seen through the window, and the long tokens' exact walk."""
+        trie = self.trie
+        lo = bisect_left(self.long_keys, trie.keys_before[node])
+        hi = bisect_left(self.long_keys, trie.keys_before[trie.ends[node]])
+        if lo == hi:
+            return self.short_summary(state, node)
+        key = (state, node, 1)
         found = self._cache.get(key)
         if found is None:
-            canonical = self.canonical(state)
-            if canonical != state:
-                found = self.summary(canonical, node)
-                self._cache[key] = found
-                return found
-            found = self._walk(state, node)
-            inside = found[0]
-            size = (inside.bit_length() // 8 if isinstance(inside, int) else 8 * len(inside)) + 64 * len(found[1])
-            self._remember(self._cache, key, found, size + ENTRY_BYTES)
+            short_inside, short_groups = self.short_summary(state, node)
+            long_inside, long_groups = self._long_walk(state, node, lo, hi)
+            found = (self._merge([short_inside, long_inside]), short_groups + long_groups)
+            self._remember(self._cache, key, found, self._size(found))
         return found
+
+    def short_summary(self, state: int, node: int) -> tuple[Any, tuple]:
+        """`summary` for the tokens of at most `window` bytes only."""
+        state = self.canonical(state)
+        key = (state, node, 0)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._walk(state, node)
+            self._remember(self._cache, key, found, self._size(found))
+        return found
+
+    @staticmethod
+    def _size(found: tuple) -> int:
+        inside = found[0]
+        return (inside.bit_length() // 8 if type(inside) is int else 8 * len(inside)) + 64 * len(found[1]) + ENTRY_BYTES
+
+    def _long_walk(self, state: int, node: int, lo: int, hi: int) -> tuple[Any, tuple]:
+        """The tokens longer than the window below `node` (long keys lo..hi-1), walked exactly
+        from `state`, sharing prefixes; exits deeper than the window."""
+        trie = self.trie
+        labels, children, depths = trie.labels, trie.children, trie.depths
+        rows, row_of, final = LEXER_STATES.rows, LEXER_STATES.row, LEXER_STATES.final
+        window, paths = self.window, self.long_paths
+        base = depths[node]
+        states = [state] * (trie.max_depth + 2)
+        keys: list[int] = []
+        exits: dict[int, list[int]] = {}
+        previous: tuple = ()
+        valid = base  # states[0..valid] hold for the previous path
+        for k in self.long_keys[lo:hi]:
+            path = paths[k]
+            d = base
+            limit = min(len(previous), valid)
+            while d < limit and previous[d] == path[d]:
+                d += 1
+            alive = True
+            while d < len(path):
+                p = path[d]
+                r = rows[states[d]]
+                if r is None:
+                    r = row_of(states[d])
+                nxt = r[labels[p]]
+                if nxt < 0:
+                    alive = False
+                    break
+                d += 1
+                states[d] = nxt
+                if final[nxt] and children[p] and d > window:
+                    exits.setdefault(nxt, []).append(p)
+            valid = d
+            previous = path
+            if alive:
+                keys.append(k)
+        groups = []
+        for v, nodes in exits.items():
+            self._groups += 1
+            groups.append((v, self._groups, tuple(nodes)))
+        return self._bits(keys), tuple(groups)
+
+    def _merge(self, parts: list) -> Any:
+        """The union of token sets (int bit sets or tuples of ids), in the same two forms."""
+        big = 0
+        small: list[int] = []
+        for part in parts:
+            if type(part) is int:
+                big |= part
+            else:
+                small.extend(part)
+        if big or len(small) > SMALL_SET:
+            return big | self._ids_bits(small) if small else big
+        return tuple(small)
 
     def _remember(self, cache: dict, key: Any, value: Any, size: int) -> None:
         """Keep `value`; past MAX_WALKS entries or MAX_WALK_BYTES in all, both caches start again."""
@@ -138,15 +251,23 @@ class TrieWalks:
         base = depths[node]
         states = [state] * (trie.max_depth + 2)
         keys: list[int] = []
+        spans: list[tuple[int, int]] = []  # whole subtrees read in one state (key ranges)
         exits: dict[int, list[int]] = {}
         parts: list[Any] = []  # walks of shared states below some nodes (`looping`)
         groups: list[tuple] = []
         children = trie.children
+        below = trie.below
+        deepest = self.deepest
+        loop_masks = self._loop_masks
         looping = self._looping
+        window = self.window
         i = node + 1
         end = ends[node]
         while i < end:
             d = depths[i]
+            if d > window:  # only tokens longer than the window below: `_long_walk` reads them
+                i = ends[i]
+                continue
             parent = states[d - 1]
             r = rows[parent]
             if r is None:
@@ -158,10 +279,19 @@ class TrieWalks:
             states[d] = s
             if ends_key[i]:
                 keys.append(keys_before[i])
+            if children[i]:
+                loop = loop_masks.get(s)
+                if loop is None:
+                    loop = self._loop_mask(s)
+                if loop and not below[i] & ~loop and deepest[i] <= window:
+                    # every byte below leads back to s (not final): the whole subtree is alive
+                    spans.append((keys_before[i] + ends_key[i], keys_before[ends[i]]))
+                    i = ends[i]
+                    continue
             if s != state and children[i] and (looping.get(s) if s in looping else self._is_looping(s)):
-                inside, below = self.summary(s, i)
+                inside, sub_groups = self.short_summary(s, i)
                 parts.append(inside)
-                groups.extend(below)
+                groups.extend(sub_groups)
                 i = ends[i]
                 continue
             if final[s] and children[i]:
@@ -175,19 +305,23 @@ class TrieWalks:
             self._groups += 1
             groups.append((s, self._groups, tuple(nodes)))
         own = self._bits(keys)
+        if spans:
+            range_mask = trie.range_mask
+            parts.extend(range_mask(lo, hi) for lo, hi in spans if lo < hi)
         if not parts:
             return own, tuple(groups)
         parts.append(own)
-        big = 0
-        small: list[int] = []
-        for part in parts:
-            if type(part) is int:
-                big |= part
-            else:
-                small.extend(part)
-        if big or len(small) > SMALL_SET:
-            return big | self._ids_bits(small) if small else big, tuple(groups)
-        return tuple(small), tuple(groups)
+        return self._merge(parts), tuple(groups)
+
+    def _loop_mask(self, state: int) -> int:
+        """The bytes that lead `state` back to itself, as a 256-bit mask (0 for a final state)."""
+        found = 0
+        if not LEXER_STATES.final[state]:
+            for b, nxt in enumerate(LEXER_STATES.row(state)):
+                if nxt == state:
+                    found |= 1 << b
+        self._loop_masks[state] = found
+        return found
 
     def _is_looping(self, state: int) -> bool:
         """`state` is not final and many bytes lead back to it (inside a string, say): a state
