@@ -152,6 +152,10 @@ def test_relative_imports_from_the_grammar_file_folder(tmp_path):
     parser = lark.Lark.open(str(main), parser="earley", lexer="dynamic_complete")
     wrong = [s for s in texts_for(m, "ab1,", "relative") if m.accepts_bytes(s.encode()) != lark_accepts(parser, s)]
     assert not wrong
+    from tokenguide.guides.grammar import GrammarGuide
+
+    guide = GrammarGuide.from_lark(main.read_text(encoding="utf-8"), BYTES, path=main)
+    assert guide.accepts_bytes(b"ab,12,c") and not guide.accepts_bytes(b"ab,d")
     # and through import_paths, without a file
     text = 'start: word+\n%import words.word\n'
     m2 = Matcher(read_lark(text, import_paths=[tmp_path / "parts"]), BYTES)

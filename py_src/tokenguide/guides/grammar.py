@@ -36,11 +36,13 @@ class GrammarGuide(BaseGuide):
         self.initial_state = self.start_state = self.matcher.initial_state
 
     @classmethod
-    def from_lark(cls, text: str, vocabulary: Any, *, start: str = "start") -> "GrammarGuide":
-        """The guide of a Lark grammar's language (read by `grammars.lark_reader`; imports lark)."""
+    def from_lark(cls, text: str, vocabulary: Any, *, start: str = "start", import_paths: Any = (),
+                  path: Any = None) -> "GrammarGuide":
+        """The guide of a Lark grammar's language (read by `grammars.lark_reader`, with `import_paths`
+        and `path`, the grammar's file, for relative imports; imports lark)."""
         from ..grammars.lark_reader import read_lark
 
-        return cls(read_lark(text, start=start), vocabulary)
+        return cls(read_lark(text, start=start, import_paths=import_paths, path=path), vocabulary)
 
     def get_next_state(self, state: EngineState, token_id: int) -> EngineState:
         """The state after `token_id` (InvalidTokenError when the token is not allowed)."""
