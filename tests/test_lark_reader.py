@@ -330,11 +330,33 @@ def test_json_body_is_the_schema_regex():
     assert not m.accepts_bytes(b"x=01;") and not m.accepts_bytes(b"x=1.0;")
 
 
-def test_json_schema_that_is_not_regular_names_the_rule():
-    with pytest.raises(GrammarError, match="rule fun_call: the %json schema is not regular"):
-        read_lark('start: TEXT | fun_call\nTEXT: /[^{].*/\nfun_call: %json {"type": "object"}\n')
-    with pytest.raises(GrammarError, match="rule s: the %json schema needs an intersection"):
-        read_lark('start: s\ns: %json {"type": "string", "pattern": "a", "maxLength": 3}\n')
+SPLICED = {  # schemas the regex path cannot make one lexeme of: spliced in as their grammar path's rules
+    "free_form_object": ({"type": "object"}, '{}[]"a:,1n '),
+    "recursive_ref": ({"type": "object", "properties": {"k": {"$ref": "#"}}, "additionalProperties": False},
+                      '{}"k: ,'),
+    "pattern_with_length": ({"type": "string", "pattern": "a", "maxLength": 3}, '"ab\\'),
+    "overlapping_one_of": ({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 3}]}, "0123.-e"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLICED))
+def test_json_schema_spliced_as_rules_same_language_as_its_lark_grammar(name):
+    """The oracle: Lark's LALR parser on the schema's grammar path (CompiledSchema.accepts), around host text."""
+    from tokenguide.json_schema import compile_json_schema
+
+    schema, alphabet = SPLICED[name]
+    compiled = compile_json_schema(schema, path="grammar", value_checks=False)
+    m = engine(f'start: "<" v ">"\nv: %json {json.dumps(schema)}\n')
+    texts = texts_for(m, alphabet + "<>", name, 200)
+    wrong = [s for s in texts if m.accepts_bytes(s.encode())
+             != (len(s) >= 2 and s[0] == "<" and s[-1] == ">" and compiled.accepts(s[1:-1]))]
+    assert not wrong, f"{name}: {wrong[:5]}"
+    assert sum(m.accepts_bytes(s.encode()) for s in texts) >= 5
+
+
+def test_json_schema_refusals_name_the_rule():
+    with pytest.raises(GrammarError, match="rule fun_call: the %json schema is not regular .* %ignore"):
+        read_lark('start: TEXT | fun_call\nTEXT: /[^{].*/\nfun_call: %json {"type": "object"}\n%ignore " "\n')
     with pytest.raises(GrammarError, match="rule items: %json schema: .*uniqueItems"):
         read_lark('start: items\nitems: %json {"type": "array", "items": {"type": "string"}, "uniqueItems": true}\n')
 

@@ -18,7 +18,7 @@ import re
 from typing import Any, Optional
 
 from ..errors import GrammarError, RegexError, UnsupportedSchemaError
-from ..ir.grammar import Choice, Grammar, Lex, Ref, Seq, Terminal
+from ..ir.grammar import Choice, Grammar, Lex, Ref, Repeat, Seq, Terminal
 from ..ir.lexemes import Lexeme, from_regex
 from ..regex.parser import has_lookaround
 from ..regex.parser import parse as parse_regex
@@ -76,7 +76,7 @@ def read_lark(text: str, *, start: str = "start", import_paths: Any = (), path: 
     for rule in rules:
         items = []
         for sym in rule.expansion:
-            items.append(Lex(builder.lexeme(sym.name)) if sym.is_term else Ref(sym.name))
+            items.append(builder.item(sym.name, bool(ignore)) if sym.is_term else Ref(sym.name))
         alternatives.setdefault(str(rule.origin.name), []).append(Seq(tuple(items)))
     if start not in alternatives:
         raise GrammarError(f"Lark grammar: no rule named {start!r} (the start rule)")
@@ -129,6 +129,37 @@ class _Builder:
         self.exprs: dict[str, Lexeme] = {}
         self.resolving: list[str] = []
 
+    def item(self, name: str, has_ignore: bool) -> Any:
+        """The body item of terminal `name`: its lexeme, or the start rule of a spliced `%json` grammar."""
+        if name in self.rewritten.schemas:
+            found = self.index.get(name)
+            if found is None:
+                rule, schema = self.rewritten.schemas[name]
+                body = _schema_body(rule, schema, has_ignore)
+                if isinstance(body, Terminal):
+                    found = self.index[name] = self.grammar.add_lexeme(body)
+                else:
+                    found = self.index[name] = self.splice(name, body)
+            return Ref(found) if isinstance(found, str) else Lex(found)
+        return Lex(self.lexeme(name))
+
+    def splice(self, prefix: str, sub: Grammar) -> str:
+        """Add the rules and lexemes of `sub` under names `prefix__rule`; the name of its start rule."""
+        lexemes = [self.grammar.add_lexeme(lx) for lx in sub.lexemes]
+
+        def moved(body: Any) -> Any:
+            if isinstance(body, Ref):
+                return Ref(f"{prefix}__{body.name}")
+            if isinstance(body, Lex):
+                return Lex(lexemes[body.index])
+            if isinstance(body, Repeat):
+                return Repeat(moved(body.item), body.lo, body.hi)
+            return type(body)(tuple(moved(x) for x in body.items))
+
+        for rule_name, body in sub.rules.items():
+            self.grammar.rules[f"{prefix}__{rule_name}"] = moved(body)
+        return f"{prefix}__{sub.start}"
+
     def lexeme(self, name: str) -> int:
         """The lexeme index of terminal `name`."""
         found = self.index.get(name)
@@ -143,9 +174,6 @@ class _Builder:
             shown = spec if isinstance(spec, str) else "<[" + ",".join(
                 f"{lo}" if lo == hi else f"{lo}-{'MAX' if hi is None else hi}" for lo, hi in spec) + "]>"
             return Terminal(shown, "", token=spec)
-        if name in rw.schemas:
-            rule, schema = rw.schemas[name]
-            return _schema_terminal(rule, schema)
         if name in rw.expressions:
             return Terminal(name, rw.expressions[name][1], expr=self.expression(name))
         if name not in self.terminals:
@@ -226,8 +254,10 @@ def _has_lazy_repeat(pattern: str) -> bool:
     return False
 
 
-def _schema_terminal(rule: str, schema: Any) -> Terminal:
-    """The lexeme of a `%json` body of rule `rule`: the schema's regex, where it is regular."""
+def _schema_body(rule: str, schema: Any, has_ignore: bool) -> Any:
+    """A `%json` body of rule `rule`: one lexeme, the schema's regex with JSON whitespace, where the
+    schema is regular and needs no lookahead; else the rules of its grammar path (whitespace `[ ]?`),
+    read as a Grammar to splice in (refused when the host grammar has %ignore, which would reach inside)."""
     from ..json_schema import compile_json_schema
 
     try:
@@ -235,15 +265,24 @@ def _schema_terminal(rule: str, schema: Any) -> Terminal:
     except UnsupportedSchemaError as error:
         raise GrammarError(f"Lark grammar: rule {rule}: %json schema: {error}") from None
     if compiled.depth_capped:
+        why = f"is not regular ({compiled.reason})"
+    elif has_lookaround(parse_regex(compiled.regex)):
+        why = ("needs an intersection or a complement of values (not, overlapping oneOf, if/then/else, pattern "
+               "with lengths or format, contains), which the regex path writes as lookaheads")
+    else:
+        return Terminal(f"{rule}: %json", compiled.regex)
+    if has_ignore:
         raise GrammarError(
-            f"Lark grammar: rule {rule}: the %json schema is not regular ({compiled.reason}), so it cannot be one "
-            "lexeme; close its objects (additionalProperties: false), give arrays items, and avoid recursive $refs"
+            f"Lark grammar: rule {rule}: the %json schema {why}, so it is spliced in as grammar rules, and the "
+            "grammar's %ignore would then apply between its tokens; drop the %ignore or make the schema regular"
         )
-    if has_lookaround(parse_regex(compiled.regex)):
-        raise GrammarError(
-            f"Lark grammar: rule {rule}: the %json schema needs an intersection or a complement of values (not, "
-            "overlapping oneOf, if/then/else, pattern with lengths or format, contains), which the regex path "
-            "writes as lookaheads; a %json body cannot hold those yet"
-        )
-    return Terminal(f"{rule}: %json", compiled.regex)
+    try:
+        compiled = compile_json_schema(schema, path="grammar", value_checks=False)
+    except UnsupportedSchemaError as error:
+        raise GrammarError(f"Lark grammar: rule {rule}: %json schema: the schema {why}, and its grammar path "
+                           f"refuses it: {error}") from None
+    sub = read_lark(compiled.grammar)
+    if sub.ignore:
+        raise GrammarError(f"Lark grammar: rule {rule}: %json schema: its grammar has %ignore")  # (never written)
+    return sub
 
