@@ -354,6 +354,18 @@ def test_json_schema_spliced_as_rules_same_language_as_its_lark_grammar(name):
     assert sum(m.accepts_bytes(s.encode()) for s in texts) >= 5
 
 
+@pytest.mark.parametrize("name", ["free_form_object", "recursive_ref", "pattern_with_length"])  # llguidance refuses oneOf
+def test_json_schema_spliced_as_rules_same_language_as_llguidance(name):
+    """On texts without whitespace (the spliced grammar path allows `[ ]?`, llguidance any JSON whitespace)."""
+    llg_accepts = _llguidance()
+    schema, alphabet = SPLICED[name]
+    text = f'start: "<" v ">"\nv: %json {json.dumps(schema)}\n'
+    m = engine(text)
+    texts = texts_for(m, alphabet.replace(" ", "") + "<>", name, 200)
+    wrong = [s for s in texts if m.accepts_bytes(s.encode()) != llg_accepts(text, list(s.encode()))]
+    assert not wrong, f"{name}: engine and llguidance disagree on {wrong[:5]}"
+
+
 def test_json_schema_refusals_name_the_rule():
     with pytest.raises(GrammarError, match="rule fun_call: the %json schema is not regular .* %ignore"):
         read_lark('start: TEXT | fun_call\nTEXT: /[^{].*/\nfun_call: %json {"type": "object"}\n%ignore " "\n')
