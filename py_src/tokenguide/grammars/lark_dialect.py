@@ -23,7 +23,7 @@ from typing import Any, Optional
 from ..errors import GrammarError
 from .terminal_expressions import parse_terminal_expression
 
-__all__ = ["Rewritten", "Token", "rewrite_dialect", "line_column"]
+__all__ = ["Rewritten", "Token", "line_column", "rewrite_dialect", "scan"]
 
 
 @dataclass
