@@ -402,6 +402,7 @@ class _GuideSession:
         self.last_mask = 0.0
         self.total_mask = 0.0
         self.masks = 0  # masks computed (a depth computed again after Back counts again)
+        self.first_bytes: bytes | None = None  # each token's first byte, for the length-biased samples (_web_samples)
 
     def token_text(self, token_id: int) -> str:
         found = self.display.get(token_id)

@@ -104,8 +104,8 @@ async def draw_samples(
     def length_of(token: int) -> int:
         return max(1, len(vocabulary.id_to_bytes(token) or b""))
 
-    first = getattr(session, "first_bytes", None)
-    if first is None and mode != "uniform":  # each token's first byte (0 for EOS and empty tokens)
+    first = session.first_bytes
+    if first is None and mode != "uniform":  # each token's first byte (0 for EOS and empty tokens), once per guide
         first = session.first_bytes = bytes((vocabulary.id_to_bytes(t) or b"\0")[0] for t in range(vocabulary.vocab_size))
 
     samples = []
