@@ -266,7 +266,7 @@ def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
 
 @dataclass(frozen=True)
 class CompiledSchema:
-    """What `compile_json_schema` chose: `path` is "regex", "grammar" or "network", `reason` says
+    """What `compile_json_schema` chose: `path` is "regex", "grammar", "network" or "engine", `reason` says
     why, and `regex` (Python re, fullmatch), `grammar` (Lark LALR, for CFGGuide) or `network` (a
     regex.network.RuleNetwork, for NetworkGuide) holds the result.
     `depth_capped`: the regex rejects valid instances nested deeper than its limits."""
@@ -278,6 +278,8 @@ class CompiledSchema:
     depth_capped: bool = False
     #: the network path's automata (a regex.network.RuleNetwork), where `path` is "network"
     network: Any = None
+    #: the engine path's grammar (an ir.grammar.Grammar, for engine.EngineGuide), where `path` is "engine"
+    engine: Any = None
     #: arrays whose distinct items and strings whose regex syntax the regex/grammar leaves out, to
     #: check on the values (a value_checks.ValueChecks; None: the regex/grammar alone is exact)
     checks: Any = None
@@ -289,9 +291,23 @@ class CompiledSchema:
             ok = re.fullmatch(self.regex, text) is not None
         elif self.path == "network":
             ok = self.network.accepts(text.encode("utf-8"))
+        elif self.path == "engine":
+            ok = _engine_recogniser(self).accepts_bytes(text.encode("utf-8"))
         else:
             ok = _lark_accepts(self.grammar, text)
         return ok and (self.checks is None or find_violation(self.checks, parse_document(text)) is None)
+
+
+def _engine_recogniser(compiled: CompiledSchema) -> Any:
+    """An EngineGuide of the compiled grammar over single bytes (kept on `compiled`), to read texts."""
+    found = compiled.__dict__.get("_recogniser")
+    if found is None:
+        from ..engine import EngineGuide
+        from ..vocabulary import Vocabulary
+
+        found = EngineGuide(compiled.engine, Vocabulary(256, {bytes((b,)): b for b in range(256)}))
+        object.__setattr__(compiled, "_recogniser", found)
+    return found
 
 
 @functools.lru_cache(maxsize=8)
@@ -317,7 +333,7 @@ def compile_json_schema(
     whitespace_pattern: str | None = None,
     max_recursion_depth: int = 3,
     *,
-    path: Literal["auto", "regex", "grammar", "network"] = "auto",
+    path: Literal["auto", "regex", "grammar", "network", "engine"] = "auto",
     lenient: bool = False,
     property_order: Literal["schema", "any"] = "schema",
     value_checks: bool = True,
@@ -414,8 +430,9 @@ def _compile(
     Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
-    if path not in ("auto", "regex", "grammar", "network"):
-        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex', 'grammar' or 'network', got {path!r}")
+    if path not in ("auto", "regex", "grammar", "network", "engine"):
+        raise ArgumentError("compile_json_schema: path must be 'auto', 'regex', 'grammar', 'network' or 'engine', "
+                            f"got {path!r}")
     max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("compile_json_schema", "lenient", lenient)
     order = check_property_order("compile_json_schema", property_order)
@@ -427,6 +444,8 @@ def _compile(
                               regex=regex, depth_capped=capped)
     if path == "grammar":
         return _grammar_schema("requested", _lark_grammar(schema, whitespace_pattern, lenient, order)[0])
+    if path == "engine":
+        return CompiledSchema("engine", "requested", engine=_engine(schema, whitespace_pattern, lenient, order))
     if path == "network":
         network = _network(schema, whitespace_pattern, lenient, order)
         network.why = "network path (requested)"
@@ -632,6 +651,31 @@ def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
             listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
             warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
         return network
+    raise refusal
+
+
+def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
+    """The engine path: the grammar-mode emission as an ir.grammar.Grammar for engine.EngineGuide
+    (json_schema.engine_grammar); with oneOf over open objects told apart by their keys when the
+    plain emission is refused."""
+    from .engine_grammar import grammar_from_emission
+
+    refusal = None
+    for flags in ({}, {"open_objects": True}):
+        if flags and not _mentions(schema, lambda d: "oneOf" in d):
+            continue
+        try:
+            root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags)
+            grammar = grammar_from_emission(root, sink)
+        except EmptySchemaError:
+            raise
+        except UnsupportedSchemaError as exc:
+            refusal = refusal or exc
+            continue
+        if norm.ignored:
+            listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
+            warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
+        return grammar
     raise refusal
 
 

@@ -1,0 +1,398 @@
+"""The engine path: a grammar-mode emission as an `ir.grammar.Grammar`, for `engine.EngineGuide`.
+
+The emitter's grammar mode writes regex text in which private-use placeholders stand for rules
+(recursive `$ref`s, free-form values, shared bodies), numbers and lexemes (module `grammar`).
+Here each text is parsed once into a regex tree and lowered: a placeholder of a rule that is
+not regular becomes a `Ref`, everything regular (text, numbers, lexemes, rules that call only
+regular rules, written in) is merged into as few lexemes as the tree allows (a whole
+`"key": "string"` is one), and around them sequences, alternations and repeats become `Seq`,
+`Choice` and `Repeat`. The engine reads every lexeme at every place it may end, so where a
+regular run is cut in two the language does not change. A lexeme's lookaheads (confined to it
+by the emitter) become intersections and complements (`ir.lookaheads`). A value lexeme whose
+automaton calls rules on hole characters (module `holes`) is lowered like a rule body with its
+holes as `Ref`s when it has no lookahead, and otherwise from its exact automaton: one rule per
+state that may still reach a hole, with the rest of the value as one lexeme from there.
+Refused by name (UnsupportedSchemaError) where it would not be exact: a lookahead in a rule
+body (it would look at a rule), a rule inside a character class.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import RegexError, StateLimitError, UnsupportedSchemaError
+from ..ir.derivatives import LexemeDFA
+from ..ir.grammar import Choice, Grammar, Lex, Ref, Repeat, Seq, Terminal
+from ..ir.lexemes import (
+    EMPTY, EPSILON, Lexeme, alt, chars, from_regex_tree, inter, lexeme_of, rep, seq,
+)
+from ..ir.lookaheads import has_lookaround, tree_with_lookaheads
+from ..regex.parser import parse as parse_regex
+from .grammar_checks import refuse
+from .lexemes import HOLE_CHARS, char_moves
+
+__all__ = ["MAX_HOLE_STATES", "grammar_from_emission"]
+
+#: states of a value lexeme's automaton walked to lower it around its holes (beyond: refused)
+MAX_HOLE_STATES = 4_000
+_NONEMPTY = rep(chars(((0, 0x10FFFF),)), 1, None)
+_HOLES = frozenset(HOLE_CHARS)
+
+
+def grammar_from_emission(root: str, sink: Any) -> Grammar:
+    """The Grammar of root regex `root` and the rules, lexemes and numbers of `sink` (a
+    grammar.GrammarSink); refused (UnsupportedSchemaError) where it would not be exact."""
+    try:
+        return _Lowering(sink).grammar(root)
+    except RecursionError:
+        raise UnsupportedSchemaError("the schema nests too deeply for the engine path", None, "#") from None
+
+
+class _Lowering:
+    """One emission's lowering: placeholders classified, regular ones as lexeme expressions."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.numbers = {ch: regex for regex, ch in sink.numbers.items()}
+        self.out = Grammar(start="start")
+        self.lexeme_index: dict[int, int] = {}  # expression id -> lexeme index
+        self.regular_memo: dict[str, Lexeme] = {}  # placeholder -> its language, when regular
+        self.rule_names: dict[str, str] = {}  # placeholder -> rule name in `out`
+        self.todo: list[str] = []
+        self.irregular = self._irregular()
+
+    # -- which placeholders stand for regular languages -------------------------------------
+    def _calls(self, ch: str) -> set[str]:
+        sink = self.sink
+        if ch in sink.bodies:
+            return {c for c in sink.bodies[ch] if c in sink.names}
+        if ch in sink.lexemes:
+            return set(sink.holes.get(ch, {}).values())
+        return set()
+
+    def _irregular(self) -> set[str]:
+        """The placeholders whose language is not known regular: rules on a cycle of calls,
+        lexemes with holes, and whatever calls one of those."""
+        sink = self.sink
+        nodes = [ch for ch in sink.names if ch in sink.bodies or ch in sink.lexemes]
+        calls = {ch: self._calls(ch) for ch in nodes}
+        bad = {ch for ch in nodes if ch in sink.lexemes and sink.holes.get(ch)}
+        # rules on a cycle: Tarjan's strongly connected components, iteratively
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []
+        on: set[str] = set()
+        counter = 0
+        for v0 in nodes:
+            if v0 in index:
+                continue
+            work = [(v0, iter(sorted(c for c in calls[v0] if c in calls)))]
+            index[v0] = low[v0] = counter
+            counter += 1
+            stack.append(v0)
+            on.add(v0)
+            while work:
+                v, it = work[-1]
+                advanced = False
+                for w in it:
+                    if w not in index:
+                        index[w] = low[w] = counter
+                        counter += 1
+                        stack.append(w)
+                        on.add(w)
+                        work.append((w, iter(sorted(c for c in calls[w] if c in calls))))
+                        advanced = True
+                        break
+                    if w in on:
+                        low[v] = min(low[v], index[w])
+                if advanced:
+                    continue
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1 or v in calls[v]:
+                        bad.update(comp)
+        # and whatever reaches one of those
+        callers: dict[str, set[str]] = {}
+        for v, cs in calls.items():
+            for c in cs:
+                callers.setdefault(c, set()).add(v)
+        todo = list(bad)
+        while todo:
+            c = todo.pop()
+            for v in callers.get(c, ()):
+                if v not in bad:
+                    bad.add(v)
+                    todo.append(v)
+        return bad
+
+    # -- lexemes ----------------------------------------------------------------------------
+    def lexeme(self, expr: Lexeme, name: str) -> Any:
+        """A body reading exactly `expr` (lexemes are never empty: a nullable one is optional)."""
+        if expr is EPSILON:
+            return Seq(())
+        if expr is EMPTY:
+            return Choice(())
+        if expr.nullable:
+            return Choice((Seq(()), self.lexeme(inter(expr, _NONEMPTY), name)))
+        found = self.lexeme_index.get(expr.id)
+        if found is None:
+            found = self.lexeme_index[expr.id] = self.out.add_lexeme(Terminal(f"{name}{len(self.out.lexemes)}", "", expr))
+        return Lex(found)
+
+    def regular(self, ch: str) -> Lexeme:
+        """The language of regular placeholder `ch` as one expression."""
+        found = self.regular_memo.get(ch)
+        if found is not None:
+            return found
+        sink = self.sink
+        name = sink.names[ch] or "cut"
+        if not sink.names[ch]:
+            found = EPSILON
+        elif ch in self.numbers:
+            found = _expression(self.numbers[ch], name, lookaheads=False)
+        elif ch in sink.lexemes:
+            found = _expression(sink.lexemes[ch], name, lookaheads=True)
+        elif ch in sink.bodies:
+            found = self.lower(parse_body(name, sink.bodies[ch]), name, {})
+            if not isinstance(found, Lexeme):
+                raise refuse(f"rule {name!r} is taken as regular but calls a rule")
+        else:
+            raise refuse(f"placeholder {name!r} has no rule")
+        self.regular_memo[ch] = found
+        return found
+
+    def ref(self, ch: str) -> Ref:
+        """A reference to the rule of irregular placeholder `ch` (its body lowered later)."""
+        name = self.rule_names.get(ch)
+        if name is None:
+            name = self.rule_names[ch] = f"{self.sink.names[ch] or 'rule'}_{len(self.rule_names)}"
+            self.todo.append(ch)
+        return Ref(name)
+
+    # -- trees ------------------------------------------------------------------------------
+    def lower(self, tree: tuple, name: str, holes: dict[int, str]) -> Any:
+        """A regex tree (no lookaheads) as a Lexeme when it calls no irregular rule, else as a
+        grammar body; `holes`: code point -> placeholder of the rule it stands for."""
+        kind = tree[0]
+        if kind == "chars":
+            return self.symbol(tree[1], name, holes)
+        if kind in ("look", "end"):
+            raise refuse(f"rule {name!r} holds a lookahead or an end anchor beside its calls")
+        if kind == "seq":
+            items = [self.lower(item, name, holes) for item in tree[1]]
+            if all(isinstance(x, Lexeme) for x in items):
+                return seq(*items)
+            out: list[Any] = []
+            run: list[Lexeme] = []
+            for x in items:
+                if isinstance(x, Lexeme):
+                    run.append(x)
+                    continue
+                if run:
+                    out.append(self.lexeme(seq(*run), name))
+                    run = []
+                out.append(x)
+            if run:
+                out.append(self.lexeme(seq(*run), name))
+            return Seq(tuple(out))
+        if kind == "alt":
+            items = [self.lower(item, name, holes) for item in tree[1]]
+            if all(isinstance(x, Lexeme) for x in items):
+                return alt(*items)
+            regular = [x for x in items if isinstance(x, Lexeme)]
+            rest = [x for x in items if not isinstance(x, Lexeme)]
+            if regular:
+                rest.insert(0, self.lexeme(alt(*regular), name))
+            return Choice(tuple(rest))
+        if kind == "rep":
+            item = self.lower(tree[1], name, holes)
+            if isinstance(item, Lexeme):
+                return rep(item, tree[2], tree[3])
+            return Repeat(item, tree[2], tree[3])
+        raise refuse(f"rule {name!r}: unknown regex node {kind!r}")
+
+    def symbol(self, ranges: tuple, name: str, holes: dict[int, str]) -> Any:
+        """A character set of a body: text, or placeholders (one each, the emitter's alternation
+        of several read as one set), or the holes of a value lexeme."""
+        sink = self.sink
+        text: list[tuple[int, int]] = []
+        parts: list[Any] = []
+        for lo, hi in ranges:
+            if holes and lo in holes:
+                if any(cp not in holes for cp in range(lo, hi + 1)):
+                    raise refuse(f"lexeme {name!r} reads a hole character as text")
+                parts.extend(self.call(holes[cp]) for cp in range(lo, hi + 1))
+            elif chr(lo) in sink.names and all(chr(cp) in sink.names for cp in range(lo, min(hi, lo + 64) + 1)) \
+                    and hi - lo < 64:
+                parts.extend(self.call(chr(cp)) for cp in range(lo, hi + 1))
+            else:
+                text.append((lo, hi))
+        if text:
+            parts.insert(0, chars(text))
+        if len(parts) == 1:
+            return parts[0]
+        if all(isinstance(x, Lexeme) for x in parts):
+            return alt(*parts)
+        regular = [x for x in parts if isinstance(x, Lexeme)]
+        rest = [x for x in parts if not isinstance(x, Lexeme)]
+        if regular:
+            rest.insert(0, self.lexeme(alt(*regular), name))
+        return Choice(tuple(rest))
+
+    def call(self, ch: str) -> Any:
+        """Placeholder `ch` in a body: its language (regular) or a reference to its rule."""
+        if ch in self.irregular:
+            return self.ref(ch)
+        return self.regular(ch)
+
+    # -- the grammar ------------------------------------------------------------------------
+    def body(self, ch: str) -> Any:
+        """The grammar body of irregular placeholder `ch`."""
+        sink = self.sink
+        name = sink.names[ch] or "rule"
+        if ch in sink.bodies:
+            return self.as_body(self.lower(parse_body(name, sink.bodies[ch]), name, {}), name)
+        if ch in sink.lexemes:
+            holes = {cp: rule for cp, rule in sink.holes[ch].items()}
+            tree = _parse(name, sink.lexemes[ch])
+            if not has_lookaround(tree):
+                return self.as_body(self.lower(tree, name, holes), name)
+            return self.automaton_body(name, sink.lexemes[ch], holes)
+        raise refuse(f"placeholder {name!r} has no rule")
+
+    def as_body(self, x: Any, name: str) -> Any:
+        return self.lexeme(x, name) if isinstance(x, Lexeme) else x
+
+    def grammar(self, root: str) -> Grammar:
+        """Lower `root` and every rule it reaches."""
+        self.out.rules["start"] = self.as_body(self.lower(parse_body("start", root), "start", {}), "start")
+        while self.todo:
+            ch = self.todo.pop()
+            self.out.rules[self.rule_names[ch]] = self.body(ch)
+        return self.out
+
+    # -- value lexemes with holes and lookaheads ---------------------------------------------
+    def automaton_body(self, name: str, text: str, holes: dict[int, str]) -> Any:
+        """A value lexeme with holes and lookaheads from its exact automaton (derivatives of
+        its expression, hole characters as text): a rule per state that may still reach a hole,
+        moving one character (or one hole: its rule) at a time, and from each state the rest of
+        the value that reads no hole as one lexeme (the state's own expression, without holes)."""
+        expr = _expression(text, name, lookaheads=True)
+        dfa = _ByteRows(LexemeDFA(expr))
+        no_holes = rep(chars(_without_holes()), 0, None)
+        start = expr.id
+        # the states reachable on characters and holes, and which may reach a hole
+        moves: dict[int, dict[int, list[tuple[int, int]]]] = {}
+        todo = [start]
+        memo: dict = {}
+        while todo:
+            q = todo.pop()
+            if q in moves:
+                continue
+            if len(moves) >= MAX_HOLE_STATES:
+                raise refuse(f"the automaton of value lexeme {name!r} has more than {MAX_HOLE_STATES:,} states "
+                             "around its holes")
+            moves[q] = char_moves(dfa, q, memo)
+            todo.extend(t for t in moves[q] if t not in moves)
+        reaches = {q for q, m in moves.items()
+                   if any(a in _HOLES for rs in m.values() for lo, hi in rs for a, _z in _split_holes(lo, hi))}
+        changed = True
+        while changed:
+            changed = False
+            for q, m in moves.items():
+                if q not in reaches and any(t in reaches for t in m):
+                    reaches.add(q)
+                    changed = True
+        rule_of = {q: f"{name}_q{q}" for q in reaches}
+        for q in reaches:
+            alts: list[Any] = []
+            state = lexeme_of(q)
+            if state.nullable:
+                alts.append(Seq(()))
+            plain = inter(state, no_holes)  # the rest of the value without a hole
+            if plain is not EMPTY and plain is not EPSILON:
+                nonempty = inter(plain, _NONEMPTY)
+                if nonempty is not EMPTY:
+                    alts.append(self.lexeme(nonempty, name))
+            for t, ranges in moves[q].items():
+                if t not in reaches:
+                    continue
+                text_ranges: list[tuple[int, int]] = []
+                for lo, hi in ranges:
+                    for a, z in _split_holes(lo, hi):
+                        if a in _HOLES:
+                            alts.append(Seq((self.call(holes[a]) if a in holes else Choice(()), Ref(rule_of[t]))))
+                        else:
+                            text_ranges.append((a, z))
+                if text_ranges:
+                    alts.append(Seq((self.lexeme(chars(text_ranges), name), Ref(rule_of[t]))))
+            self.out.rules[rule_of[q]] = Choice(tuple(alts))
+        if start not in reaches:
+            return self.lexeme(inter(expr, no_holes), name)
+        return Ref(rule_of[start])
+
+
+class _ByteRows:
+    """A LexemeDFA read as json_schema.lexemes.char_moves reads a ByteDFA (`next_state`)."""
+
+    def __init__(self, dfa: LexemeDFA) -> None:
+        self.dfa = dfa
+
+    def next_state(self, state: int, byte: int) -> int:
+        return self.dfa.row(state)[byte]
+
+
+def _without_holes() -> tuple:
+    out, start = [], 0
+    for cp in sorted(_HOLES):
+        if start < cp:
+            out.append((start, cp - 1))
+        start = cp + 1
+    out.append((start, 0x10FFFF))
+    return tuple(out)
+
+
+def _split_holes(lo: int, hi: int) -> list[tuple[int, int]]:
+    """lo..hi cut so that every hole character is a range of its own."""
+    out, start = [], lo
+    for cp in sorted(h for h in _HOLES if lo <= h <= hi):
+        if start < cp:
+            out.append((start, cp - 1))
+        out.append((cp, cp))
+        start = cp + 1
+    if start <= hi:
+        out.append((start, hi))
+    return out
+
+
+def _parse(name: str, text: str) -> tuple:
+    try:
+        return parse_regex(text)
+    except RegexError as exc:
+        raise refuse(f"rule {name!r} has no regex tree ({exc})") from None
+
+
+def parse_body(name: str, text: str) -> tuple:
+    """The regex tree of a rule body's text (placeholders are characters of their own)."""
+    return _parse(name, text)
+
+
+def _expression(text: str, name: str, lookaheads: bool) -> Lexeme:
+    """The lexeme expression of a placeholder-free regex text (fullmatch)."""
+    tree = _parse(name, text)
+    try:
+        if lookaheads:
+            return tree_with_lookaheads(tree, text)
+        return from_regex_tree(tree, text)
+    except (RegexError, StateLimitError) as exc:
+        raise refuse(f"lexeme {name!r} has no engine form ({exc})") from None
+
