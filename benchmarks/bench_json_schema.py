@@ -285,6 +285,10 @@ def _language_acceptor(compiled):
         return lambda x: rx.fullmatch(x) is not None
     if compiled.path == "network":
         return lambda x: compiled.network.accepts(x.encode("utf-8"))
+    if compiled.path == "engine":
+        import dataclasses
+
+        return dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
     from lark.exceptions import LarkError
 
     from tokenguide.guides.cfg.grammar import build_lark

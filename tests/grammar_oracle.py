@@ -7,6 +7,7 @@ grammars (json_schema.grammar_checks has already proved their terminals apart).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable
 
@@ -41,13 +42,15 @@ def grammar_acceptor(grammar: str) -> Callable[[str], bool]:
 
 def acceptor(compiled: Any) -> Callable[[str], bool]:
     """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar
-    path, the network itself on the network path; and, when the compile left uniqueItems to check
+    path, the network itself on the network path, the engine's recogniser on the engine path; and, when the compile left uniqueItems to check
     on the values, that check."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         base = lambda text: rx.fullmatch(text) is not None  # noqa: E731
     elif compiled.path == "network":
         base = lambda text: compiled.network.accepts(text.encode("utf-8"))  # noqa: E731
+    elif compiled.path == "engine":
+        base = dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
     else:
         base = grammar_acceptor(compiled.grammar)
     if compiled.checks is None:

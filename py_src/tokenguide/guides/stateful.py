@@ -191,7 +191,11 @@ class Guide:
                 compiled = dataclasses.replace(regrammar, reason=f"the regex automaton is too large ({exc.msg}){why}")
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
-        if compiled.path == "network":
+        if compiled.path == "engine":
+            from ..engine import EngineGuide
+
+            guide = cls(EngineGuide(compiled.engine, vocabulary), max_rollback)
+        elif compiled.path == "network":
             from ..vocabulary import as_tokenizer
             from .network import NetworkGuide
 

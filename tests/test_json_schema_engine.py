@@ -1,0 +1,244 @@
+"""The engine path (compile_json_schema(path="engine"): json_schema.engine_grammar, engine.EngineGuide).
+
+Oracles: the network path and Lark's LALR parser of the grammar path (each where it takes the
+schema) and the regex path for the language, on the schemas of the network and grammar tests and
+random or deep documents; `jsonschema` for validity (no invalid instance accepted); for masks,
+every token read byte by byte through the engine on its own, and the network guide's masks.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import warnings
+
+import pytest
+
+lark = pytest.importorskip("lark")
+jsonschema = pytest.importorskip("jsonschema")
+
+import test_json_schema_grammar_expansion as expansion  # noqa: E402
+import test_json_schema_grammar_keys as keys_tests  # noqa: E402
+import test_json_schema_lookahead_holes as holes_tests  # noqa: E402
+from grammar_oracle import acceptor  # noqa: E402
+from random_json import random_values  # noqa: E402
+from test_json_schema_grammar import DIFF_SCHEMAS, DIFF_VALUES, TREE, deep_tree  # noqa: E402
+from test_json_schema_network import RECURSIVE  # noqa: E402
+
+from tokenguide.engine import EngineGuide  # noqa: E402
+from tokenguide.errors import ArgumentError, InvalidTokenError, UnsupportedSchemaError  # noqa: E402
+from tokenguide.ir.derivatives import LexemeDFA  # noqa: E402
+from tokenguide.ir.lookaheads import lexeme_with_lookaheads  # noqa: E402
+from tokenguide.ir.lexemes import LookaroundInLexemeError  # noqa: E402
+from tokenguide.json_schema import compile_json_schema  # noqa: E402
+
+
+def dumps(v, compact=True) -> str:
+    return json.dumps(v, separators=(",", ":") if compact else (", ", ": "), ensure_ascii=False)
+
+
+def _validator(schema):
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+#: every schema of the network and grammar tests, by name
+SCHEMAS = {
+    **{f"diff{i}": s for i, s in enumerate(DIFF_SCHEMAS)},
+    **{f"recursive{i}": s for i, s in enumerate(RECURSIVE)},
+    **{f"expansion_{k}": s for k, s in expansion.SCHEMAS.items()},
+    **{f"keys{i}": keys_tests.tree(extra) for i, extra in enumerate(keys_tests.SCHEMAS)},
+    **{f"holes_{k}": s for k, s in holes_tests.CASES.items()},
+    "wide_event": expansion.WIDE,
+    "pattern_and_length": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 4, "pattern": "^a"},
+                                                            "meta": {}}, "required": ["name"]},
+    "not_in_any": {"type": "array", "items": {"not": {"enum": [1, "a", [1]]}}},
+}
+
+
+def _documents(seed: int) -> list:
+    rnd = random.Random(seed)
+    docs = random_values(rnd, 250, [0, 7, -1, 2.5, 1e-05, "a", "abcde", "raw", "grub", None, True, False],
+                         ["name", "meta", "k", "rest", "value", "children", "a", "b", "c", "x", "y", "n", "free",
+                          "boot", "vol", "backing", "kids", "id"],
+                         leaf=0.3, array=0.3, array_len=3, deep=0.1, max_depth=4)
+    return docs + list(DIFF_VALUES) + [deep_tree(9), {"name": "ab", "meta": [[[[[[{"x": [1]}]]]]]]},
+                                       [{"k": "a", "rest": {"z": [[]]}}]]
+
+
+def _paths(schema) -> dict:
+    """The other paths that take `schema`: name -> text acceptor."""
+    out = {}
+    for path in ("network", "grammar"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out[path] = acceptor(compile_json_schema(schema, path=path))
+        except UnsupportedSchemaError:
+            pass
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_engine_language_equals_the_network_and_grammar_paths(name):
+    schema = SCHEMAS[name]
+    engine = compile_json_schema(schema, path="engine")
+    assert engine.path == "engine" and engine.engine is not None
+    others = _paths(schema)
+    assert others, "the network or grammar path takes every schema of their tests"
+    validator = _validator(schema)
+    docs = _documents(len(name))
+    if name == "wide_event":
+        rnd = random.Random(5)
+        docs = [expansion._value(rnd, schema) for _ in range(40)] + docs[:60]
+    verdicts = set()
+    for doc in docs:
+        for text in (dumps(doc), dumps(doc, compact=False)):
+            mine = engine.accepts(text)
+            for path, theirs in others.items():
+                assert mine == theirs(text), (path, text)
+            verdicts.add(mine)
+        if engine.accepts(dumps(doc)):
+            assert validator.is_valid(doc), doc  # never an invalid instance accepted
+    assert True in verdicts or name.startswith("holes_")
+
+
+@pytest.mark.parametrize("schema", DIFF_SCHEMAS, ids=range(len(DIFF_SCHEMAS)))
+def test_engine_and_regex_paths_give_the_same_language(schema):
+    rx = re.compile(compile_json_schema(schema, path="regex", max_recursion_depth=5).regex)
+    engine = compile_json_schema(schema, path="engine")
+    for v in DIFF_VALUES:
+        for text in (dumps(v), dumps(v, compact=False), dumps(v).replace(",", " , ")):
+            assert engine.accepts(text) == (rx.fullmatch(text) is not None), text
+
+
+@pytest.mark.parametrize("name", sorted(holes_tests.CASES))
+def test_free_form_values_under_lookaheads_are_exact(name):
+    """Value lexemes with holes (free-form values under not / oneOf / if): against jsonschema on
+    instances nesting deeper than any written-out level, every key order tried."""
+    schema = holes_tests.CASES[name]
+    engine = compile_json_schema(schema, path="engine")
+    instances = holes_tests._deep(len(name), 250) + [[], {}, [[]], {"a": {}}, {"b": []}]
+    assert holes_tests._wrong(schema, acceptor(engine), instances) == []
+
+
+LOOKAHEAD_REGEXES = [r'(?=a{0,2}$)a*b?', r'(?:(?="(?:[^"\\]){0,4}")(?:"a[^"\\]*"))', r'(?!ab)[ab]*',
+                     r'(?:(?=ab)a|b){0,3}b', r'x(?!y\Z)[xy]*', r'(?=.*c)(?!.*d)[a-d]{0,5}', r'a(?=b|\Z)b?',
+                     r'(?:(?=(?:a|b)*\Z)(?!.*bb).)*']
+
+
+@pytest.mark.parametrize("regex", LOOKAHEAD_REGEXES[:-1])
+def test_lookaheads_as_intersections_match_re(regex):
+    import itertools
+
+    dfa = LexemeDFA(lexeme_with_lookaheads(regex))
+    for n in range(6):
+        for letters in itertools.product('abcdxy"é', repeat=n):
+            text = "".join(letters)
+            assert dfa.accepts(text.encode()) == (re.fullmatch(regex, text) is not None), text
+
+
+def test_a_lookahead_under_an_unbounded_repeat_is_refused_by_name():
+    with pytest.raises(LookaroundInLexemeError, match="inside a repeat without a bound"):
+        lexeme_with_lookaheads(LOOKAHEAD_REGEXES[-1])
+
+
+def test_engine_path_reports_itself_and_checks_its_arguments():
+    c = compile_json_schema(TREE, path="engine")
+    assert (c.path, c.reason) == ("engine", "requested")
+    assert c.accepts('{"value":1,"children":[{"value":2}]}') and not c.accepts('{"value":1,}')
+    with pytest.raises(ArgumentError, match="'engine'"):
+        compile_json_schema(TREE, path="engines")
+    with pytest.raises(UnsupportedSchemaError, match="whitespace_pattern"):
+        compile_json_schema(TREE, path="engine", whitespace_pattern=r"\s*")
+
+
+def _tokens_of(vocab, text: bytes) -> list[int]:
+    """Longest-first tokens of `text` in `vocab`."""
+    by_first: dict[int, list[tuple[bytes, int]]] = {}
+    for i in range(vocab.vocab_size):
+        b = vocab.id_to_bytes(i)
+        if b:
+            by_first.setdefault(b[0], []).append((b, i))
+    out, pos = [], 0
+    while pos < len(text):
+        b, i = max((x for x in by_first[text[pos]] if text.startswith(x[0], pos)), key=lambda x: len(x[0]))
+        out.append(i)
+        pos += len(b)
+    return out
+
+
+MASK_CASES = [
+    (RECURSIVE[1], {"a": [1, [2, {"b": 3, "c": [[]]}]], "d": {}, "e": -40}),
+    (SCHEMAS["pattern_and_length"], {"name": "abé", "meta": [{"x": "naïve"}, None, 1.5e10]}),
+    (holes_tests.CASES["not empty array"], [[], {"x": [1, {"y": []}]}, "s"]),
+    (TREE, deep_tree(6)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MASK_CASES)))
+def test_engine_masks_are_each_tokens_own_walk_and_the_network_guides(case, gpt2_vocabulary):
+    from tokenguide.guides.stateful import Guide
+
+    schema, doc = MASK_CASES[case]
+    vocab = gpt2_vocabulary
+    engine = Guide.from_json_schema(schema, vocab, path="engine")
+    assert isinstance(engine.source, EngineGuide)
+    network = Guide.from_json_schema(schema, vocab, path="network")
+    inner = engine.source
+    rnd = random.Random(case)
+    every = range(vocab.vocab_size)
+    text = dumps(doc).encode()
+    ids = _tokens_of(vocab, text)
+    for step, token in enumerate(ids + [vocab.eos_token_id]):
+        mask = engine.mask_bytes()
+        assert mask == network.mask_bytes(), step  # the same language, the same vocabulary: the same masks
+        state = engine.get_state()
+        sample = every if step in (0, 3) else rnd.sample(every, 3000)
+        for t in sample:
+            if t == vocab.eos_token_id:
+                continue
+            walked = inner.advance_bytes(state, vocab.id_to_bytes(t)) is not None
+            assert bool(mask[t >> 3] >> (t & 7) & 1) == walked, (step, t, vocab.id_to_bytes(t))
+        assert bool(mask[token >> 3] >> (token & 7) & 1)
+        if token != vocab.eos_token_id:
+            engine.advance(token, return_tokens=False)
+            network.advance(token, return_tokens=False)
+    assert engine.is_finished() or engine.get_state().can_end()
+
+
+def test_engine_guide_refuses_tokens_and_early_eos(gpt2_vocabulary):
+    from tokenguide.guides.stateful import Guide
+
+    vocab = gpt2_vocabulary
+    guide = Guide.from_json_schema(TREE, vocab, path="engine")
+    with pytest.raises(InvalidTokenError):
+        guide.advance(vocab.eos_token_id)
+    with pytest.raises(InvalidTokenError):
+        guide.advance(vocab.get("[")[0])
+    for piece in ["{", '"', "value", '":', "1", "}"]:
+        guide.advance(vocab.get(piece)[0], return_tokens=False)
+    assert guide.mask_bytes()[vocab.eos_token_id >> 3] >> (vocab.eos_token_id & 7) & 1
+
+
+def test_engine_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
+    from tokenguide.guides.stateful import Guide
+    from tokenguide.guides.value_checks import ValueChecksGuide
+
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"},
+                                                         "uniqueItems": True}, "meta": {}}}
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary, path="engine")
+    assert guide.compiled.path == "engine" and guide.compiled.checks is not None
+    assert isinstance(guide.source, ValueChecksGuide) and isinstance(guide.source.inner, EngineGuide)
+    ok = '{"tags":["a","b"],"meta":[{"x":[]}]}'
+    assert guide.compiled.accepts(ok) and not guide.compiled.accepts('{"tags":["a","a"]}')
+    for token in _tokens_of(gpt2_vocabulary, ok.encode()):
+        guide.advance(token, return_tokens=False)
+    assert guide.mask_bytes()[gpt2_vocabulary.eos_token_id >> 3] >> (gpt2_vocabulary.eos_token_id & 7) & 1
+    guide.reset()
+    for token in _tokens_of(gpt2_vocabulary, b'{"tags":["a",'):
+        guide.advance(token, return_tokens=False)
+    dup = _tokens_of(gpt2_vocabulary, b'"a"]')
+    with pytest.raises(InvalidTokenError):
+        for token in dup:
+            guide.advance(token, return_tokens=False)
