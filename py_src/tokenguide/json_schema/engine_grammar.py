@@ -1,19 +1,20 @@
 """The engine path: a grammar-mode emission as an `ir.grammar.Grammar`, for `engine.EngineGuide`.
 
 The emitter's grammar mode writes regex text in which private-use placeholders stand for rules
-(recursive `$ref`s, free-form values, shared bodies), numbers and lexemes (module `grammar`).
-Here each text is parsed once into a regex tree and lowered: a placeholder of a rule that is
-not regular becomes a `Ref`, everything regular (text, numbers, lexemes, rules that call only
-regular rules, written in) is merged into as few lexemes as the tree allows (a whole
-`"key": "string"` is one), and around them sequences, alternations and repeats become `Seq`,
-`Choice` and `Repeat`. The engine reads every lexeme at every place it may end, so where a
-regular run is cut in two the language does not change. A lexeme's lookaheads (confined to it
-by the emitter) become intersections and complements (`ir.lookaheads`). A value lexeme whose
-automaton calls rules on hole characters (module `holes`) is lowered like a rule body with its
-holes as `Ref`s when it has no lookahead, and otherwise from its exact automaton: one rule per
-state that may still reach a hole, with the rest of the value as one lexeme from there.
-Refused by name (UnsupportedSchemaError) where it would not be exact: a lookahead in a rule
-body (it would look at a rule), a rule inside a character class.
+(recursive `$ref`s, free-form values, shared bodies), numbers and lexemes, and cuts mark where
+Lark's terminals would end (module `grammar`). Here each text is parsed once into a regex tree
+and lowered: a rule placeholder becomes a `Ref`, a number or a lexeme a lexeme of its own, so
+does every plain string (one lexeme shared by all grammars, whose token walks are cached per
+vocabulary), and each run of other text between cuts one lexeme (a key with its colon); around
+them sequences, alternations and repeats become `Seq`, `Choice` and `Repeat`. The engine reads
+every lexeme at every place it may end, so where a run is cut the language does not change.
+A lexeme's lookaheads (confined to it by the emitter) become intersections and complements
+(`ir.lookaheads`). A value lexeme whose automaton calls rules on hole characters (module
+`holes`) is lowered like a rule body with its holes as `Ref`s when it has no lookahead, and
+otherwise from its exact automaton: one rule per state that may still reach a hole, with the
+rest of the value as one lexeme from there. Refused by name (UnsupportedSchemaError) where it
+would not be exact: a lookahead in a rule body (it would look at a rule), a rule inside a
+character class, a lookahead under an unbounded repeat.
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ from ..ir.lookaheads import has_lookaround, tree_with_lookaheads
 from ..regex.parser import parse as parse_regex
 from .grammar_checks import refuse
 from .lexemes import HOLE_CHARS, char_moves
+from .text import STRING
 
 __all__ = ["MAX_HOLE_STATES", "grammar_from_emission"]
 
 #: states of a value lexeme's automaton walked to lower it around its holes (beyond: refused)
 MAX_HOLE_STATES = 4_000
 _NONEMPTY = rep(chars(((0, 0x10FFFF),)), 1, None)
+_STRING_TREE = parse_regex(STRING)
+_STRING_ITEMS = _STRING_TREE[1]
+_STRING = from_regex_tree(_STRING_TREE)
 _HOLES = frozenset(HOLE_CHARS)
 
 
@@ -48,91 +53,24 @@ def grammar_from_emission(root: str, sink: Any) -> Grammar:
         raise UnsupportedSchemaError("the schema nests too deeply for the engine path", None, "#") from None
 
 
+class _Break:
+    """A lexeme boundary (the emitter's cuts and marks): the text around it is not merged."""
+
+
+BREAK = _Break()
+
+
 class _Lowering:
-    """One emission's lowering: placeholders classified, regular ones as lexeme expressions."""
+    """One emission's lowering: bodies as grammar, runs of plain text as lexemes."""
 
     def __init__(self, sink: Any) -> None:
         self.sink = sink
         self.numbers = {ch: regex for regex, ch in sink.numbers.items()}
         self.out = Grammar(start="start")
         self.lexeme_index: dict[int, int] = {}  # expression id -> lexeme index
-        self.regular_memo: dict[str, Lexeme] = {}  # placeholder -> its language, when regular
+        self.expressions: dict[str, Lexeme] = {}  # placeholder of a number or lexeme -> its language
         self.rule_names: dict[str, str] = {}  # placeholder -> rule name in `out`
         self.todo: list[str] = []
-        self.irregular = self._irregular()
-
-    # -- which placeholders stand for regular languages -------------------------------------
-    def _calls(self, ch: str) -> set[str]:
-        sink = self.sink
-        if ch in sink.bodies:
-            return {c for c in sink.bodies[ch] if c in sink.names}
-        if ch in sink.lexemes:
-            return set(sink.holes.get(ch, {}).values())
-        return set()
-
-    def _irregular(self) -> set[str]:
-        """The placeholders whose language is not known regular: rules on a cycle of calls,
-        lexemes with holes, and whatever calls one of those."""
-        sink = self.sink
-        nodes = [ch for ch in sink.names if ch in sink.bodies or ch in sink.lexemes]
-        calls = {ch: self._calls(ch) for ch in nodes}
-        bad = {ch for ch in nodes if ch in sink.lexemes and sink.holes.get(ch)}
-        # rules on a cycle: Tarjan's strongly connected components, iteratively
-        index: dict[str, int] = {}
-        low: dict[str, int] = {}
-        stack: list[str] = []
-        on: set[str] = set()
-        counter = 0
-        for v0 in nodes:
-            if v0 in index:
-                continue
-            work = [(v0, iter(sorted(c for c in calls[v0] if c in calls)))]
-            index[v0] = low[v0] = counter
-            counter += 1
-            stack.append(v0)
-            on.add(v0)
-            while work:
-                v, it = work[-1]
-                advanced = False
-                for w in it:
-                    if w not in index:
-                        index[w] = low[w] = counter
-                        counter += 1
-                        stack.append(w)
-                        on.add(w)
-                        work.append((w, iter(sorted(c for c in calls[w] if c in calls))))
-                        advanced = True
-                        break
-                    if w in on:
-                        low[v] = min(low[v], index[w])
-                if advanced:
-                    continue
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == v:
-                            break
-                    if len(comp) > 1 or v in calls[v]:
-                        bad.update(comp)
-        # and whatever reaches one of those
-        callers: dict[str, set[str]] = {}
-        for v, cs in calls.items():
-            for c in cs:
-                callers.setdefault(c, set()).add(v)
-        todo = list(bad)
-        while todo:
-            c = todo.pop()
-            for v in callers.get(c, ()):
-                if v not in bad:
-                    bad.add(v)
-                    todo.append(v)
-        return bad
 
     # -- lexemes ----------------------------------------------------------------------------
     def lexeme(self, expr: Lexeme, name: str) -> Any:
@@ -148,30 +86,20 @@ class _Lowering:
             found = self.lexeme_index[expr.id] = self.out.add_lexeme(Terminal(f"{name}{len(self.out.lexemes)}", "", expr))
         return Lex(found)
 
-    def regular(self, ch: str) -> Lexeme:
-        """The language of regular placeholder `ch` as one expression."""
-        found = self.regular_memo.get(ch)
-        if found is not None:
-            return found
-        sink = self.sink
-        name = sink.names[ch] or "cut"
-        if not sink.names[ch]:
-            found = EPSILON
-        elif ch in self.numbers:
-            found = _expression(self.numbers[ch], name, lookaheads=False)
-        elif ch in sink.lexemes:
-            found = _expression(sink.lexemes[ch], name, lookaheads=True)
-        elif ch in sink.bodies:
-            found = self.lower(parse_body(name, sink.bodies[ch]), name, {})
-            if not isinstance(found, Lexeme):
-                raise refuse(f"rule {name!r} is taken as regular but calls a rule")
-        else:
-            raise refuse(f"placeholder {name!r} has no rule")
-        self.regular_memo[ch] = found
+    def expression(self, ch: str) -> Lexeme:
+        """The language of the number or lexeme (without holes) of placeholder `ch`."""
+        found = self.expressions.get(ch)
+        if found is None:
+            name = self.sink.names[ch]
+            if ch in self.numbers:
+                found = _expression(self.numbers[ch], name, lookaheads=False)
+            else:
+                found = _expression(self.sink.lexemes[ch], name, lookaheads=True)
+            self.expressions[ch] = found
         return found
 
     def ref(self, ch: str) -> Ref:
-        """A reference to the rule of irregular placeholder `ch` (its body lowered later)."""
+        """A reference to the rule of placeholder `ch` (its body lowered later)."""
         name = self.rule_names.get(ch)
         if name is None:
             name = self.rule_names[ch] = f"{self.sink.names[ch] or 'rule'}_{len(self.rule_names)}"
@@ -180,15 +108,17 @@ class _Lowering:
 
     # -- trees ------------------------------------------------------------------------------
     def lower(self, tree: tuple, name: str, holes: dict[int, str]) -> Any:
-        """A regex tree (no lookaheads) as a Lexeme when it calls no irregular rule, else as a
-        grammar body; `holes`: code point -> placeholder of the rule it stands for."""
+        """A regex tree (no lookaheads) as a Lexeme (plain text, to merge with its neighbours),
+        BREAK, or a grammar body; `holes`: code point -> placeholder of the rule it stands for."""
         kind = tree[0]
         if kind == "chars":
             return self.symbol(tree[1], name, holes)
         if kind in ("look", "end"):
             raise refuse(f"rule {name!r} holds a lookahead or an end anchor beside its calls")
+        if tree == _STRING_TREE:
+            return self.lexeme(_STRING, "string")  # one lexeme for every plain string: shared walks
         if kind == "seq":
-            items = [self.lower(item, name, holes) for item in tree[1]]
+            items = self.lower_items(tree[1], name, holes)
             if all(isinstance(x, Lexeme) for x in items):
                 return seq(*items)
             out: list[Any] = []
@@ -200,16 +130,19 @@ class _Lowering:
                 if run:
                     out.append(self.lexeme(seq(*run), name))
                     run = []
-                out.append(x)
+                if x is not BREAK:
+                    out.append(x)
             if run:
                 out.append(self.lexeme(seq(*run), name))
-            return Seq(tuple(out))
+            if not out:
+                return BREAK
+            return out[0] if len(out) == 1 else Seq(tuple(out))
         if kind == "alt":
             items = [self.lower(item, name, holes) for item in tree[1]]
             if all(isinstance(x, Lexeme) for x in items):
                 return alt(*items)
             regular = [x for x in items if isinstance(x, Lexeme)]
-            rest = [x for x in items if not isinstance(x, Lexeme)]
+            rest = [Seq(()) if x is BREAK else x for x in items if not isinstance(x, Lexeme)]
             if regular:
                 rest.insert(0, self.lexeme(alt(*regular), name))
             return Choice(tuple(rest))
@@ -217,8 +150,24 @@ class _Lowering:
             item = self.lower(tree[1], name, holes)
             if isinstance(item, Lexeme):
                 return rep(item, tree[2], tree[3])
+            if item is BREAK:
+                return BREAK
             return Repeat(item, tree[2], tree[3])
         raise refuse(f"rule {name!r}: unknown regex node {kind!r}")
+
+    def lower_items(self, items: list, name: str, holes: dict[int, str]) -> list:
+        """The items of a sequence lowered, each plain string in them (text.STRING, three items
+        in a row) as its lexeme."""
+        out = []
+        i, n, k = 0, len(items), len(_STRING_ITEMS)
+        while i < n:
+            if items[i] == _STRING_ITEMS[0] and items[i:i + k] == _STRING_ITEMS:
+                out.append(self.lexeme(_STRING, "string"))
+                i += k
+                continue
+            out.append(self.lower(items[i], name, holes))
+            i += 1
+        return out
 
     def symbol(self, ranges: tuple, name: str, holes: dict[int, str]) -> Any:
         """A character set of a body: text, or placeholders (one each, the emitter's alternation
@@ -231,8 +180,7 @@ class _Lowering:
                 if any(cp not in holes for cp in range(lo, hi + 1)):
                     raise refuse(f"lexeme {name!r} reads a hole character as text")
                 parts.extend(self.call(holes[cp]) for cp in range(lo, hi + 1))
-            elif chr(lo) in sink.names and all(chr(cp) in sink.names for cp in range(lo, min(hi, lo + 64) + 1)) \
-                    and hi - lo < 64:
+            elif hi - lo < 64 and all(chr(cp) in sink.names for cp in range(lo, hi + 1)):
                 parts.extend(self.call(chr(cp)) for cp in range(lo, hi + 1))
             else:
                 text.append((lo, hi))
@@ -240,19 +188,23 @@ class _Lowering:
             parts.insert(0, chars(text))
         if len(parts) == 1:
             return parts[0]
-        if all(isinstance(x, Lexeme) for x in parts):
-            return alt(*parts)
         regular = [x for x in parts if isinstance(x, Lexeme)]
-        rest = [x for x in parts if not isinstance(x, Lexeme)]
+        rest = [Seq(()) if x is BREAK else x for x in parts if not isinstance(x, Lexeme)]
         if regular:
             rest.insert(0, self.lexeme(alt(*regular), name))
         return Choice(tuple(rest))
 
     def call(self, ch: str) -> Any:
-        """Placeholder `ch` in a body: its language (regular) or a reference to its rule."""
-        if ch in self.irregular:
+        """Placeholder `ch` in a body: a boundary, a lexeme of its own (numbers, lexemes without
+        holes) or a reference to its rule."""
+        sink = self.sink
+        if not sink.names[ch]:
+            return BREAK
+        if ch in self.numbers or (ch in sink.lexemes and not sink.holes.get(ch)):
+            return self.lexeme(self.expression(ch), sink.names[ch])
+        if ch in sink.bodies or ch in sink.lexemes:
             return self.ref(ch)
-        return self.regular(ch)
+        raise refuse(f"placeholder {sink.names[ch]!r} has no rule")
 
     # -- the grammar ------------------------------------------------------------------------
     def body(self, ch: str) -> Any:
@@ -270,6 +222,8 @@ class _Lowering:
         raise refuse(f"placeholder {name!r} has no rule")
 
     def as_body(self, x: Any, name: str) -> Any:
+        if x is BREAK:
+            return Seq(())
         return self.lexeme(x, name) if isinstance(x, Lexeme) else x
 
     def grammar(self, root: str) -> Grammar:
