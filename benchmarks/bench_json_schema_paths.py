@@ -11,6 +11,7 @@ before EOS, each timed; the guide is fresh, process-wide caches are as earlier s
 
     python benchmarks/bench_json_schema_paths.py [--every N] [--offset K] [--paths grammar,network,engine,auto]
                                                  [--limit SECONDS] [--jobs N] [--json FILE]
+    python benchmarks/bench_json_schema_paths.py --report FILE [--paths ...]   (the table of a --json file)
 """
 
 from __future__ import annotations
@@ -182,21 +183,30 @@ def main() -> int:
     ap.add_argument("--paths", default="grammar,network,engine,auto")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds per compile (3x guide, 6x judge and walk)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--json", default=None, help="write the per-file results here")
+    ap.add_argument("--json", default=None, help="write the per-file results here (JSON lines)")
+    ap.add_argument("--report", default=None, help="only print the report of a --json file")
     args = ap.parse_args()
+    if args.report:
+        results = [json.loads(line) for line in Path(args.report).read_text(encoding="utf-8").splitlines()]
+        report(results, [p for p in args.paths.split(",") if all(p in r for r in results)])
+        return 0
     if not DATA.exists():
         print(f"no JSONSchemaBench data at {DATA}")
         return 1
     files = sorted(glob.glob(str(DATA / "*.json")))[args.offset::args.every]
     paths = args.paths.split(",")
     t0 = time.time()
+    results = []
+    sink = open(args.json, "w", encoding="utf-8") if args.json else None  # one line per file, as they come
     with mp.get_context("fork").Pool(args.jobs, initializer=init_worker, maxtasksperchild=20) as pool:
-        results = list(pool.imap(run_file, [(f, paths, args.limit) for f in files], chunksize=1))
+        for res in pool.imap(run_file, [(f, paths, args.limit) for f in files], chunksize=1):
+            results.append(res)
+            if sink:
+                sink.write(json.dumps(res) + "\n")
+                sink.flush()
     print(f"python benchmarks/bench_json_schema_paths.py --every {args.every} --offset {args.offset} "
           f"--paths {args.paths} --limit {args.limit} ({time.time() - t0:.0f} s)\n")
     report(results, paths)
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The engine path (compile_json_schema(path="engine"): json_schema.engine_grammar, engine.EngineGuide).
+"""The engine path (compile_json_schema(path="engine"): json_schema.engine_grammar, guides.grammar.GrammarGuide).
 
 Oracles: the network path and Lark's LALR parser of the grammar path (each where it takes the
 schema) and the regex path for the language, on the schemas of the network and grammar tests and
@@ -26,7 +26,7 @@ from random_json import random_values  # noqa: E402
 from test_json_schema_grammar import DIFF_SCHEMAS, DIFF_VALUES, TREE, deep_tree  # noqa: E402
 from test_json_schema_network import RECURSIVE  # noqa: E402
 
-from tokenguide.engine import EngineGuide  # noqa: E402
+from tokenguide.guides.grammar import GrammarGuide  # noqa: E402
 from tokenguide.errors import ArgumentError, InvalidTokenError, UnsupportedSchemaError  # noqa: E402
 from tokenguide.ir.derivatives import LexemeDFA  # noqa: E402
 from tokenguide.ir.lookaheads import lexeme_with_lookaheads  # noqa: E402
@@ -183,7 +183,7 @@ def test_engine_masks_are_each_tokens_own_walk_and_the_network_guides(case, gpt2
     schema, doc = MASK_CASES[case]
     vocab = gpt2_vocabulary
     engine = Guide.from_json_schema(schema, vocab, path="engine")
-    assert isinstance(engine.source, EngineGuide)
+    assert isinstance(engine.source, GrammarGuide)
     network = Guide.from_json_schema(schema, vocab, path="network")
     inner = engine.source
     rnd = random.Random(case)
@@ -229,7 +229,7 @@ def test_engine_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
                                                          "uniqueItems": True}, "meta": {}}}
     guide = Guide.from_json_schema(schema, gpt2_vocabulary, path="engine")
     assert guide.compiled.path == "engine" and guide.compiled.checks is not None
-    assert isinstance(guide.source, ValueChecksGuide) and isinstance(guide.source.inner, EngineGuide)
+    assert isinstance(guide.source, ValueChecksGuide) and isinstance(guide.source.inner, GrammarGuide)
     ok = '{"tags":["a","b"],"meta":[{"x":[]}]}'
     assert guide.compiled.accepts(ok) and not guide.compiled.accepts('{"tags":["a","a"]}')
     for token in _tokens_of(gpt2_vocabulary, ok.encode()):

@@ -131,7 +131,7 @@ def test_compile_json_schema_network_path_reports_itself_and_checks_its_argument
     c = compile_json_schema(TREE, path="network")
     assert c.path == "network" and c.regex is None and c.grammar is None
     assert "requested" in c.reason and c.accepts(dumps(deep_tree(12))) and not c.accepts('{"value":101}')
-    with pytest.raises(Exception, match="'auto', 'regex', 'grammar' or 'network'"):
+    with pytest.raises(Exception, match="'auto', 'regex', 'grammar', 'network' or 'engine'"):
         compile_json_schema(TREE, path="networks")
 
 

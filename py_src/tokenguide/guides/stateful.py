@@ -192,9 +192,9 @@ class Guide:
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
         if compiled.path == "engine":
-            from ..engine import EngineGuide
+            from .grammar import GrammarGuide
 
-            guide = cls(EngineGuide(compiled.engine, vocabulary), max_rollback)
+            guide = cls(GrammarGuide(compiled.engine, vocabulary), max_rollback)
         elif compiled.path == "network":
             from ..vocabulary import as_tokenizer
             from .network import NetworkGuide

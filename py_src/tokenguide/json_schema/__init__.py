@@ -9,7 +9,8 @@ same documents where both apply but without the depth limits. Modules: `normaliz
 inside its items), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
-`member_rules` (wide objects as left-linear rules).
+`member_rules` (wide objects as left-linear rules), `rule_network` (the network path), `engine_grammar`
+(the engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide).
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
 set of JSON texts, in the output format below, of the instances the schema accepts. The regex
@@ -278,7 +279,7 @@ class CompiledSchema:
     depth_capped: bool = False
     #: the network path's automata (a regex.network.RuleNetwork), where `path` is "network"
     network: Any = None
-    #: the engine path's grammar (an ir.grammar.Grammar, for engine.EngineGuide), where `path` is "engine"
+    #: the engine path's grammar (an ir.grammar.Grammar, for guides.grammar.GrammarGuide), where `path` is "engine"
     engine: Any = None
     #: arrays whose distinct items and strings whose regex syntax the regex/grammar leaves out, to
     #: check on the values (a value_checks.ValueChecks; None: the regex/grammar alone is exact)
@@ -299,13 +300,13 @@ class CompiledSchema:
 
 
 def _engine_recogniser(compiled: CompiledSchema) -> Any:
-    """An EngineGuide of the compiled grammar over single bytes (kept on `compiled`), to read texts."""
+    """An engine.Matcher of the compiled grammar over single bytes (kept on `compiled`), to read texts."""
     found = compiled.__dict__.get("_recogniser")
     if found is None:
-        from ..engine import EngineGuide
+        from ..engine import Matcher
         from ..vocabulary import Vocabulary
 
-        found = EngineGuide(compiled.engine, Vocabulary(256, {bytes((b,)): b for b in range(256)}))
+        found = Matcher(compiled.engine, Vocabulary(256, {bytes((b,)): b for b in range(256)}))
         object.__setattr__(compiled, "_recogniser", found)
     return found
 
@@ -655,7 +656,7 @@ def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
 
 
 def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
-    """The engine path: the grammar-mode emission as an ir.grammar.Grammar for engine.EngineGuide
+    """The engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide
     (json_schema.engine_grammar); with oneOf over open objects told apart by their keys when the
     plain emission is refused."""
     from .engine_grammar import grammar_from_emission

@@ -1,4 +1,4 @@
-"""The engine path: a grammar-mode emission as an `ir.grammar.Grammar`, for `engine.EngineGuide`.
+"""The engine path: a grammar-mode emission as an `ir.grammar.Grammar`, for `guides.grammar.GrammarGuide`.
 
 The emitter's grammar mode writes regex text in which private-use placeholders stand for rules
 (recursive `$ref`s, free-form values, shared bodies), numbers and lexemes, and cuts mark where
