@@ -169,6 +169,6 @@ class TokenguideBackend:
         return TokenguideLogitsProcessor(guide, self.tensor_library_name)
 
     def get_cfg_logits_processor(self, grammar: Any) -> TokenguideLogitsProcessor:
-        """A processor for the language of a Lark grammar (LALR; outlines' `CFG(...)` or its text)."""
+        """A processor for the language of a Lark grammar (`Guide.from_grammar`; outlines' `CFG(...)` or its text)."""
         grammar = getattr(grammar, "definition", grammar)
         return TokenguideLogitsProcessor(Guide.from_grammar(grammar, self.tokenizer), self.tensor_library_name)
