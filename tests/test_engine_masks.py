@@ -130,3 +130,32 @@ def test_counted_lexemes_masks_equal_each_tokens_own_walk(gpt2_vocabulary):
                 continue
             walked = guide.advance_bytes(state, gpt2_vocabulary.id_to_bytes(t)) is not None
             assert walked == (t in allowed), (text[-12:], t, gpt2_vocabulary.id_to_bytes(t))
+
+
+def test_keys_that_are_not_declared_masks_equal_each_tokens_own_walk():
+    """A lexeme `string & ~declared` reads on as any string once it differs from the declared
+    keys: its walks are delegated to the string's (TrieWalks._delegated); still exact, on a
+    vocabulary with every byte and tokens that end a declared key or another one."""
+    from tokenguide.vocabulary import Vocabulary
+
+    words = [b'age"', b'age":', b'agent"', b'ag', b'name"', b'names"', b'first":1', b'x"', b'"age"', b'"agex"',
+             b'"', b'":', b'a\\"', b'\xc3\xa9"', b'ge"', b'e"', b'irst"']
+    mapping = {bytes([b]): b for b in range(256)}
+    mapping.update({w: 256 + i for i, w in enumerate(words)})
+    vocabulary = Vocabulary(300, mapping)
+    grammar = (
+        'start: "{" KEY ":" "1" "}"\n'
+        'KEY: /"(?:[^"\\\\\\x00-\\x1f]|\\\\.)*"/ & ~/"(age|name|first)"/\n'
+    )
+    guide = GrammarGuide.from_lark(grammar, vocabulary)
+    for text in (b'{', b'{"', b'{"a', b'{"ag', b'{"age', b'{"x', b'{"n\xc3', b'{"fir', b'{"names'):
+        state = guide.advance_bytes(guide.initial_state, text)
+        assert state is not None, text
+        allowed = set(guide.allowed_token_ids(state))
+        for t in range(300):
+            data = vocabulary.id_to_bytes(t)
+            if data is None:
+                continue
+            walked = guide.advance_bytes(state, data) is not None
+            assert walked == (t in allowed), (text, data)
+    assert guide.accepts_bytes(b'{"agent":1}') and guide.accepts_bytes(b'{"ag":1}') and not guide.accepts_bytes(b'{"age":1}')

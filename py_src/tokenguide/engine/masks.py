@@ -11,7 +11,7 @@ String contents, numbers and keys, most of a document, are whole cached token se
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ..index.trie import PreparedVocabulary, prepare_vocabulary
@@ -34,6 +34,8 @@ LOOP_BYTES = 32
 #: the short-token window is the smallest depth past which the long tokens' paths hold at most
 #: this many trie nodes (those are walked exactly, from the state itself)
 LONG_PATH_NODES = 3_000
+#: a node's walk is delegated to a looping state's when at least this many children agree
+DELEGATE_CHILDREN = 16
 
 
 class TrieWalks:
@@ -56,6 +58,7 @@ class TrieWalks:
         self._looping: dict[int, bool] = {}
         self._canonical: dict[int, int] = {}
         self._loop_masks: dict[int, int] = {}
+        self._key_nodes: list[int] = []
         self.vocab_size = prepared.vocab_size
         self.deepest: list[int] = []
         self.window, self.long_keys, self.long_paths = self._long_tokens()
@@ -165,9 +168,76 @@ class TrieWalks:
         key = (state, node, 0)
         found = self._cache.get(key)
         if found is None:
-            found = self._walk(state, node)
+            found = self._delegated(state, node)
+            if found is None:
+                found = self._walk(state, node)
             self._remember(self._cache, key, found, self._size(found))
         return found
+
+    def _delegated(self, state: int, node: int) -> Any:
+        """`short_summary(state, node)` from a looping state's: where the byte below `node`
+        takes `state` and a looping state u to the same state (a key that is not one of the
+        declared ones, once it differs from them all, reads on as any string does), the subtree
+        is u's, already walked and cached; only the other children are walked from `state`.
+        None when no such u covers most children."""
+        trie = self.trie
+        labels, ends, keys_before = trie.labels, trie.ends, trie.keys_before
+        kids = []
+        i = node + 1
+        while i < ends[node]:
+            kids.append(i)
+            i = ends[i]
+        if len(kids) < DELEGATE_CHILDREN:
+            return None
+        row = LEXER_STATES.row(state)
+        counts: dict[int, int] = {}
+        for c in kids:
+            nxt = row[labels[c]]
+            if nxt >= 0 and nxt != state:
+                counts[nxt] = counts.get(nxt, 0) + 1
+        if not counts:
+            return None
+        u = max(counts, key=counts.__getitem__)
+        if counts[u] < DELEGATE_CHILDREN or not (self._looping.get(u) if u in self._looping else self._is_looping(u)):
+            return None
+        theirs = LEXER_STATES.row(u)
+        other = [c for c in kids if row[labels[c]] != theirs[labels[c]]]
+        if len(other) * 4 > len(kids):
+            return None
+        inside, groups = self.short_summary(u, node)
+        if not other:
+            return inside, groups
+        starts = [c for c in other]
+        stops = [ends[c] for c in other]
+
+        def outside(m: int) -> bool:
+            j = bisect_right(starts, m) - 1
+            return j < 0 or m >= stops[j]
+
+        if type(inside) is int:
+            for c in other:
+                inside &= ~trie.range_mask(keys_before[c], keys_before[ends[c]])
+        else:
+            position = trie.position
+            inside = tuple(t for t in inside if outside(self._node_of_key(position[t])))
+        kept = []
+        for v, group, nodes in groups:
+            mine = tuple(m for m in nodes if outside(m))
+            if len(mine) == len(nodes):
+                kept.append((v, group, nodes))
+            elif mine:
+                self._groups += 1
+                kept.append((v, self._groups, mine))
+        own_inside, own_groups = self._walk(state, node, other)
+        return self._merge([inside, own_inside]), tuple(kept) + own_groups
+
+    def _node_of_key(self, key: int) -> int:
+        """The trie node where key `key` ends."""
+        nodes = self._key_nodes
+        if not nodes:
+            trie = self.trie
+            nodes.extend(i for i in range(len(trie.ends_key)) if trie.ends_key[i])
+        return nodes[key]
 
     @staticmethod
     def _size(found: tuple) -> int:
@@ -239,7 +309,7 @@ class TrieWalks:
         cache[key] = value
         self._bytes += size
 
-    def _walk(self, state: int, node: int) -> tuple[Any, tuple]:
+    def _walk(self, state: int, node: int, only: Any = None) -> tuple[Any, tuple]:
         """Walk the subtree of `node` from `state`; below a node where another looping state is
         reached (inside a string, whatever lexeme led there), that state's own cached walk is
         taken, so string contents are walked once per vocabulary for every lexeme."""
@@ -261,46 +331,46 @@ class TrieWalks:
         loop_masks = self._loop_masks
         looping = self._looping
         window = self.window
-        i = node + 1
-        end = ends[node]
-        while i < end:
-            d = depths[i]
-            if d > window:  # only tokens longer than the window below: `_long_walk` reads them
-                i = ends[i]
-                continue
-            parent = states[d - 1]
-            r = rows[parent]
-            if r is None:
-                r = row_of(parent)
-            s = r[labels[i]]
-            if s < 0:
-                i = ends[i]
-                continue
-            states[d] = s
-            if ends_key[i]:
-                keys.append(keys_before[i])
-            if children[i]:
-                loop = loop_masks.get(s)
-                if loop is None:
-                    loop = self._loop_mask(s)
-                if loop and not below[i] & ~loop and deepest[i] <= window:
-                    # every byte below leads back to s (not final): the whole subtree is alive
-                    spans.append((keys_before[i] + ends_key[i], keys_before[ends[i]]))
+        segments = [(node + 1, ends[node])] if only is None else [(c, ends[c]) for c in only]
+        for i, end in segments:
+            while i < end:
+                d = depths[i]
+                if d > window:  # only tokens longer than the window below: `_long_walk` reads them
                     i = ends[i]
                     continue
-            if s != state and children[i] and (looping.get(s) if s in looping else self._is_looping(s)):
-                inside, sub_groups = self.short_summary(s, i)
-                parts.append(inside)
-                groups.extend(sub_groups)
-                i = ends[i]
-                continue
-            if final[s] and children[i]:
-                group = exits.get(s)
-                if group is None:
-                    exits[s] = [i]
-                else:
-                    group.append(i)
-            i += 1
+                parent = states[d - 1]
+                r = rows[parent]
+                if r is None:
+                    r = row_of(parent)
+                s = r[labels[i]]
+                if s < 0:
+                    i = ends[i]
+                    continue
+                states[d] = s
+                if ends_key[i]:
+                    keys.append(keys_before[i])
+                if children[i]:
+                    loop = loop_masks.get(s)
+                    if loop is None:
+                        loop = self._loop_mask(s)
+                    if loop and not below[i] & ~loop and deepest[i] <= window:
+                        # every byte below leads back to s (not final): the whole subtree is alive
+                        spans.append((keys_before[i] + ends_key[i], keys_before[ends[i]]))
+                        i = ends[i]
+                        continue
+                if s != state and children[i] and (looping.get(s) if s in looping else self._is_looping(s)):
+                    inside, sub_groups = self.short_summary(s, i)
+                    parts.append(inside)
+                    groups.extend(sub_groups)
+                    i = ends[i]
+                    continue
+                if final[s] and children[i]:
+                    group = exits.get(s)
+                    if group is None:
+                        exits[s] = [i]
+                    else:
+                        group.append(i)
+                i += 1
         for s, nodes in exits.items():
             self._groups += 1
             groups.append((s, self._groups, tuple(nodes)))
