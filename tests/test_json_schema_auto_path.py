@@ -130,10 +130,10 @@ def test_guide_falls_back_to_the_grammar_path_when_the_automaton_is_too_large():
     assert regex.index is not None and regex.compiled.path == "regex"
     with pytest.raises(StateLimitError):
         Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False, path="regex")
-    # a counted repeat too large for a Lark terminal: the network path builds its automaton lazily
+    # a counted repeat too large for a Lark terminal: the engine path builds its automaton lazily
     big = Guide.from_json_schema({"type": "string", "pattern": "^([a-z]x){0,15000}$"}, vocab, lazy=False,
                                  max_states=3, use_cache=False)
-    assert big.compiled.path == "network" and "terminal's automaton is too large" in big.compiled.reason
+    assert big.compiled.path == "engine" and "terminal's automaton is too large" in big.compiled.reason
     for ch in '"axbx"':
         big.advance(chars.index(ch))
     assert big.is_finished() and chars.index("a") not in big.get_tokens()
@@ -228,12 +228,12 @@ def test_items_counted_past_the_regex_limit_take_the_grammar_path():
         assert acceptor(dumps(doc)) == want, doc
     assert verdicts == {True, False}
     # past the grammar's first total of alternatives, by an estimated factor the inline retry
-    # with the higher total takes (json_schema.grammar._estimate); "auto" takes the network path
+    # with the higher total takes (json_schema.grammar._estimate); "auto" takes the engine path
     # of the first grammar's rules instead
     wider = {**schema, "maxItems": 9}
     compiled = compile_json_schema(wider, path="grammar")
     auto = compile_json_schema(wider)
-    assert compiled.path == "grammar" and auto.path == "network" and "Lark grammar was refused" in auto.reason
+    assert compiled.path == "grammar" and auto.path == "engine" and "Lark grammar was refused" in auto.reason
     acceptor = grammar_acceptor(compiled.grammar)
     for doc in docs + [[{"p0": "a"}] * 9, [{"p0": "a"}] * 10, [{}] * 7 + [{"p0": "a"}] * 2]:
         assert acceptor(dumps(doc)) == jsonschema.Draft202012Validator(wider).is_valid(doc), doc

@@ -66,11 +66,11 @@ def _instances(seed: int, n: int) -> list:
 def test_nested_open_objects_take_the_exact_grammar_path(name):
     """Refused before ("a rule would expand into more than 600 alternatives"), so "auto" fell
     back to the depth-capped regex. The Lark grammar's retries take them (path="grammar"); "auto"
-    takes the network path where the first Lark grammar is refused."""
+    takes the engine path where the first Lark grammar is refused."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
         compiled = compile_json_schema(SCHEMAS[name])
-    assert compiled.path == "network" and not compiled.depth_capped and "Lark grammar was refused" in compiled.reason
+    assert compiled.path == "engine" and not compiled.depth_capped and "Lark grammar was refused" in compiled.reason
     assert compile_json_schema(SCHEMAS[name], path="grammar").path == "grammar"
 
 

@@ -169,8 +169,8 @@ def test_alternative_objects_sharing_first_members_retry_as_right_linear_rules()
     assert compiled.path == "grammar" and not compiled.depth_capped
     p = parser(compiled.grammar)
     v = jsonschema.Draft202012Validator(schema)
-    auto = compile_json_schema(schema)  # "auto": the network path, where the first Lark grammar is refused
-    assert auto.path == "network" and not auto.depth_capped
+    auto = compile_json_schema(schema)  # "auto": the engine path, where the first Lark grammar is refused
+    assert auto.path == "engine" and not auto.depth_capped
     for t in doc["tests"]:  # its instances, compact, are in schema order
         assert accepts(p, dumps(t["data"])) == v.is_valid(t["data"]), dumps(t["data"])[:200]
         assert auto.accepts(dumps(t["data"])) == v.is_valid(t["data"]), dumps(t["data"])[:200]

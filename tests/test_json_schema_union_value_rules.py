@@ -99,9 +99,9 @@ def test_unions_of_nested_objects_take_the_exact_grammar_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
         compiled = compile_json_schema(schema, path="grammar")
-        auto = compile_json_schema(schema)  # the network path, where the first Lark grammar is refused
+        auto = compile_json_schema(schema)  # the engine path, where the first Lark grammar is refused
     assert compiled.path == "grammar" and not compiled.depth_capped
-    assert auto.path == "network" and not auto.depth_capped
+    assert auto.path == "engine" and not auto.depth_capped
     assert "\nv0: " in compiled.grammar  # written with member values as rules
     instances = _mutants(random.Random(name), seeds, 400)
     validator = jsonschema.validators.validator_for(schema)(schema)
@@ -166,11 +166,11 @@ AMBIGUOUS = {"type": "array", "items": {"anyOf": [
 def test_two_member_rules_that_read_one_text_are_refused_not_guessed():
     """Both branches' `a` objects accept {} (and {"x": 1, "y": "s"}): as two rules at one place
     of the union's automaton, LALR cannot choose, and the check refuses that writing; the
-    grammar path takes another one, exact, and "auto" the network path (both readings live)."""
+    grammar path takes another one, exact, and "auto" the engine path (both readings live)."""
     with pytest.raises(UnsupportedSchemaError, match="LALR"):
         _value_rules_grammar(AMBIGUOUS)
     seeds = [[{"a": {}}, {"a": {"x": 1, "y": "s"}, "b": [[{}]]}, {"a": {"y": "t"}, "c": "u"}]]
-    for path, taken in (("grammar", "grammar"), ("auto", "network")):
+    for path, taken in (("grammar", "grammar"), ("auto", "engine"), ("network", "network")):
         compiled = compile_json_schema(AMBIGUOUS, path=path)
         assert compiled.path == taken and not compiled.depth_capped
         assert _wrong(AMBIGUOUS, acceptor(compiled), _mutants(random.Random(5), seeds, 300)) == []

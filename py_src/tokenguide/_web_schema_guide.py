@@ -1,6 +1,6 @@
 """The web app's live guide over a JSON Schema: `Guide.from_json_schema` stepped state by state.
 
-The library chooses the path (regex, grammar or network; `Guide.compiled` says which and why);
+The library chooses the path (regex, grammar, engine or network; `Guide.compiled` says which and why);
 `SchemaSteps` gives the stateful Guide the stateless interface the live guide steps through
 (a state is a Guide copy).
 """
@@ -19,6 +19,7 @@ _PATHS = {
     "regex": "regex path: a token automaton of the schema's regex, built lazily state by state",
     "grammar": "grammar path: a Lark LALR grammar run by CFGGuide",
     "network": "network path: a network of automata run by NetworkGuide",
+    "engine": "engine path: the schema's rules as a grammar run by the engine (GrammarGuide)",
 }
 
 

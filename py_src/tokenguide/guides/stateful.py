@@ -177,8 +177,12 @@ class Guide:
                     try:
                         regrammar = compile_json_schema(schema, path="grammar", **options)
                     except UnsupportedSchemaError as lark_refusal:
-                        regrammar = compile_json_schema(schema, path="network", **options)
-                        why = f"; network path (the Lark grammar was refused: {lark_refusal})"
+                        try:
+                            regrammar = compile_json_schema(schema, path="engine", **options)
+                            why = f"; engine path (the Lark grammar was refused: {lark_refusal})"
+                        except UnsupportedSchemaError:
+                            regrammar = compile_json_schema(schema, path="network", **options)
+                            why = f"; network path (the Lark grammar was refused: {lark_refusal})"
                 except UnsupportedSchemaError as refusal:
                     where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
                         f"at {refusal.pointer or '#'}"

@@ -616,20 +616,31 @@ def _has_ref(node: Any) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class EngineChoice:
+    """What "auto"'s grammar path made for the engine: the ir.grammar.Grammar, and why it was taken."""
+
+    grammar: Any
+    why: str
+
+
 def _grammar_schema(reason: str, made: Any) -> CompiledSchema:
-    """The CompiledSchema of what `_grammar` made: Lark text, or a RuleNetwork (network path)."""
+    """The CompiledSchema of what `_grammar` made: Lark text, an EngineChoice (engine path) or a
+    RuleNetwork (network path)."""
     if isinstance(made, str):
         return CompiledSchema("grammar", reason, grammar=made)
+    if isinstance(made, EngineChoice):
+        return CompiledSchema("engine", f"{reason}; {made.why}", engine=made.grammar)
     return CompiledSchema("network", f"{reason}; {made.why}", network=made)
 
 
 def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
              first: list | None = None) -> tuple[Any, Any]:
-    """"auto"'s grammar path: `_lark_grammar` with the network path (the rules as a network of
-    byte automata, json_schema.rule_network: no lexer and no LALR table to refuse them) tried on
-    the emission whose first Lark grammar is refused. (Where every emission is refused, the
-    network path's own emissions, the same ones, would be too.) Returns (Lark text or
-    RuleNetwork, the emission's sink)."""
+    """"auto"'s grammar path: `_lark_grammar` with the engine path (the same rules run by the
+    engine, json_schema.engine_grammar: no lexer and no LALR table to refuse them), else the
+    network path (json_schema.rule_network), tried on the emission whose first Lark grammar is
+    refused. (Where every emission is refused, those paths' own emissions, the same ones, would
+    be too.) Returns (Lark text, EngineChoice or RuleNetwork, the emission's sink)."""
     return _lark_grammar(schema, whitespace_pattern, lenient, order, first, network=True)
 
 
@@ -723,7 +734,16 @@ def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, or
     try:
         return grammar_from_placeholders(root, sink), sink
     except UnsupportedSchemaError as first:
-        if network:  # the same rules as a network of byte automata: no lexer or LALR table
+        if network:
+            # the same rules run by the engine (an Earley recogniser: no LALR table, no lexer
+            # choosing between terminals), else as a network of byte automata
+            from .engine_grammar import grammar_from_emission
+
+            try:
+                return EngineChoice(grammar_from_emission(root, sink),
+                                    f"engine path (the Lark grammar was refused: {first})"), sink
+            except UnsupportedSchemaError:
+                pass
             try:
                 rules = network_from_placeholders(root, sink)
             except UnsupportedSchemaError:
