@@ -37,7 +37,7 @@ from .vocabulary import Tokenizer, Vocabulary
 __version__ = "0.2.0"
 
 _LAZY = {
-    "CFGGuide": ("guides.cfg", "CFGGuide"),
+    "CFGGuide": ("guides.grammar", "CFGGuide"),
     "ReferenceCFGGuide": ("guides.cfg", "ReferenceCFGGuide"),
     "build_regex_from_schema": ("json_schema", "build_regex_from_schema"),
     "compile_json_schema": ("json_schema", "compile_json_schema"),

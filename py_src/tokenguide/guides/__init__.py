@@ -5,8 +5,9 @@
 - `RegexGuide.from_regex(regex, tokenizer)`: regex constraint on the core Index (cached).
 - `Guide`: outlines-core's stateful guide (one per sequence) over an index or any guide, with
   rollback and `write_mask_into`; `MaskCache`: the byte-bounded LRU of packed masks.
-- `CFGGuide(grammar, tokenizer)`: Lark grammar constraint (`guides.cfg`, loaded on first use so
-  that importing this package does not import lark). `ReferenceCFGGuide` is its slow oracle.
+- `CFGGuide(grammar, tokenizer)`: Lark grammar constraint on the grammar engine (`guides.grammar`,
+  loaded on first use). `FastCFGGuide` and `ReferenceCFGGuide` (`guides.cfg`, imports lark) are
+  the Lark LALR guides, kept as the engine's oracles on LALR grammars.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .instructions import Generate, Instruction, Write, bitmask_words, fill_bitm
 from .regex import RegexGuide
 from .stateful import Guide, MaskCache
 
-_LAZY = {"CFGGuide", "CFGState", "FastCFGGuide", "ReferenceCFGGuide"}
+_LAZY = {"CFGState", "FastCFGGuide", "ReferenceCFGGuide"}
 
 __all__ = [
     "BaseGuide",
@@ -44,6 +45,10 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Load the CFG guides (and lark) only when one of their names is first used."""
+    if name == "CFGGuide":
+        from .grammar import CFGGuide
+
+        return CFGGuide
     if name in _LAZY:
         from . import cfg
 

@@ -1,4 +1,5 @@
-"""`GrammarGuide`: the guide API (outlines' CFGGuide shape) over the engine, for any context-free grammar.
+"""`GrammarGuide`: the guide API (outlines' CFGGuide shape) over the engine, for any context-free grammar;
+`CFGGuide(cfg_string, tokenizer)`: the same guide built as outlines builds its CFGGuide (the public one).
 
 A state is an `engine.EngineState`: every reading of the text so far (a lexeme may end at any
 byte where it is complete, so lexemes that match the same text, or a prefix of one another, are
@@ -8,17 +9,18 @@ across lexemes; EOS is allowed only where the text may end, and after EOS only E
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Iterator, Optional
 
-from ..arguments import check_token_id
+from ..arguments import check_bytes, check_str, check_token_id, describe
 from ..engine import EngineState, Matcher
 from ..engine.matcher import check_state
-from ..errors import InvalidTokenError
+from ..errors import ArgumentError, InvalidTokenError
 from ..ir.grammar import Grammar
+from ..vocabulary import as_tokenizer
 from .base import BaseGuide
 from .instructions import Generate, Instruction, Write, bitmask_words, set_bits
 
-__all__ = ["GrammarGuide"]
+__all__ = ["CFGGuide", "GrammarGuide"]
 
 
 class GrammarGuide(BaseGuide):
@@ -87,3 +89,127 @@ class GrammarGuide(BaseGuide):
 
     def __repr__(self) -> str:
         return f"GrammarGuide(lexemes={len(self.grammar.lexemes)}, rules={len(self.grammar.rules)})"
+
+
+class CFGGuide(GrammarGuide):
+    """outlines' `CFGGuide(cfg_string, tokenizer)` on the engine: the language of any context-free
+    Lark grammar (read by `grammars.lark_reader`; imports lark), over token bytes.
+
+    `tokenizer` is a tokenguide Tokenizer or Vocabulary, a vocab.json/tokenizer.json path, a
+    transformers or outlines-style tokenizer (its core vocabulary's token bytes are read). States
+    are `engine.EngineState`; as in outlines, `is_final_state` is `can_terminate_state`. The Lark
+    LALR guides (`guides.cfg.FastCFGGuide`, `ReferenceCFGGuide`) read a text with Lark's
+    contextual lexer and can differ (docs/grammars.md); they are this guide's test oracles.
+    """
+
+    def __init__(self, cfg_string: str, tokenizer: Any, *, start: str = "start"):
+        from ..grammars.lark_reader import read_lark
+
+        check_str("CFGGuide", "grammar (cfg_string)", cfg_string)
+        check_str("CFGGuide", "start", start)
+        self.tokenizer = as_tokenizer(tokenizer, where="CFGGuide", argument="tokenizer")
+        self.cfg_string = cfg_string
+        super().__init__(read_lark(cfg_string, start=start), self.tokenizer)
+
+    @classmethod
+    def from_lark(cls, text: str, vocabulary: Any, *, start: str = "start") -> "CFGGuide":
+        """The guide of a Lark grammar's language (the constructor under GrammarGuide's name)."""
+        return cls(text, vocabulary, start=start)
+
+    def _state(self, where: str, state: Any) -> EngineState:
+        return check_state(state, f"CFGGuide.{where}")
+
+    def get_next_instruction(self, state: EngineState) -> Instruction:
+        """Write([eos]) after EOS; Write([t]) when t is the only valid token; else Generate(valid ids)."""
+        self._state("get_next_instruction", state)
+        return super().get_next_instruction(state)
+
+    def get_next_state(self, state: EngineState, token_id: int) -> EngineState:
+        """The state after `token_id` (after EOS, the final state whatever the token); InvalidTokenError
+        when the token is not allowed (EOS included, where the text may not end)."""
+        self._state("get_next_state", state)
+        token_id = check_token_id("CFGGuide.get_next_state", "token_id", token_id)
+        try:
+            return self.matcher.next_state(state, token_id)
+        except InvalidTokenError as exc:
+            raise InvalidTokenError(f"CFGGuide.get_next_state: token_id {token_id}: {exc}") from None
+
+    def is_final_state(self, state: EngineState) -> bool:
+        """outlines' meaning for CFG guides: same as can_terminate_state."""
+        return self.can_terminate_state(state)
+
+    def can_terminate_state(self, state: EngineState) -> bool:
+        """EOS allowed: the text so far is a whole text of the grammar's language (or EOS came)."""
+        return self._state("can_terminate_state", state).can_end()
+
+    def must_terminate_state(self, state: EngineState) -> bool:
+        """Only EOS may come next (after EOS, or the text is complete and no token continues it)."""
+        state = self._state("must_terminate_state", state)
+        return state.done or (state.can_end() and self.matcher.mask_int(state) == 1 << self.eos_token_id)
+
+    def mask_bytes(self, state: EngineState) -> bytes:
+        """The packed bitmask (ceil(vocab_size/32) little-endian int32 words) of the allowed tokens."""
+        return self.matcher.mask_bytes(self._state("mask_bytes", state))
+
+    def mask_int(self, state: EngineState) -> int:
+        """The allowed tokens as an int bit set (bit t = token t)."""
+        return self.matcher.mask_int(self._state("mask_int", state))
+
+    def allowed_token_ids(self, state: EngineState) -> list[int]:
+        """The allowed token ids, ascending (EOS included where the text may end)."""
+        return list(set_bits(self.mask_int(state)))
+
+    def iter_valid_token_ids(self, state: EngineState, candidate_token_ids: Iterable[int]) -> Iterator[int]:
+        """The candidates allowed after `state`, in the order given (checked before the first is yielded)."""
+        mask = self.mask_int(state)
+        if isinstance(candidate_token_ids, (str, bytes)) or not hasattr(candidate_token_ids, "__iter__"):
+            raise ArgumentError(
+                f"CFGGuide.iter_valid_token_ids: candidate_token_ids must be an iterable of token ids, "
+                f"got {describe(candidate_token_ids)}"
+            )
+        return self._valid(mask, candidate_token_ids)
+
+    @staticmethod
+    def _valid(mask: int, candidate_token_ids: Iterable[int]) -> Iterator[int]:
+        for token_id in candidate_token_ids:
+            token_id = check_token_id("CFGGuide.iter_valid_token_ids", "candidate_token_ids item", token_id)
+            if mask >> token_id & 1:
+                yield token_id
+
+    def token_bytes(self, state: EngineState, token_id: int) -> bytes:
+        """The bytes `token_id` adds after `state` (its vocabulary bytes; b"" for EOS and unknown ids)."""
+        self._state("token_bytes", state)
+        token_id = check_token_id("CFGGuide.token_bytes", "token_id", token_id)
+        if token_id == self.eos_token_id:
+            return b""
+        return self.vocabulary.id_to_bytes(token_id) or b""
+
+    def token_text(self, state: EngineState, token_id: int) -> str:
+        """The text `token_id` adds after `state` (its bytes decoded, invalid UTF-8 replaced)."""
+        return self.token_bytes(state, token_id).decode("utf-8", errors="replace")
+
+    def advance_bytes(self, state: EngineState, data: bytes, token_id: Optional[int] = None) -> Any:
+        """The state after the bytes `data`, or None when no text of the language starts so (or after EOS);
+        `token_id` is accepted for the LALR guides' signature and only checked."""
+        state = self._state("advance_bytes", state)
+        data = bytes(check_bytes("CFGGuide.advance_bytes", "data", data))
+        if token_id is not None:
+            check_token_id("CFGGuide.advance_bytes", "token_id", token_id)
+        if state.done:
+            return None
+        return self.matcher.advance_bytes(state, data)
+
+    def advance_text(self, state: EngineState, piece: str, token_id: Optional[int] = None) -> Any:
+        """The state after the text `piece` (its UTF-8 bytes), or None when no text of the language starts so."""
+        self._state("advance_text", state)
+        check_str("CFGGuide.advance_text", "piece", piece)
+        if token_id is not None:
+            check_token_id("CFGGuide.advance_text", "token_id", token_id)
+        return self.advance_bytes(state, piece.encode("utf-8"))
+
+    def accepts_bytes(self, data: bytes) -> bool:
+        """`data` is a whole text of the grammar's language."""
+        return self.matcher.accepts_bytes(bytes(check_bytes("CFGGuide.accepts_bytes", "data", data)))
+
+    def __repr__(self) -> str:
+        return f"CFGGuide(lexemes={len(self.grammar.lexemes)}, rules={len(self.grammar.rules)}, vocab_size={self.vocab_size})"
