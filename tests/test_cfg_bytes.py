@@ -17,7 +17,7 @@ import pytest
 
 from tokenguide import grammars
 from tokenguide.errors import GrammarError
-from tokenguide.guides import CFGGuide, ReferenceCFGGuide
+from tokenguide.guides import FastCFGGuide, ReferenceCFGGuide
 from tokenguide.guides.cfg.chars import completion_range, split_utf8
 from tokenguide.guides.instructions import pack_tokens
 from tokenguide.vocabulary import Tokenizer, Vocabulary
@@ -88,7 +88,7 @@ def random_walk(guide, tok, rng, *, walks: int, steps: int, probes: int) -> None
 @pytest.mark.parametrize("which", ["gpt2", "llama2", "llama3"])  # outer: one vocabulary prepared at a time
 def test_random_walks_have_no_dead_ends(which, name, request):
     tok = Tokenizer(request.getfixturevalue(f"{which}_vocabulary"))
-    guide = CFGGuide(WALK_GRAMMARS[name], tok)
+    guide = FastCFGGuide(WALK_GRAMMARS[name], tok)
     random_walk(guide, tok, random.Random(f"{which}-{name}"), walks=2, steps=10, probes=6)
     assert COUNTS["dead ends"] == 0
 
@@ -139,7 +139,7 @@ def test_real_tokenizations_are_accepted():
         tok = Tokenizer(vocab)
         for name, documents in DOCUMENTS.items():
             # a SentencePiece tokenizer prepends a space the decoder drops: the output starts the text
-            guide = CFGGuide(WALK_GRAMMARS[name], tok, at_text_start=True)
+            guide = FastCFGGuide(WALK_GRAMMARS[name], tok, at_text_start=True)
             for document in documents:
                 ids = hf.encode(document, add_special_tokens=False).ids
                 assert hf.decode(ids) == document
@@ -157,7 +157,7 @@ def test_partial_utf8_tokens_gpt2(gpt2_vocabulary):
     """Inside a JSON string, b"\\xe3\\x82" (the start of many kana) is allowed, then only bytes that
     continue it; the text "\\xe3\\x82" + "\\x88" is "よ". Outside strings no such token is allowed."""
     tok = Tokenizer(gpt2_vocabulary)
-    guide = CFGGuide(grammars.json, tok)
+    guide = FastCFGGuide(grammars.json, tok)
     lead = gpt2_vocabulary.tokens[b"\xe3\x82"][0]
     inside = guide.get_next_state(guide.initial_state, gpt2_vocabulary.tokens[b'"'][0])
     assert lead in guide.allowed_token_ids(inside)
@@ -177,7 +177,7 @@ def test_partial_utf8_tokens_gpt2(gpt2_vocabulary):
 def test_invalid_utf8_is_never_allowed():
     mapping = {"<eos>": 0, b"\xe2": 1, b"\x82": 2, b"\xac": 3, b"\xc0\xaf": 4, b"\xed\xa0": 5, b"\xff": 6, b"a": 7}
     tok = Tokenizer(Vocabulary(0, mapping))
-    for cls in (CFGGuide, ReferenceCFGGuide):
+    for cls in (FastCFGGuide, ReferenceCFGGuide):
         guide = cls('start: /[^"]+/', tok)
         start = guide.initial_state
         assert list(guide.iter_valid_token_ids(start, range(8))) == [1, 7]  # no lone continuation, overlong, surrogate, 0xFF
@@ -191,7 +191,7 @@ def test_held_character_must_have_a_viable_completion():
     """b"\\xe2" (U+2000..U+2FFF) is allowed only where such a character may come."""
     mapping = {"<eos>": 0, b"\xe2": 1, b"\x82\xac": 2, b"\xc3": 3, b"\xa9": 4, b"a": 5}
     tok = Tokenizer(Vocabulary(0, mapping))
-    for cls in (CFGGuide, ReferenceCFGGuide):
+    for cls in (FastCFGGuide, ReferenceCFGGuide):
         guide = cls('start: ("a" | "é")+', tok)
         assert list(guide.iter_valid_token_ids(guide.initial_state, range(6))) == [3, 5]
         euro = cls('start: "€" "a"', tok)
@@ -203,7 +203,7 @@ def test_held_character_must_have_a_viable_completion():
 
 def test_mask_bytes_is_the_packed_allowed_list(gpt2_vocabulary):
     tok = Tokenizer(gpt2_vocabulary)
-    guide = CFGGuide(grammars.json, tok)
+    guide = FastCFGGuide(grammars.json, tok)
     rng = random.Random(7)
     state = guide.initial_state
     for step in range(40):
@@ -222,7 +222,7 @@ def test_mask_bytes_is_the_packed_allowed_list(gpt2_vocabulary):
 def test_mask_cache_is_bounded_in_bytes(gpt2_vocabulary):
     tok = Tokenizer(gpt2_vocabulary)
     words = (tok.vocab_size + 31) // 32
-    guide = CFGGuide(grammars.json, tok, mask_cache_bytes=3 * words * 4)
+    guide = FastCFGGuide(grammars.json, tok, mask_cache_bytes=3 * words * 4)
     state = guide.initial_state
     for text in ["[", "1", ",", " ", "2", ",", "{", '"a"', ":"]:
         guide.mask_bytes(state)
@@ -237,7 +237,7 @@ def test_stateful_guide_uses_the_cfg_masks(gpt2_vocabulary):
     from tokenguide import Guide
 
     tok = Tokenizer(gpt2_vocabulary)
-    cfg = CFGGuide(grammars.json, tok)
+    cfg = FastCFGGuide(grammars.json, tok)
     guide = Guide(cfg)
     buffer = array("i", bytes(4 * ((tok.vocab_size + 31) // 32)))
     for t in [gpt2_vocabulary.tokens[b"["][0], gpt2_vocabulary.tokens[b"1"][0]]:
@@ -260,14 +260,14 @@ def test_stateful_guide_uses_the_cfg_masks(gpt2_vocabulary):
 )
 def test_grammar_errors(grammar, message):
     tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "a": 1, "x": 2}))
-    for cls in (CFGGuide, ReferenceCFGGuide):
+    for cls in (FastCFGGuide, ReferenceCFGGuide):
         with pytest.raises(GrammarError, match=message):
             cls(grammar, tok)
 
 
 def test_recursive_grammar_with_an_exit_is_fine():
     tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "a": 1, "x": 2}))
-    guide = CFGGuide('start: "a" | "x" start', tok)
+    guide = FastCFGGuide('start: "a" | "x" start', tok)
     assert guide.allowed_token_ids(guide.initial_state) == [1, 2]
 
 
@@ -334,7 +334,7 @@ def test_state_does_not_depend_on_byte_boundaries(name):
 def test_caseless_string_terminals_are_accepted():
     """Lark names the terminal of "日本" after its text, which has no case: it is still a terminal."""
     tok = Tokenizer(Vocabulary(0, {"<eos>": 0, "日本": 1, "größe": 2, ",": 3, "日": 4}))
-    for cls in (CFGGuide, ReferenceCFGGuide):
+    for cls in (FastCFGGuide, ReferenceCFGGuide):
         guide = cls('start: ("größe" | "日本") ("," ("größe" | "日本"))*', tok)
         assert list(guide.iter_valid_token_ids(guide.initial_state, range(5))) == [1, 2, 4]
         state = guide.get_next_state(guide.get_next_state(guide.initial_state, 1), 3)

@@ -22,7 +22,7 @@ from lark.exceptions import LarkError
 
 from tokenguide import grammars
 from tokenguide.errors import RegexError
-from tokenguide.guides import CFGGuide, CFGState, Generate, GrammarError, InvalidTokenError, ReferenceCFGGuide, Write
+from tokenguide.guides import CFGState, FastCFGGuide, Generate, GrammarError, InvalidTokenError, ReferenceCFGGuide, Write
 from tokenguide.guides.cfg import PrefixScanner
 from tokenguide.vocabulary import Tokenizer
 from tokenguide.vocabulary import Vocabulary
@@ -183,7 +183,7 @@ TRACKER_CASES = {
 def test_tracker_case(name):
     grammar, vocabulary, generated, expected = TRACKER_CASES[name]
     tok = char_tokenizer(vocabulary)
-    guide = CFGGuide(grammar, tok)
+    guide = FastCFGGuide(grammar, tok)
     state = walk(guide, tok, generated)
     expected_names = sorted(EOS if t is None else t for t in expected)
     assert allowed_strings(guide, tok, state) == expected_names
@@ -202,7 +202,7 @@ def test_ambiguous_terminals_follow_lark():
     and never allows EOS."""
     grammar = r"?start: /ab*/ /bc?/"
     tok = char_tokenizer(["a", "ab", "abc", "b", "bc", "c", "abbbc"])
-    guide = CFGGuide(grammar, tok)
+    guide = FastCFGGuide(grammar, tok)
     state = walk(guide, tok, ["a", "b", "b"])
     assert allowed_strings(guide, tok, state) == ["b"]
     parser = Lark(grammar, parser="lalr")
@@ -215,7 +215,7 @@ def test_arithmetic_eos_at_the_end():
     """outlines' arithmetic_lots_of_ops sample: EOS must be allowed once the expression is complete."""
     sample = "5+3*2-4/2+(7-1)*3-8/4+6*2-1+2*(5-3)/2"
     tok = char_tokenizer(list("0123456789+-*/() "))
-    guide = CFGGuide(grammars.arithmetic, tok)
+    guide = FastCFGGuide(grammars.arithmetic, tok)
     state = walk(guide, tok, list(sample))
     assert guide.can_terminate_state(state)
     assert 0 in guide.get_next_instruction(state).tokens
@@ -225,7 +225,7 @@ def test_arithmetic_eos_at_the_end():
 
 def test_json_strings_end_where_lark_ends_them():
     tok = char_tokenizer(list('{}[]":,ab\\ 1') + ['"a"x', '\\"'])
-    guide = CFGGuide(grammars.json, tok)
+    guide = FastCFGGuide(grammars.json, tok)
     state = walk(guide, tok, ["{", '"', "a", '"'])
     allowed = allowed_strings(guide, tok, state)
     assert ":" in allowed and " " in allowed
@@ -242,7 +242,7 @@ def test_keywords_versus_names():
     parser = Lark(grammar, parser="lalr")
     assert not lark_accepts(parser, "let;") and lark_accepts(parser, "lettuce;") and lark_accepts(parser, "let x;")
     tok = char_tokenizer(["let", "x", ";", " ", "lettuce"])
-    guide = CFGGuide(grammar, tok)
+    guide = FastCFGGuide(grammar, tok)
     assert allowed_strings(guide, tok, guide.initial_state) == [" ", "let", "lettuce", "x"]
     assert allowed_strings(guide, tok, walk(guide, tok, ["let"])) == [" ", "let", "lettuce", "x"]
     assert allowed_strings(guide, tok, walk(guide, tok, ["lettuce"])) == [" ", ";", "let", "lettuce", "x"]
@@ -253,7 +253,7 @@ def test_keywords_versus_names():
 
 def test_write_when_one_token_is_valid_and_after_eos():
     tok = char_tokenizer(["a", "b"])
-    guide = CFGGuide(r'?start: "a" "b"', tok)
+    guide = FastCFGGuide(r'?start: "a" "b"', tok)
     state = guide.initial_state
     assert guide.get_next_instruction(state) == Write([tok.vocabulary["a"]])
     state = walk(guide, tok, ["a", "b"])
@@ -270,14 +270,14 @@ def test_write_when_one_token_is_valid_and_after_eos():
 def test_errors():
     tok = char_tokenizer(["a", "b"])
     with pytest.raises(GrammarError, match="LALR"):
-        CFGGuide("start: (", tok)  # syntax error
+        FastCFGGuide("start: (", tok)  # syntax error
     with pytest.raises(GrammarError, match="LALR"):
-        CFGGuide('start: a | b\na: "x"\nb: "x"', tok)  # reduce/reduce conflict
+        FastCFGGuide('start: a | b\na: "x"\nb: "x"', tok)  # reduce/reduce conflict
     with pytest.raises(GrammarError, match="does not support"):
-        CFGGuide(r"start: /(a)\1/", tok)  # backreference in a terminal
+        FastCFGGuide(r"start: /(a)\1/", tok)  # backreference in a terminal
     with pytest.raises(TypeError, match="must be a str"):
-        CFGGuide(None, tok)  # type: ignore[arg-type]
-    guide = CFGGuide(r'?start: "a" "b"', tok)
+        FastCFGGuide(None, tok)  # type: ignore[arg-type]
+    guide = FastCFGGuide(r'?start: "a" "b"', tok)
     with pytest.raises(InvalidTokenError, match="not allowed"):
         guide.get_next_state(guide.initial_state, tok.vocabulary["b"])
 
@@ -327,7 +327,7 @@ def test_brute_force_against_lark(name):
     prefixes = {s[:i] for s in accepted for i in range(len(s) + 1)}
 
     tok = char_tokenizer(list(alphabet))
-    guide = CFGGuide(grammar, tok)
+    guide = FastCFGGuide(grammar, tok)
     # walk every text the guide allows, up to max_len characters
     frontier = {"": guide.initial_state}
     seen = {}
@@ -356,7 +356,7 @@ def test_brute_force_against_lark(name):
 def test_state_does_not_depend_on_token_boundaries(name):
     """Appending "xy" at once or "x" then "y" gives the same viability and the same state."""
     grammar, alphabet, max_len, _ = BRUTE_GRAMMARS[name]
-    guide = CFGGuide(grammar, char_tokenizer(list(alphabet)))
+    guide = FastCFGGuide(grammar, char_tokenizer(list(alphabet)))
     rng = random.Random(name)
     for _ in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, max_len + 1)))
@@ -375,7 +375,7 @@ def test_must_terminate_agrees_with_allowed_tokens():
     for name in ["optional repeats", "sums", "keywords", "non-ascii"]:
         grammar, alphabet, max_len, _ = BRUTE_GRAMMARS[name]
         tok = char_tokenizer(list(alphabet))
-        guide = CFGGuide(grammar, tok)
+        guide = FastCFGGuide(grammar, tok)
         rng = random.Random(name)
         for _ in range(40):
             state = guide.initial_state
@@ -432,7 +432,7 @@ def sample_generation(guide, tok, rng, *, steps, subset, closers):
 def test_random_generations_parse_with_lark(which, grammar_name, request):
     vocab = request.getfixturevalue(f"{which}_vocabulary")
     tok = Tokenizer(vocab)
-    guide = CFGGuide(grammars.load(grammar_name), tok)
+    guide = FastCFGGuide(grammars.load(grammar_name), tok)
     parser = Lark(grammars.load(grammar_name), parser="lalr")
     rng = random.Random(f"{which}-{grammar_name}")
     completed = 0
@@ -448,7 +448,7 @@ def test_llama_first_token_leading_space(llama2_vocabulary):
     """With at_text_start (no prompt before the output), the first token's leading space is dropped
     as HF's decoder drops it; later tokens keep theirs."""
     tok = Tokenizer(llama2_vocabulary)
-    guide = CFGGuide('start: "{" (" " "x")* "}"', tok, at_text_start=True)
+    guide = FastCFGGuide('start: "{" (" " "x")* "}"', tok, at_text_start=True)
     brace = tok.vocabulary["\u2581{"]
     x = tok.vocabulary["\u2581x"]
     assert list(guide.iter_valid_token_ids(guide.initial_state, [brace, x])) == [brace]
@@ -478,7 +478,7 @@ def test_llama_first_token_is_its_vocabulary_bytes(llama2_vocabulary, guide_clas
 
 def test_copy_is_independent():
     tok = char_tokenizer(["a", "b"])
-    guide = CFGGuide(r'?start: "a"+', tok)
+    guide = FastCFGGuide(r'?start: "a"+', tok)
     other = guide.copy()
     assert other is not guide
     state = guide.get_next_state(guide.initial_state, 1)
@@ -493,7 +493,7 @@ def test_bundled_grammars_random_walks_char_vocabulary(grammar_name):
 
     pieces = list(string.printable) + ["true", "fal", "se", "null", '"a', 'b"', '\\"', "\\\\", '{"', '":', "1e", "-0", ".5", "é", "€"]
     tok = char_tokenizer(pieces)
-    guide = CFGGuide(grammars.load(grammar_name), tok)
+    guide = FastCFGGuide(grammars.load(grammar_name), tok)
     parser = Lark(grammars.load(grammar_name), parser="lalr")
     rng = random.Random(grammar_name)
     completed = 0
