@@ -458,7 +458,7 @@ def test_llama_first_token_leading_space(llama2_vocabulary):
     assert guide.get_next_state(state, x).text == "{ x"
 
 
-@pytest.mark.parametrize("guide_class", [CFGGuide, ReferenceCFGGuide])
+@pytest.mark.parametrize("guide_class", [FastCFGGuide, ReferenceCFGGuide])
 def test_llama_first_token_is_its_vocabulary_bytes(llama2_vocabulary, guide_class):
     """By default a SentencePiece token means its vocabulary bytes ("\u2581" is a space) wherever it
     comes, as for the regex Index: "\u2581{" starts the text with " {"."""
