@@ -645,40 +645,28 @@ def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: 
 
 
 def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
-    """The network path: the grammar-mode emission as a RuleNetwork (json_schema.rule_network);
-    with oneOf over open objects told apart by their keys when the plain emission is refused."""
-    refusal = None
-    for flags in ({}, {"open_objects": True}):
-        if flags and not _mentions(schema, lambda d: "oneOf" in d):
-            continue
-        try:
-            root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags)
-            network = network_from_placeholders(root, sink)
-        except EmptySchemaError:
-            raise
-        except UnsupportedSchemaError as exc:
-            refusal = refusal or exc
-            continue
-        if norm.ignored:
-            listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-            warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
-        return network
-    raise refusal
+    """The network path: the grammar-mode emission as a RuleNetwork (json_schema.rule_network)."""
+    return _from_emission(schema, whitespace_pattern, lenient, order, network_from_placeholders)
 
 
 def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
     """The engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide
-    (json_schema.engine_grammar); with oneOf over open objects told apart by their keys when the
-    plain emission is refused."""
+    (json_schema.engine_grammar)."""
     from .engine_grammar import grammar_from_emission
 
+    return _from_emission(schema, whitespace_pattern, lenient, order, grammar_from_emission)
+
+
+def _from_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str, build: Any) -> Any:
+    """`build(root, sink)` of the grammar-mode emission; with oneOf over open objects told apart
+    by their keys when the plain emission is refused."""
     refusal = None
     for flags in ({}, {"open_objects": True}):
         if flags and not _mentions(schema, lambda d: "oneOf" in d):
             continue
         try:
             root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags)
-            grammar = grammar_from_emission(root, sink)
+            built = build(root, sink)
         except EmptySchemaError:
             raise
         except UnsupportedSchemaError as exc:
@@ -686,8 +674,8 @@ def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: s
             continue
         if norm.ignored:
             listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-            warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
-        return grammar
+            warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=5)
+        return built
     raise refusal
 
 
