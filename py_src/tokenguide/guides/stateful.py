@@ -154,7 +154,8 @@ class Guide:
         `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`,
         `property_order`: "schema" for keys in the schema's order, "any" for every order)
         picks the regex path or the grammar path (recursive schemas, free-form values, regexes too
-        large), run by CFGGuide; a regex automaton over the state limit when it is built also
+        large; its Lark grammar is run by the engine, `Guide.from_grammar`) or the engine path
+        (`path="engine"`, also where Lark refuses the grammar); a regex automaton over the state limit when it is built also
         falls back to the grammar path (unless `path="regex"`). The guide's `compiled`
         (a CompiledSchema) says which path was taken and why. `lazy` and the other keywords as in
         `from_regex`.

@@ -43,7 +43,7 @@ _MAX_EXPANSIONS = 600  # alternatives Lark may expand one rule into (its `?`, `|
 # 1,050 in sp_338); guides.cfg.lalr analyses 10,000 rules in seconds now, but a higher limit
 # sends the first, inline emission of PodSpec-shaped schemas (the Kubernetes kinds) through the
 # grammar checks instead of straight to their member-rule retry: 16,000 made them 3x slower
-# (benchmarks/README, session 12). So the higher total is a retry, taken only on an estimate:
+# (benchmarks/HISTORY.md, session 12). So the higher total is a retry, taken only on an estimate:
 _MAX_ALTERNATIVES = 1_100
 # the total of the retry of a schema refused at 1,100 whose estimated total (_estimate) is at
 # most _MANY_ESTIMATE (GrammarSink.many_alternatives): many small objects written inline
