@@ -17,7 +17,7 @@ __all__ = ["SchemaSteps", "describe_compiled"]
 
 _PATHS = {
     "regex": "regex path: a token automaton of the schema's regex, built lazily state by state",
-    "grammar": "grammar path: a Lark grammar (checked LALR), run by the grammar engine",
+    "grammar": "grammar path: a Lark LALR grammar run by the LALR guide",
     "network": "network path: a network of automata run by NetworkGuide",
     "engine": "engine path: the schema's rules as a grammar run by the engine (GrammarGuide)",
 }

@@ -154,8 +154,9 @@ class Guide:
         `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`,
         `property_order`: "schema" for keys in the schema's order, "any" for every order)
         picks the regex path or the grammar path (recursive schemas, free-form values, regexes too
-        large; its Lark grammar is run by the engine, `Guide.from_grammar`) or the engine path
-        (`path="engine"`, also where Lark refuses the grammar); a regex automaton over the state limit when it is built also
+        large; its Lark grammar, proved exact under Lark's LALR reading, is run by the LALR guide
+        `guides.cfg.FastCFGGuide`) or the engine path (`path="engine"`, also where Lark refuses
+        the grammar); a regex automaton over the state limit when it is built also
         falls back to the grammar path (unless `path="regex"`). The guide's `compiled`
         (a CompiledSchema) says which path was taken and why. `lazy` and the other keywords as in
         `from_regex`.
@@ -206,7 +207,11 @@ class Guide:
 
             guide = cls(NetworkGuide(compiled.network, as_tokenizer(vocabulary)), max_rollback)
         else:
-            guide = cls.from_grammar(compiled.grammar, vocabulary, max_rollback=max_rollback)
+            from ..vocabulary import as_tokenizer
+            from .cfg import FastCFGGuide
+
+            # the grammar path's checks proved its Lark grammar exact under Lark's LALR reading
+            guide = cls(FastCFGGuide(compiled.grammar, as_tokenizer(vocabulary)), max_rollback)
         return cls._checked(guide, compiled, vocabulary, max_rollback)
 
     @classmethod
