@@ -149,3 +149,42 @@ def test_public_api_on_the_engine():
     other = guide.copy()
     assert other is not guide and other.get_next_instruction(guide.initial_state) == Generate([a, ab])
     assert repr(guide).startswith("CFGGuide(")
+
+
+@pytest.mark.parametrize("grammar", [
+    'start: "{" (" " "x")* "}"',
+    'start: " "? "{" (" " "x")* "}"',
+    grammars.json,
+    'start: WORD (" " WORD)*\nWORD: /[a-z]+/',
+])
+def test_at_text_start_drops_the_first_leading_space_as_the_lalr_guide_does(grammar, llama2_vocabulary):
+    """On a SentencePiece vocabulary (Llama 2), `at_text_start=True`: the whole first mask and the
+    masks after each first token equal FastCFGGuide's with the same option (its leading space
+    dropped by the decoder); without the option, "\u2581{" means " {" as in the regex Index."""
+    from tokenguide import Tokenizer
+
+    tok = Tokenizer(llama2_vocabulary)
+    engine = CFGGuide(grammar, tok, at_text_start=True)
+    lalr = FastCFGGuide(grammar, tok, at_text_start=True)
+    first = engine.mask_bytes(engine.initial_state)
+    assert first == lalr.mask_bytes(lalr.initial_state), _differences(first, lalr.mask_bytes(lalr.initial_state))
+    allowed = list(set_bits(int.from_bytes(first, "little")))
+    spaced = [t for t in allowed if (llama2_vocabulary.id_to_bytes(t) or b"")[:1] == b" "]
+    assert spaced, "some first token with a leading space is allowed"
+    for token in spaced[:6] + [t for t in allowed if t not in spaced][:6]:
+        mine, theirs = engine.get_next_state(engine.initial_state, token), lalr.get_next_state(lalr.initial_state, token)
+        assert engine.mask_bytes(mine) == lalr.mask_bytes(theirs), (token, _differences(
+            engine.mask_bytes(mine), lalr.mask_bytes(theirs)))
+        assert engine.token_bytes(engine.initial_state, token) == lalr.token_bytes(lalr.initial_state, token)
+    plain = CFGGuide(grammar, tok)
+    assert plain.mask_bytes(plain.initial_state) == FastCFGGuide(grammar, tok).mask_bytes(
+        FastCFGGuide(grammar, tok).initial_state)
+
+
+def test_at_text_start_is_checked():
+    from tokenguide.errors import ArgumentError
+    from tokenguide.vocabulary import Vocabulary
+
+    vocab = Vocabulary(3, {b"a": 0, b" a": 1})
+    with pytest.raises(ArgumentError, match="at_text_start"):
+        CFGGuide('start: "a"', vocab, at_text_start="yes")

@@ -31,7 +31,7 @@ from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 from ._web_playground import run_code
 from ._web_cancel import guard_interrupts, interruptible
 from ._web_samples import draw_samples
-from ._web_explain import byte_classes, explain_regex_token, explain_token_walk
+from ._web_explain import byte_classes, explain_engine_token, explain_regex_token, explain_token_walk
 from ._web_schema_guide import SchemaSteps, describe_compiled
 
 __all__ = [
@@ -430,6 +430,9 @@ class _GuideSession:
             return str(self.state)
         if self.kind == "schema":
             return self.guide.label(self.state, len(self.tokens))
+        readings = getattr(self.state, "pairs", None)
+        if readings is not None:  # an engine state: its readings of the text (row, lexer state)
+            return f"step {len(self.tokens)}, {len(readings)} reading{'s' if len(readings) != 1 else ''}"
         parser_state = getattr(self.state, "parser_state", None)
         position = getattr(parser_state, "position", None)
         if position is None:
@@ -547,10 +550,10 @@ async def guide_start(
     elif kind == "cfg":
         if not source.strip():
             raise TokenguideError("the grammar is empty: type a Lark grammar or pick a bundled one")
-        from .guides.cfg import FastCFGGuide
+        from .guides.grammar import CFGGuide
 
-        guide = FastCFGGuide(source, Tokenizer(vocabulary))
-        description = f"CFGGuide ({type(guide).__name__})"
+        guide = CFGGuide(source, Tokenizer(vocabulary))
+        description = "CFGGuide (the grammar engine: the grammar's own language, any context-free grammar)"
     elif kind == "schema":
         if not source.strip():
             raise TokenguideError("the schema is empty: paste a JSON Schema or load a schema file")
@@ -635,8 +638,10 @@ def guide_explain(token: Any) -> dict[str, Any]:
     """Why the live guide does (not) allow a token now: `token` is an id or a token's exact text.
 
     Regex guides: how far the token's bytes get, the byte where they die, what the automaton
-    accepts there. Grammar guides: the terminals the parser expects, and where lexing or parsing
-    the text followed by the token fails (the failing lexeme or character).
+    accepts there. Grammar guides (the engine) the same, with the lexemes the parser expects and the
+    character of the text where no reading goes on; LALR grammar guides (a schema's grammar path):
+    the terminals the parser expects, and where lexing or parsing the text followed by the token
+    fails (the failing lexeme or character).
     """
     session = _require_session()
     vocabulary = session.vocabulary
@@ -666,6 +671,9 @@ def guide_explain(token: Any) -> dict[str, Any]:
         out.update(walk, accepts_text=byte_classes(walk["accepts"]), path=session.schema_info["path"])
         if session.guide.grammar is None:
             return out
+    if session.kind == "cfg" and not hasattr(session.state, "parser_state"):
+        out.update(explain_engine_token(session.guide, session.state, token_id, session.text()))
+        return out
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     grammar = session.guide.grammar

@@ -2,7 +2,8 @@
 
 `explain_regex_token` walks an index's transitions (the player does the same in JavaScript);
 `explain_token_walk` asks any guide for its allowed tokens and follows only the tokens that spell
-a piece of the token's bytes; `byte_classes` writes the bytes accepted where they die.
+a piece of the token's bytes; `explain_engine_token` steps a grammar engine's state byte by byte
+(with the lexemes the parser expects); `byte_classes` writes the bytes accepted where they die.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Callable
 from .index import Index
 from .vocabulary import Vocabulary
 
-__all__ = ["byte_classes", "explain_regex_token", "explain_token_walk"]
+__all__ = ["byte_classes", "explain_engine_token", "explain_regex_token", "explain_token_walk"]
 
 
 def byte_classes(values: list[int]) -> str:
@@ -121,3 +122,37 @@ def explain_token_walk(
             if ub and k < len(ub) and ub[:k] == data[off:best]:
                 accepts.add(ub[k])
     return {"bytes": len(data), "reach": best, "dies_at": data[best] if best < len(data) else None, "accepts": sorted(accepts)}
+
+
+def expected_lexemes(guide: Any, state: Any) -> list[str]:
+    """The names of the lexemes the parser expects next at some reading of `state` (an
+    engine.EngineState of `guide`, a guides.grammar.GrammarGuide)."""
+    bits = 0
+    for row, _ in state.pairs:
+        bits |= row.expected
+    lexemes = guide.grammar.lexemes
+    return sorted({lexemes[j].name for j in range(len(lexemes)) if bits >> j & 1})
+
+
+def explain_engine_token(guide: Any, state: Any, token_id: int, before: str) -> dict[str, Any]:
+    """How far the bytes of `token_id` get from `state` of a grammar engine guide (exact: the
+    engine reads bytes), the bytes accepted where they die, the lexemes the parser expects, and
+    the failure (the character of the text `before` + token where no reading goes on)."""
+    data = guide.vocabulary.id_to_bytes(token_id) or b""
+    here = state
+    reach = 0
+    for b in data:
+        nxt = guide.advance_bytes(here, bytes((b,)))
+        if nxt is None:
+            break
+        here, reach = nxt, reach + 1
+    accepts = [b for b in range(256) if guide.advance_bytes(here, bytes((b,))) is not None]
+    out: dict[str, Any] = {"bytes": len(data), "reach": reach, "dies_at": data[reach] if reach < len(data) else None,
+                           "accepts": accepts, "accepts_text": byte_classes(accepts),
+                           "expected": expected_lexemes(guide, state), "at": len(before), "failure": None}
+    if reach < len(data):
+        pos = len(before) + len(data[:reach].decode("utf-8", "replace"))
+        out["failure"] = {"pos": pos, "char": data[reach:].decode("utf-8", "replace")[:1],
+                          "expected": expected_lexemes(guide, here),
+                          "what": "no reading of the text goes on with this character"}
+    return out

@@ -168,9 +168,9 @@ export class LiveGuide {
       line(r.allowed ? 'EOS is allowed: the text so far is complete.' : 'EOS is not allowed: the text so far is not complete yet.');
       return;
     }
-    if (r.kind === 'regex' || r.kind === 'schema') {
+    if (r.reach !== undefined) {
       box.dataset.reach = String(r.reach);
-      const what = r.kind === 'regex' ? "the regex's language" : `the schema's language (${r.path} path)`;
+      const what = r.kind === 'regex' ? "the regex's language" : r.kind === 'cfg' ? "the grammar's language" : `the schema's language (${r.path} path)`;
       if (r.allowed) line(`All ${r.bytes} of its bytes continue the text within ${what}.`);
       else if (r.reach >= r.bytes) line('Its bytes are all acceptable here, but no allowed token path ends where it ends.');
       else {
@@ -186,7 +186,7 @@ export class LiveGuide {
       box.dataset.failurePos = String(f.pos);
       const what = f.lexeme !== undefined ? `the lexeme ${JSON.stringify(f.lexeme)} (${f.terminal})` : `the character ${JSON.stringify(f.char)}`;
       line(`With this token, ${what} at position ${f.pos} fails: ${f.what}` + (f.expected.length ? `; expected ${f.expected.join(', ')}.` : '.'));
-    } else if (!r.allowed) {
+    } else if (!r.allowed && r.reach === undefined) {
       line('The text with this token lexes and parses so far, but it ends inside a lexeme that cannot be completed.');
     }
   }

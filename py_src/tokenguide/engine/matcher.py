@@ -172,14 +172,27 @@ class Matcher:
                         bits |= ids
         return bits
 
-    def _walk(self, pairs: tuple) -> tuple[list, list]:
-        """The token sets allowed from `pairs`: (distinct int bit sets, tuples of ids)."""
+    def tokens_below(self, state: EngineState, node: int) -> int:
+        """The tokens strictly below trie node `node` whose bytes after the node's own keep some
+        reading of `state` alive (an int bit set): the node's bytes are not read."""
+        bits = 0
+        bigs, smalls = self._walk(check_state(state, "tokens_below").pairs, node)
+        for big in bigs:
+            bits |= big
+        for ids in smalls:
+            for t in ids:
+                bits |= 1 << t
+        return bits
+
+    def _walk(self, pairs: tuple, node: int = 0) -> tuple[list, list]:
+        """The token sets allowed from `pairs` (below trie node `node`, the root by default):
+        (distinct int bit sets, tuples of ids)."""
         summary = self.walks.summary
         follow = self.walks.follow
         finals_bits = self.earley.finals_bits
         bigs: dict[int, int] = {}
         smalls: dict[int, tuple] = {}
-        todo = [(row, t, 0) for row, t in pairs]
+        todo = [(row, t, node) for row, t in pairs]
         seen = set()
         while todo:
             item = todo.pop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Optional
 
-from ..arguments import check_bytes, check_str, check_token_id, describe
+from ..arguments import check_bool, check_bytes, check_str, check_token_id, describe
 from ..engine import EngineState, Matcher
 from ..engine.matcher import check_state
 from ..errors import ArgumentError, InvalidTokenError
@@ -100,16 +100,41 @@ class CFGGuide(GrammarGuide):
     are `engine.EngineState`; as in outlines, `is_final_state` is `can_terminate_state`. The Lark
     LALR guides (`guides.cfg.FastCFGGuide`, `ReferenceCFGGuide`) read a text with Lark's
     contextual lexer and can differ (docs/grammars.md); they are this guide's test oracles.
+    `at_text_start=True` says the generation starts the text (no prompt before it): then, as the
+    tokenizer's decoder does (`Tokenizer.strip_leading_space`, SentencePiece), the first token's
+    leading space is dropped (so a first token " " alone, which would add nothing, is not allowed).
     """
 
-    def __init__(self, cfg_string: str, tokenizer: Any, *, start: str = "start"):
+    def __init__(self, cfg_string: str, tokenizer: Any, *, start: str = "start", at_text_start: bool = False):
         from ..grammars.lark_reader import read_lark
 
         check_str("CFGGuide", "grammar (cfg_string)", cfg_string)
         check_str("CFGGuide", "start", start)
+        self.at_text_start = check_bool("CFGGuide", "at_text_start", at_text_start)
         self.tokenizer = as_tokenizer(tokenizer, where="CFGGuide", argument="tokenizer")
         self.cfg_string = cfg_string
         super().__init__(read_lark(cfg_string, start=start), self.tokenizer)
+        #: the first token's leading space is dropped (at the text start, on a SentencePiece vocabulary)
+        self.strip_first_space = self.at_text_start and bool(getattr(self.tokenizer, "strip_leading_space", False))
+        self._start_mask: Optional[int] = None
+        if self.strip_first_space:  # a start state of its own: the only one whose tokens lose their space
+            self.initial_state = self.start_state = EngineState(self.matcher.initial_state.pairs)
+
+    def _stripped(self, state: EngineState) -> bool:
+        return self.strip_first_space and state is self.start_state
+
+    def _text_start_mask(self) -> int:
+        """The start state's mask when the first token's leading space is dropped: tokens without
+        a leading space as usual, tokens " x..." by the bytes after their space."""
+        if self._start_mask is None:
+            trie = self.matcher.walks.trie
+            plain = self.matcher.mask_int(self.matcher.initial_state)
+            space = trie.root_child[0x20]
+            if space:
+                lo, hi = trie.keys_before[space], trie.keys_before[trie.ends[space]]
+                plain = plain & ~trie.range_mask(lo, hi) | self.matcher.tokens_below(self.start_state, space)
+            self._start_mask = plain
+        return self._start_mask
 
     @classmethod
     def from_lark(cls, text: str, vocabulary: Any, *, start: str = "start") -> "CFGGuide":
@@ -129,6 +154,14 @@ class CFGGuide(GrammarGuide):
         when the token is not allowed (EOS included, where the text may not end)."""
         self._state("get_next_state", state)
         token_id = check_token_id("CFGGuide.get_next_state", "token_id", token_id)
+        if self._stripped(state) and token_id != self.eos_token_id:
+            data = self.vocabulary.id_to_bytes(token_id) or b""
+            if data[:1] == b" ":
+                found = self.matcher.advance_bytes(state, data[1:]) if data[1:] else None
+                if found is None:
+                    raise InvalidTokenError(f"CFGGuide.get_next_state: token_id {token_id}: token {token_id} "
+                                            f"({data!r:.40}, its leading space dropped at the text start) is not allowed here")
+                return found
         try:
             return self.matcher.next_state(state, token_id)
         except InvalidTokenError as exc:
@@ -145,15 +178,19 @@ class CFGGuide(GrammarGuide):
     def must_terminate_state(self, state: EngineState) -> bool:
         """Only EOS may come next (after EOS, or the text is complete and no token continues it)."""
         state = self._state("must_terminate_state", state)
-        return state.done or (state.can_end() and self.matcher.mask_int(state) == 1 << self.eos_token_id)
+        return state.done or (state.can_end() and self.mask_int(state) == 1 << self.eos_token_id)
 
     def mask_bytes(self, state: EngineState) -> bytes:
         """The packed bitmask (ceil(vocab_size/32) little-endian int32 words) of the allowed tokens."""
-        return self.matcher.mask_bytes(self._state("mask_bytes", state))
+        state = self._state("mask_bytes", state)
+        if self._stripped(state):
+            return self._text_start_mask().to_bytes(self.matcher.mask_size, "little")
+        return self.matcher.mask_bytes(state)
 
     def mask_int(self, state: EngineState) -> int:
         """The allowed tokens as an int bit set (bit t = token t)."""
-        return self.matcher.mask_int(self._state("mask_int", state))
+        state = self._state("mask_int", state)
+        return self._text_start_mask() if self._stripped(state) else self.matcher.mask_int(state)
 
     def allowed_token_ids(self, state: EngineState) -> list[int]:
         """The allowed token ids, ascending (EOS included where the text may end)."""
@@ -182,7 +219,8 @@ class CFGGuide(GrammarGuide):
         token_id = check_token_id("CFGGuide.token_bytes", "token_id", token_id)
         if token_id == self.eos_token_id:
             return b""
-        return self.vocabulary.id_to_bytes(token_id) or b""
+        data = self.vocabulary.id_to_bytes(token_id) or b""
+        return data[1:] if self._stripped(state) and data[:1] == b" " else data
 
     def token_text(self, state: EngineState, token_id: int) -> str:
         """The text `token_id` adds after `state` (its bytes decoded, invalid UTF-8 replaced)."""
@@ -212,4 +250,6 @@ class CFGGuide(GrammarGuide):
         return self.matcher.accepts_bytes(bytes(check_bytes("CFGGuide.accepts_bytes", "data", data)))
 
     def __repr__(self) -> str:
-        return f"CFGGuide(lexemes={len(self.grammar.lexemes)}, rules={len(self.grammar.rules)}, vocab_size={self.vocab_size})"
+        start = ", at_text_start=True" if self.at_text_start else ""
+        return (f"CFGGuide(lexemes={len(self.grammar.lexemes)}, rules={len(self.grammar.rules)}, "
+                f"vocab_size={self.vocab_size}{start})")
