@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -123,3 +125,66 @@ def start_plain_server(root: Path):
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@dataclass
+class App:
+    """A page of the bundled app loaded once for a test module: the page, its guarded context, the
+    base URL, the requests that tried to leave the machine and the uncaught script errors."""
+
+    page: Any
+    context: Any
+    url: str
+    attempted: list[str]
+    errors: list[str]
+
+
+def open_app(browser, name: str = "index.html") -> Iterator[App]:
+    """Serve dist/, open page `name` in a guarded context and wait until it is ready; closed after."""
+    server, url = start_dist_server()
+    context, attempted = guarded_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + name)
+    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
+    try:
+        yield App(page, context, url, attempted, errors)
+    finally:
+        context.close()
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def app(browser) -> Iterator[App]:
+    """The builder page (index.html), loaded once per test module and ready."""
+    yield from open_app(browser)
+
+
+@pytest.fixture()
+def page(app: App):
+    """The module's shared page; fails the test if it reached the network or threw a script error."""
+    yield app.page
+    check_offline(app.attempted)
+    assert not app.errors, f"uncaught script errors: {app.errors}"
+
+
+def small_vocab_file(directory: Path, pieces: list[str]) -> Path:
+    """A vocab.json in `directory` whose token i is pieces[i]."""
+    import json
+
+    path = directory / "vocab.json"
+    path.write_text(json.dumps({t: i for i, t in enumerate(pieces)}), encoding="utf-8")
+    return path
+
+
+def guide_idle(page) -> None:
+    """Wait until the worker finished the live guide's last request (Start enabled again)."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("guide-start")).to_be_enabled(timeout=BUILD_TIMEOUT_MS)
+
+
+def shown_tokens(page) -> list[int]:
+    """Ids of every allowed token that passes the live guide's filter (the virtualized grid draws only some)."""
+    return [int(x) for x in page.eval_on_selector("[data-testid=guide-tokens]", "el => Array.from(el.matchedIds || [])")]

@@ -18,15 +18,17 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
 from playwright.sync_api import expect  # noqa: E402
 
-from _webapp import (  # noqa: E402
+from _webapp import (  # noqa: E402,F401  (app, page: the shared page fixtures)
     BUILD_TIMEOUT_MS,
     GPT2_VOCAB,
     LLAMA2_TOKENIZER,
     REPO,
     START_TIMEOUT_MS,
+    app,
     check_offline,
     guarded_context,
     mark_state,
+    page,
     start_dist_server,
     wait_service_worker,
     wait_state,
@@ -37,30 +39,6 @@ from tokenguide.vocabulary import Vocabulary  # noqa: E402
 
 if not GPT2_VOCAB.is_file():
     pytest.skip("the GPT-2 vocabulary is missing (npm ci in web/)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def app(browser):
-    """(page, attempted-requests list, base url): the builder, loaded once and ready."""
-    server, url = start_dist_server()
-    context, attempted = guarded_context(browser)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + "index.html")
-    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
-    yield page, attempted, url, errors
-    context.close()
-    server.shutdown()
-
-
-@pytest.fixture()
-def page(app):
-    """The shared builder page; fails the test if it reached the network or threw a script error."""
-    page, attempted, _, errors = app
-    yield page
-    check_offline(attempted)
-    assert not errors, f"uncaught script errors: {errors}"
 
 
 def cli_build(tmp_path: Path, regex: str, vocab: Path, *extra: str) -> bytes:

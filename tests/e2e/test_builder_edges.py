@@ -10,15 +10,16 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
 from playwright.sync_api import expect  # noqa: E402
 
-from _webapp import (  # noqa: E402
+from _webapp import (  # noqa: E402,F401  (app, page: the shared page fixtures)
     BUILD_TIMEOUT_MS,
     GPT2_VOCAB,
     REPO,
     START_TIMEOUT_MS,
+    app,
     check_offline,
     guarded_context,
     mark_state,
-    start_dist_server,
+    page,
     wait_state,
 )
 
@@ -30,28 +31,6 @@ BIG_WRITE = '[^"]{0,60}'  # few states, 2.7 million transitions with GPT-2: writ
 
 if not GPT2_VOCAB.is_file():
     pytest.skip("the GPT-2 vocabulary is missing (npm ci in web/)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def app(browser):
-    server, url = start_dist_server()
-    context, attempted = guarded_context(browser)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + "index.html")
-    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
-    yield page, attempted, errors
-    context.close()
-    server.shutdown()
-
-
-@pytest.fixture()
-def page(app):
-    page, attempted, errors = app
-    yield page
-    check_offline(attempted)
-    assert not errors, f"uncaught script errors: {errors}"
 
 
 def build(page, regex: str) -> str:

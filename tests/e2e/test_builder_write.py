@@ -15,15 +15,13 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
 from playwright.sync_api import expect  # noqa: E402
 
-from _webapp import (  # noqa: E402
+from _webapp import (  # noqa: E402,F401  (app, page: the shared page fixtures)
     BUILD_TIMEOUT_MS,
     GPT2_VOCAB,
     REPO,
-    START_TIMEOUT_MS,
-    check_offline,
-    guarded_context,
+    app,
     mark_state,
-    start_dist_server,
+    page,
     wait_state,
 )
 
@@ -43,28 +41,6 @@ if not GPT2_VOCAB.is_file():
 @pytest.fixture(scope="module")
 def gpt2():
     return Vocabulary.from_file(GPT2_VOCAB)
-
-
-@pytest.fixture(scope="module")
-def app(browser):
-    server, url = start_dist_server()
-    context, attempted = guarded_context(browser)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + "index.html")
-    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
-    yield page, context, attempted, errors
-    context.close()
-    server.shutdown()
-
-
-@pytest.fixture()
-def page(app):
-    page, _, attempted, errors = app
-    yield page
-    check_offline(attempted)
-    assert not errors, f"uncaught script errors: {errors}"
 
 
 def build(page, regex: str, mode: str) -> str:
@@ -119,7 +95,7 @@ def test_native_and_canonical_files_load_to_the_same_index(app, page, tmp_path, 
     """The default file (the browser's gzip) and the canonical one hold the same index: the same
     header, states and transitions in Python and in the player; the canonical file is the CLI's,
     byte for byte. In Chromium the browser's deflate is zlib level 6, so the two files are equal."""
-    _, context, _, _ = app
+    context = app.context
     expect(page.get_by_test_id("write-mode")).to_have_value("native")  # the default
     assert build(page, COUNTED, "native") == "done", page.get_by_test_id("error").text_content()
     assert stat(page, "file-bytes") == "browser gzip (CompressionStream)"

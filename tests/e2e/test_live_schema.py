@@ -18,14 +18,15 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (pip install playwright pytest-playwright)")
 from playwright.sync_api import expect  # noqa: E402
 
-from _webapp import (  # noqa: E402
+from _webapp import (  # noqa: E402,F401  (app, page: the shared page fixtures)
     BUILD_TIMEOUT_MS,
     GPT2_VOCAB,
-    START_TIMEOUT_MS,
-    check_offline,
-    guarded_context,
+    app,
+    guide_idle,
     mark_state,
-    start_dist_server,
+    page,
+    shown_tokens,
+    small_vocab_file,
     wait_state,
 )
 
@@ -45,39 +46,7 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string", "maxLength
 
 @pytest.fixture(scope="module")
 def small_vocab(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("vocab") / "vocab.json"
-    path.write_text(json.dumps({t: i for i, t in enumerate(PIECES)}), encoding="utf-8")
-    return path
-
-
-@pytest.fixture(scope="module")
-def app(browser):
-    server, url = start_dist_server()
-    context, attempted = guarded_context(browser)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url + "index.html")
-    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
-    yield page, attempted, errors
-    context.close()
-    server.shutdown()
-
-
-@pytest.fixture()
-def page(app):
-    page, attempted, errors = app
-    yield page
-    check_offline(attempted)
-    assert not errors, f"uncaught script errors: {errors}"
-
-
-def guide_idle(page) -> None:
-    expect(page.get_by_test_id("guide-start")).to_be_enabled(timeout=BUILD_TIMEOUT_MS)
-
-
-def shown_tokens(page) -> list[int]:
-    return [int(x) for x in page.eval_on_selector("[data-testid=guide-tokens]", "el => Array.from(el.matchedIds || [])")]
+    return small_vocab_file(tmp_path_factory.mktemp("vocab"), PIECES)
 
 
 def step(page, token_id: int) -> None:

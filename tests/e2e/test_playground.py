@@ -15,6 +15,7 @@ from _webapp import (  # noqa: E402
     check_offline,
     guarded_context,
     mark_state,
+    open_app,
     start_dist_server,
     wait_service_worker,
     wait_state,
@@ -26,21 +27,14 @@ from tokenguide.vocabulary import Vocabulary  # noqa: E402
 
 @pytest.fixture(scope="module")
 def app(browser):
-    server, url = start_dist_server()
-    context, attempted = guarded_context(browser)
-    page = context.new_page()
-    page.goto(url + "playground.html")
-    wait_state(page, "ready", "error", timeout=START_TIMEOUT_MS)
-    yield page, attempted
-    context.close()
-    server.shutdown()
+    """The playground page, loaded once and ready."""
+    yield from open_app(browser, "playground.html")
 
 
 @pytest.fixture()
 def page(app):
-    page, attempted = app
-    yield page
-    check_offline(attempted)
+    yield app.page
+    check_offline(app.attempted)
 
 
 def run(page) -> str:
