@@ -27,33 +27,18 @@ from tokenguide.integrations.transformers import (  # noqa: E402
     JSONLogitsProcessor,
     RegexLogitsProcessor,
 )
-
-EOS = 50256
+from tiny_gpt2 import EOS, gpt2_hf_tokenizer, tiny_gpt2_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def hf_tokenizer(gpt2_vocab_path):
-    bpe = tokenizers.models.BPE.from_file(str(gpt2_vocab_path), str(gpt2_vocab_path.parent / "vocab.bpe"))
-    backend = tokenizers.Tokenizer(bpe)
-    backend.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = tokenizers.decoders.ByteLevel()
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>")
-    tok.pad_token = tok.eos_token
-    tok.padding_side = "left"
-    assert tok.eos_token_id == EOS and len(tok) == 50257
-    return tok
+    return gpt2_hf_tokenizer(gpt2_vocab_path, padding_side="left")
 
 
 @pytest.fixture(scope="module")
 def model():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a tiny model: threads only add contention on a shared machine
-    torch.manual_seed(0)
-    config = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=50257)
-    net = transformers.GPT2LMHeadModel(config)
-    net.eval()
-    yield net
-    torch.set_num_threads(threads)
+    with tiny_gpt2_model() as net:
+        yield net
 
 
 def generate(model, tokenizer, processor, prompts, max_new_tokens, seed=1, sample=True):
