@@ -246,7 +246,8 @@ def test_lazy_guide_meeting_max_states_mid_generation_goes_on(gpt2_vocabulary, w
     raw = LazyIndex(WINDOW, gpt2_vocabulary, max_states=30)
     with pytest.raises(StateLimitError, match="max_states=30"):
         state = raw.initial_state
-        for token in (t for t in [gpt2_vocabulary.get(x)[0] for x in "ab" * 40]):
+        # a de Bruijn text: every window of 5 letters, so every state of the automaton
+        for token in (t for t in [gpt2_vocabulary.get(x)[0] for x in "aaaaabaaabbaabababbbaabbbbabbbbb" * 2]):
             state = raw.get_next_state(state, token)
             raw.mask_bytes(state)
 
@@ -265,8 +266,8 @@ def test_renewal_with_a_callers_mask_cache_drops_stale_masks(gpt2_vocabulary, wi
 
 def test_one_step_beyond_max_states_is_a_named_error(gpt2_vocabulary):
     """What a fresh automaton cannot hold either: an error that says so, not a stranded loop."""
-    guide = Guide(LazyIndex(WINDOW, gpt2_vocabulary, max_states=24))
-    with pytest.raises(StateLimitError, match="one step needs more automaton states than the limit.*max_states=24"):
+    guide = Guide(LazyIndex(WINDOW, gpt2_vocabulary, max_states=20))
+    with pytest.raises(StateLimitError, match="one step needs more automaton states than the limit.*max_states=20"):
         for _ in range(200):
             guide.advance(next(t for t in guide.get_tokens() if t != gpt2_vocabulary.eos_token_id), return_tokens=False)
     with pytest.raises(StateLimitError, match="max_states=5"):
@@ -304,8 +305,8 @@ def test_automaton_over_max_states_builds_on_the_grammar_path(gpt2_vocabulary):
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
               "required": ["n"], "additionalProperties": False}
     for kwargs in ({"lazy": False, "use_cache": False}, {"lazy": True}):
-        guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=4, **kwargs)
-        assert guide.compiled.path == "grammar" and "max_states=4" in guide.compiled.reason
+        guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=3, **kwargs)
+        assert guide.compiled.path == "grammar" and "max_states=3" in guide.compiled.reason
         for text in INSTANCES:
             assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
 

@@ -22,7 +22,7 @@ from ..regex.dfa import DEFAULT_MAX_STATES
 from ..regex.lazy import lazy_regex
 from .bitsets import ByteLRU, mask_to_bytes
 from .trie import prepare_vocabulary
-from .walker import TrieWalker
+from .lazy_walk import LazyTrieWalker, ranges_mask
 
 if TYPE_CHECKING:
     from ..vocabulary import Vocabulary
@@ -49,7 +49,7 @@ class LazyIndex:
         self.regex = regex
         self.dfa = lazy_regex(regex, ascii=ascii, max_states=max_states)
         self._trie = prepare_vocabulary(vocabulary).trie
-        self._walker = TrieWalker.over_lazy(self.dfa, self._trie)
+        self._walker = LazyTrieWalker(self.dfa, self._trie)
         self._vocab_size = vocabulary.vocab_size
         self._eos = vocabulary.eos_token_id
         self._ranges: dict[int, tuple[array, array, array]] = {}
@@ -72,7 +72,7 @@ class LazyIndex:
         twin = object.__new__(LazyIndex)
         twin.__dict__.update(self.__dict__)
         twin.dfa = self.dfa.fresh()
-        twin._walker = TrieWalker.over_lazy(twin.dfa, self._trie)
+        twin._walker = LazyTrieWalker(twin.dfa, self._trie)
         twin._ranges, twin._tokens, twin._masks = {}, ByteLRU(self.token_cache_bytes), ByteLRU(self.mask_cache_bytes)
         return twin
 
@@ -150,8 +150,7 @@ class LazyIndex:
         trie = self._trie
         mask = 0
         if trie.bitsets_fit:
-            for lo, hi in zip(los, his):
-                mask |= trie.range_mask(lo, hi)
+            mask = ranges_mask(trie, los, his)
             if self.dfa.is_final(state):
                 mask |= 1 << self._eos
         else:

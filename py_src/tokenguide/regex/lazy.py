@@ -116,6 +116,22 @@ class LazyByteDFA:
         self._piece_hi = [hi for _, hi, _ in pieces]
         self._piece_atom = [a for _, _, a in pieces]
         self._ascii_atom = [self._atom_at(cp) for cp in range(128)]
+        # the ASCII bytes of each atom, atoms in the order of their first byte (a row made atom by
+        # atom numbers new states exactly as one made byte by byte), and per UTF-8 lead byte its
+        # block of code points with the atoms found there: a row costs one step per atom and one
+        # set test per lead byte
+        by_atom: dict[int, list[int]] = {}
+        for b, a in enumerate(self._ascii_atom):
+            if a >= 0:
+                by_atom.setdefault(a, []).append(b)
+        self._ascii_groups = list(by_atom.items())
+        self._wide_atoms = frozenset(a for lo, hi, a in pieces if hi >= 0x80)
+        self._lead_blocks = []
+        for lead, (base, left, valid_lo) in _LEADS.items():
+            block_lo = max(base, valid_lo)
+            block_hi = min(base + 64**left - 1, _MAX_CP)
+            if block_lo <= block_hi:
+                self._lead_blocks.append((lead, block_lo, block_hi, left, self._atoms_within(block_lo, block_hi)))
         self._alive_nfa = alive
         self._atoms_of = atoms_of
         self._atom_edges: dict[int, list[tuple[int, int]]] = {}  # NFA state -> (atom, alive target), on demand
@@ -174,6 +190,16 @@ class LazyByteDFA:
                     alive[p] = True
                     stack.append(p)
         return alive
+
+    def _atoms_within(self, lo: int, hi: int) -> frozenset[int]:
+        """The atoms of the code points lo..hi."""
+        i = max(0, bisect_right(self._piece_lo, lo) - 1)
+        found = set()
+        while i < len(self._piece_lo) and self._piece_lo[i] <= hi:
+            if self._piece_hi[i] >= lo:
+                found.add(self._piece_atom[i])
+            i += 1
+        return frozenset(found)
 
     def _atom_at(self, cp: int) -> int:
         i = bisect_right(self._piece_lo, cp) - 1
@@ -273,16 +299,17 @@ class LazyByteDFA:
         row = [-1] * 256
         if rem == 0:
             moves = self._subset_moves(subset)
-            for b in range(128):
-                target = moves.get(self._ascii_atom[b])
+            for atom, members in self._ascii_groups:
+                target = moves.get(atom)
                 if target is not None:
-                    row[b] = self._state(target, -1, -1, 0)
-            if moves:
-                for lead, (base, left, valid_lo) in _LEADS.items():
-                    block_lo = max(base, valid_lo)
-                    block_hi = min(base + 64**left - 1, _MAX_CP)
-                    if block_lo <= block_hi:
-                        row[lead] = self._after(subset, block_lo, block_hi, left)
+                    nxt = self._state(target, -1, -1, 0)
+                    for b in members:
+                        row[b] = nxt
+            keys = moves.keys()
+            if not keys.isdisjoint(self._wide_atoms):
+                for lead, block_lo, block_hi, left, block_atoms in self._lead_blocks:
+                    if not keys.isdisjoint(block_atoms):
+                        row[lead] = self._state(subset, block_lo, block_hi, left)
         else:
             size = 64 ** (rem - 1)
             base = lo - lo % (size * 64)
