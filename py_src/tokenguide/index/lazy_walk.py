@@ -33,30 +33,30 @@ class LazyTrieWalker:
     def __init__(self, automaton: Any, trie: TokenTrie):
         self.automaton = automaton
         self.trie = trie
-        self.rows: dict[int, list[int]] = {}
-        self.leave: dict[int, int] = {}  # state -> bytes that do not loop back to it
-        self.live: dict[int, int] = {}  # state -> bytes that lead anywhere
+        # state -> (row, bytes that do not loop back to it, bytes that lead anywhere)
+        self.info: dict[int, tuple[list[int], int, int]] = {}
 
-    def _row(self, state: int) -> list[int]:
-        row = self.rows[state] = self.automaton.row(state)
-        self.live[state] = _byte_mask(bytes(map((-1).__lt__, row)))
-        self.leave[state] = _byte_mask(bytes(map(state.__ne__, row)))
-        return row
-
-    def _leave(self, state: int) -> int:
-        self._row(state)
-        return self.leave[state]
+    def _info(self, state: int) -> tuple[list[int], int, int]:
+        row = self.automaton.row(state)
+        own = getattr(self.automaton, "row_masks", None)
+        if own is not None:
+            leave, live = own(state)
+        else:
+            leave, live = _byte_mask(bytes(map(state.__ne__, row))), _byte_mask(bytes(map((-1).__lt__, row)))
+        found = self.info[state] = (row, leave, live)
+        return found
 
     def walk(self, start: int) -> tuple[array, array, array]:
         """(first key, end key, next state) ranges of the keys allowed from `start`, ascending."""
         t = self.trie
         labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
         ends_key, before, children = t.ends_key, t.keys_before, t.children
-        rows, leave, live = self.rows, self.leave, self.live
+        infos = self.info
         los, his, nexts = array("I"), array("I"), array("I")
-        stack = [start] * (t.max_depth + 1)
-        row = rows.get(start) or self._row(start)
+        row = (infos.get(start) or self._info(start))[0]
+        rows = [row] * (t.max_depth + 1)  # rows[d]: the row of the state at depth d of the path
         root_child = t.root_child
+        last_next = last_hi = -1
         for label in range(256):
             if row[label] < 0 or not root_child[label]:
                 continue
@@ -64,10 +64,7 @@ class LazyTrieWalker:
             stop = ends[i]
             while i < stop:
                 d = depths[i]
-                r = rows.get(stack[d - 1])
-                if r is None:
-                    r = self._row(stack[d - 1])
-                ns = r[labels[i]]
+                ns = rows[d - 1][labels[i]]
                 if ns < 0:
                     i = ends[i]
                     continue
@@ -76,48 +73,106 @@ class LazyTrieWalker:
                     lo = before[i]
                     hi = lo + 1
                     i += 1
-                elif below[i] & (leave[ns] if ns in leave else self._leave(ns)):
-                    # some byte below leaves the state: look inside (unless no child can follow);
-                    # this node's own key, if any, ends here
-                    if children[i] & live[ns]:
-                        stack[d] = ns
-                        nxt = i + 1
-                    else:
-                        nxt = ends[i]
-                    if not ends_key[i]:
-                        i = nxt
-                        continue
-                    lo = before[i]
-                    hi = lo + 1
-                    i = nxt
                 else:
-                    # every byte below loops on `ns`: the whole subtree ends there
-                    lo = before[i]
-                    hi = before[ends[i]]
-                    i = ends[i]
-                if nexts and nexts[-1] == ns and his[-1] == lo:
+                    info = infos.get(ns)
+                    if info is None:
+                        info = self._info(ns)
+                    if below[i] & info[1]:
+                        # some byte below leaves the state: look inside (unless no child can
+                        # follow); this node's own key, if any, ends here
+                        if children[i] & info[2]:
+                            rows[d] = info[0]
+                            nxt = i + 1
+                        else:
+                            nxt = ends[i]
+                        if not ends_key[i]:
+                            i = nxt
+                            continue
+                        lo = before[i]
+                        hi = lo + 1
+                        i = nxt
+                    else:
+                        # every byte below loops on `ns`: the whole subtree ends there
+                        lo = before[i]
+                        hi = before[ends[i]]
+                        i = ends[i]
+                if ns == last_next and lo == last_hi:
                     his[-1] = hi
                 else:
                     los.append(lo)
                     his.append(hi)
                     nexts.append(ns)
+                    last_next = ns
+                last_hi = hi
         return los, his, nexts
 
 
 def ranges_mask(trie: TokenTrie, los, his) -> int:
     """The token ids of the key ranges los[i]..his[i]-1 as a bitmask integer (bit t: token t).
 
-    Narrow ranges set their ids in one shared bitmap (one conversion at the end), wide ones come
-    from the trie's block masks (`TokenTrie.range_mask`)."""
+    Adjacent ranges are merged; when they hold more than half the ids, the ranges between them
+    are set instead and the result complemented. Wide ranges come from the trie's block masks
+    (`TokenTrie.range_mask`), the ids of narrow ones are set one by one: one byte per token id
+    when there are many (packed at the end by one C-level pass), else bits of a packed bitmap."""
+    id_start = trie.id_start
+    merged_lo: list[int] = []
+    merged_hi: list[int] = []
+    last = -1
+    for lo, hi in zip(los, his):
+        if lo == last:
+            merged_hi[-1] = hi
+        else:
+            merged_lo.append(lo)
+            merged_hi.append(hi)
+        last = hi
+    count = sum(map(id_start.__getitem__, merged_hi)) - sum(map(id_start.__getitem__, merged_lo))
+    total = len(trie.flat_ids)
+    invert = 2 * count > total
+    if invert:  # the gaps between the ranges, within the ordinary tokens
+        gaps_lo = [0] + merged_hi
+        gaps_hi = merged_lo + [trie.num_keys]
+        merged_lo, merged_hi = gaps_lo, gaps_hi
+        count = total - count
+    mask = _ids_mask(trie, merged_lo, merged_hi, count)
+    return _ordinary(trie) ^ mask if invert else mask
+
+
+def _ids_mask(trie: TokenTrie, los: list[int], his: list[int], count: int) -> int:
     flat, id_start = trie.flat_ids, trie.id_start
-    bitmap = bytearray((len(trie.position) + 7) // 8)
+    size = len(trie.position)
     wide = 0
+    if count * 16 > size:
+        flags = bytearray(size)  # one byte per token id
+        for lo, hi in zip(los, his):
+            a = id_start[lo]
+            b = id_start[hi]
+            if b - a >= _WIDE_RANGE:
+                wide |= trie.range_mask(lo, hi)
+            elif a < b:
+                for t in flat[a:b]:
+                    flags[t] = 1
+        return int(flags[::-1].translate(_BITS), 2) | wide
+    bitmap = bytearray((size + 7) // 8)
     for lo, hi in zip(los, his):
         a = id_start[lo]
         b = id_start[hi]
         if b - a >= _WIDE_RANGE:
             wide |= trie.range_mask(lo, hi)
-        else:
+        elif a < b:
             for t in flat[a:b]:
                 bitmap[t >> 3] |= 1 << (t & 7)
     return int.from_bytes(bitmap, "little") | wide
+
+
+_ORDINARY: list[tuple[TokenTrie, int]] = []
+
+
+def _ordinary(trie: TokenTrie) -> int:
+    """The mask of every token id of the trie, kept for the last few tries."""
+    for known, mask in _ORDINARY:
+        if known is trie:
+            return mask
+    mask = trie.range_mask(0, trie.num_keys)
+    _ORDINARY.insert(0, (trie, mask))
+    del _ORDINARY[4:]
+    return mask

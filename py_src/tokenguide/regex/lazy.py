@@ -27,6 +27,7 @@ from .nfa import NFA, build_nfa, epsilon_closure
 __all__ = ["EagerRows", "LazyByteDFA", "LookaheadNeedsEagerError", "lazy_regex"]
 
 _MAX_CP = 0x10FFFF
+_ALL_BYTES = (1 << 256) - 1
 # lead byte -> (first code point of its block, continuation bytes, smallest valid code point)
 _LEADS = {}
 for _b in range(0xC2, 0xF5):
@@ -124,7 +125,7 @@ class LazyByteDFA:
         for b, a in enumerate(self._ascii_atom):
             if a >= 0:
                 by_atom.setdefault(a, []).append(b)
-        self._ascii_groups = list(by_atom.items())
+        self._ascii_groups = [(a, members, sum(1 << b for b in members)) for a, members in by_atom.items()]
         self._wide_atoms = frozenset(a for lo, hi, a in pieces if hi >= 0x80)
         self._lead_blocks = []
         for lead, (base, left, valid_lo) in _LEADS.items():
@@ -135,6 +136,7 @@ class LazyByteDFA:
         self._alive_nfa = alive
         self._atoms_of = atoms_of
         self._atom_edges: dict[int, list[tuple[int, int]]] = {}  # NFA state -> (atom, alive target), on demand
+        self._closures: dict[int, frozenset[int]] = {}  # NFA state -> its epsilon closure, on demand
         first = epsilon_closure(nfa, (start,))
         self._first = first if alive is None else frozenset(s for s in first if alive[s])
         self._start_cache()
@@ -147,6 +149,7 @@ class LazyByteDFA:
         self._keys: list[tuple[int, int, int, int]] = []  # state -> (subset, lo, hi, continuation bytes left)
         self._state_of: dict[tuple[int, int, int, int], int] = {}
         self._rows: list[list[int] | None] = []
+        self._row_masks: dict[int, tuple[int, int]] = {}
         self.finals: set[int] = set()
         self._state(self._subset(self._first), -1, -1, 0)
 
@@ -254,9 +257,27 @@ class LazyByteDFA:
                     ]
                 for atom, t in edges:
                     buckets.setdefault(atom, set()).add(t)
-            moves = {a: self._subset(epsilon_closure(self._nfa, targets)) for a, targets in buckets.items()}
+            closure = self._closure
+            moves = {a: self._subset(closure(targets)) for a, targets in buckets.items()}
             self._moves[subset] = moves
         return moves
+
+    def _closure(self, targets: set[int]) -> frozenset[int]:
+        """The epsilon closure of `targets`: the union of each one's closure, kept per NFA state."""
+        if len(targets) == 1:
+            (t,) = targets
+            found = self._closures.get(t)
+            if found is None:
+                found = self._closures[t] = epsilon_closure(self._nfa, targets)
+            return found
+        closures = self._closures
+        parts = []
+        for t in targets:
+            found = closures.get(t)
+            if found is None:
+                found = closures[t] = epsilon_closure(self._nfa, (t,))
+            parts.append(found)
+        return frozenset().union(*parts)
 
     def _after(self, subset: int, lo: int, hi: int, rem: int) -> int:
         """The state for code points lo..hi still to be completed by `rem` bytes, -1 if none can match."""
@@ -299,17 +320,23 @@ class LazyByteDFA:
         row = [-1] * 256
         if rem == 0:
             moves = self._subset_moves(subset)
-            for atom, members in self._ascii_groups:
+            loop = live = 0
+            for atom, members, bits in self._ascii_groups:
                 target = moves.get(atom)
                 if target is not None:
                     nxt = self._state(target, -1, -1, 0)
                     for b in members:
                         row[b] = nxt
+                    live |= bits
+                    if nxt == state:
+                        loop |= bits
             keys = moves.keys()
             if not keys.isdisjoint(self._wide_atoms):
                 for lead, block_lo, block_hi, left, block_atoms in self._lead_blocks:
                     if not keys.isdisjoint(block_atoms):
                         row[lead] = self._state(subset, block_lo, block_hi, left)
+                        live |= 1 << lead  # (a lead byte leads inside a character: never a loop)
+            self._row_masks[state] = (_ALL_BYTES ^ loop, live)
         else:
             size = 64 ** (rem - 1)
             base = lo - lo % (size * 64)
@@ -320,6 +347,23 @@ class LazyByteDFA:
                     row[0x80 + c] = self._after(subset, sub_lo, sub_hi, rem - 1)
         self._rows[state] = row
         return row
+
+    def row_masks(self, state: int) -> tuple[int, int]:
+        """(bytes that do not lead `state` back to itself, bytes that lead anywhere) as 256-bit
+        masks, made with the row."""
+        found = self._row_masks.get(state)
+        if found is None:
+            row = self.row(state)
+            found = self._row_masks.get(state)
+            if found is None:  # a row inside a character: made byte by byte
+                loop = live = 0
+                for b, nxt in enumerate(row):
+                    if nxt >= 0:
+                        live |= 1 << b
+                        if nxt == state:
+                            loop |= 1 << b
+                found = self._row_masks[state] = (_ALL_BYTES ^ loop, live)
+        return found
 
     # -- queries -----------------------------------------------------------------------------
     @property
