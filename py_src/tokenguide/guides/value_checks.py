@@ -159,6 +159,17 @@ def _token_tables(vocab: Any, size: int, eos: int) -> tuple:
 
 
 @lru_cache(maxsize=4)
+def _past_quote(vocab: Any, size: int, eos: int) -> int:
+    """Per vocabulary, once: the tokens (a packed bit set) that may close a string and then
+    write a delimiter (a JSON delimiter past a quote), or that hold a backslash."""
+    out = 0
+    for i, b in enumerate(_token_tables(vocab, size, eos)[0]):
+        if b and (b"\\" in b or (b'"' in b and _STRUCT.intersection(b[b.index(b'"') + 1:]))):
+            out |= 1 << i
+    return out
+
+
+@lru_cache(maxsize=4)
 def _string_pieces(vocab: Any, size: int, eos: int) -> tuple[list, list]:
     """Per vocabulary, once and only for guides with regex strings: each token's characters
     inside a string (`_piece`), and past the opening quote of one."""
@@ -260,8 +271,10 @@ class _Scan:
                 self.mode = "S"
             elif c == 0x7B:
                 loc = self.value_loc()
-                # + seen, capture, and for a map inside checked items: (frame, where its text begins)
-                self.frames.append(["o", loc, None, None, None, self._map_starts(loc)])
+                # + seen, capture, and for a map inside checked items: (frame, where its text begins);
+                # an any-order object's spec (json_schema.member_keys), its declared keys seen, its count
+                self.frames.append(["o", loc, None, None, None, self._map_starts(loc), self.check.object_keys(loc),
+                                    frozenset(), 0])
                 self.mode = "K"
             elif c == 0x5B:
                 loc = self.value_loc()
@@ -324,6 +337,8 @@ class _Scan:
                     top[2] += 1
                     self.mode = "V"
                 else:
+                    if top[6] is not None and not top[6].feasible(top[7], top[8], 1):
+                        raise _Dup  # (no further member can come)
                     self.mode = "K"
             else:  # ] or }
                 self._close()
@@ -351,6 +366,8 @@ class _Scan:
         """The top object or array ends: a map's text, in each item holding it, in one order
         (json_schema.order_free.canonical_object)."""
         top = self.frames.pop()
+        if top[0] == "o" and top[6] is not None and not top[6].can_close(top[7], top[8]):
+            raise _Dup  # (a required key missing, or too few members)
         if top[0] == "o" and top[5]:
             for i, start in top[5]:
                 f = self.frames[i]
@@ -375,6 +392,11 @@ class _Scan:
         object's discriminator (ValueChecks.discriminator), which the schema's key order
         writes first (a member before it is refused: never expected)."""
         top = self.frames[-1]
+        if top[6] is not None:  # an any-order object: a declared key once, within the bounds
+            after = top[6].after_key(top[7], top[8], name)
+            if after is None:
+                raise _Dup
+            top[7], top[8] = after
         d = self.check.discriminator(top[1])
         if d is None or name == d:
             top[2] = self.check.child_key(top[1], name)
@@ -400,6 +422,9 @@ class _Scan:
                     not _alive(f[9], f[7], f[8], f[5]):
                 return False
         top = self.frames[-1] if self.frames else None
+        if top is not None and top[0] == "o" and top[6] is not None and self.mode in ("k", "e") and \
+                not top[6].prefix_ok(top[7], top[8], self.key):
+            return False  # (only keys seen, or members past the bounds, complete this key)
         if top is not None and top[0] == "a" and top[3] is not None and self.mode == "V" and not top[6]:
             auto = top[3].at(top[2])
             return _unchecked(auto) or isinstance(auto, Mixed) or _alive_at_start(auto, top[5])
@@ -482,8 +507,14 @@ class ValueChecksGuide(BaseGuide):
                                                     auto.hi - count < self.longest + auto.longest_minimum)
             if count < auto.lo or near:
                 candidates = -1
+        restrict = None
+        if any(f[0] == "o" and f[6] is not None for f in scan[0]):  # any-order objects' keys (member_keys)
+            more, restrict = self._key_candidates(scan)
+            candidates |= more
         if not candidates:
             return base
+        if restrict is not None:
+            base = (int.from_bytes(base, "little") & restrict).to_bytes(len(base), "little")
         mask = bytearray(base)
         quick = self._regex_pieces(scan, frames)
         for t in set_bits(int.from_bytes(base, "little") & candidates):
@@ -496,6 +527,32 @@ class ValueChecksGuide(BaseGuide):
             self._masks.clear()
         self._masks[key] = (inner, out)  # (an unhashable inner state is kept alive with its id)
         return out
+
+    def _key_candidates(self, scan: tuple) -> tuple[int, Optional[int]]:
+        """With an any-order object open (json_schema.member_keys): the tokens that may change
+        its keys' verdict (a packed bit set: those with a delimiter; inside a string, those with
+        one past a quote, or an escape), and inside the key of the object at the top when only
+        declared names may complete it, the tokens allowed at all (prefixes of those names, or
+        tokens with a delimiter, tried one by one); else None."""
+        frames, mode = scan[0], scan[1]
+        top = frames[-1]
+        if mode in ("k", "e") and top[0] == "o" and top[6] is not None:
+            spec, seen, count = top[6], top[7], top[8]
+            if spec.other_next(seen, count):
+                return self.struct, None
+            key = scan[2]
+            allowed = self.struct
+            for n in spec.next_names(seen, count):
+                text = spec.texts[n]
+                if text.startswith(key):
+                    rest = text[len(key):]
+                    for i in range(1, len(rest) + 1):
+                        for t in self.by_bytes.get(rest[:i], ()):
+                            allowed |= 1 << t
+            return self.struct, allowed
+        if mode in ("S", "E", "k", "e"):
+            return _past_quote(*self._vocab_key), None
+        return self.struct, None
 
     def _regex_pieces(self, scan: tuple, frames: list) -> Optional[tuple[str, dict, list]]:
         """Inside a regex string with nothing else to check and its text complete so far (no

@@ -382,15 +382,16 @@ def compile_json_schema(
             raise refused(f"minItems {min_items} distinct items may not exist")
         return automaton
 
-    wanted = value_checks and _mentions(schema, lambda d: d.get("uniqueItems") is True or d.get("format") == "regex"
-                                        or "maxLength" in d or "minLength" in d)
+    wanted = value_checks and (property_order == "any" or _mentions(
+        schema, lambda d: d.get("uniqueItems") is True or d.get("format") == "regex" or "maxLength" in d
+        or "minLength" in d))
     check = ValueChecks(schema, item, property_order == "any") if wanted else None
     token = VALUE_CHECKED_UNIQUE.set(check)
     try:
         compiled = _compile(schema, whitespace_pattern, max_recursion_depth, path, lenient, property_order)
     finally:
         VALUE_CHECKED_UNIQUE.reset(token)
-    if check is None or not (check.dropped or check.regex_dropped or check.length_dropped):
+    if check is None or not (check.dropped or check.regex_dropped or check.length_dropped or check.keys_taken):
         return compiled
     check.finish()
     return dataclasses.replace(compiled, checks=check)

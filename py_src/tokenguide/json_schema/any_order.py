@@ -1,8 +1,11 @@
 """Object bodies with property_order="any": the declared members in every order, each at most
 once, the required ones present, other members anywhere among them, property counts exact.
 
-The language needs one automaton state per set of declared keys already seen (2^n for n
-declared keys). Three spellings, smallest first:
+With compile_json_schema's value checks, an object is written as a repetition of its members
+(`member_loop`) and the keys seen are checked beside the grammar (module member_keys: any number
+of declared properties). Without them (build_regex_from_schema, inside lookaheads, or where the
+check cannot locate the object), the language needs one automaton state per set of declared keys
+already seen (2^n for n declared keys). Three spellings, smallest first:
 
 * regex path, small objects: the continuation after each key set written out (lookahead-free;
   its text grows like n! because a regex cannot share sub-expressions, so it is used only
@@ -15,7 +18,7 @@ declared keys). Three spellings, smallest first:
   accepts has one parse.
 
 More than `MAX_ANY_ORDER_KEYS` declared keys (`MAX_GRAMMAR_KEYS` on the grammar path) are
-refused (UnsupportedSchemaError).
+refused (UnsupportedSchemaError), with the reason the value checks could not take the object.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from typing import Any
 from ..errors import UnsupportedSchemaError
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
-from .text import STRING, alt, cat, lit, rep
+from .text import STRING, alt, cat, lit, opt, rep
 
-__all__ = ["any_order_body", "MAX_ANY_ORDER_KEYS", "MAX_GRAMMAR_KEYS", "INLINE_CHARS", "PROPERTY_ORDERS"]
+__all__ = ["any_order_body", "member_loop", "MAX_ANY_ORDER_KEYS", "MAX_GRAMMAR_KEYS", "INLINE_CHARS", "PROPERTY_ORDERS"]
 
 PROPERTY_ORDERS = ("schema", "any")
 MAX_ANY_ORDER_KEYS = 12  # 2^12 key sets
@@ -42,17 +45,35 @@ class _TooBig(Exception):
     """The written-out regex passed INLINE_CHARS."""
 
 
+def member_loop(em: Any, members: list[str | None], extra: str | None, nonempty: bool) -> str:
+    """Object body of any number of members, each a declared one (not None) or another
+    (`extra`), in any order and repeating: the keys seen are checked beside it (module
+    member_keys). `nonempty`: at least one member."""
+    items = [m if em.sink is None else em.sink.mark(i) + m for i, m in enumerate(members) if m is not None]
+    if extra is not None:
+        items.append(extra if em.sink is None else em.sink.mark(len(members)) + extra)
+    one = alt(items)
+    if one is None:
+        return ""
+    if em.sink is not None and len(items) > 1:
+        one = em.sink.rule(one)  # (written twice below: once)
+    body = one + rep(em.sep + one, 0, None)
+    return body if nonempty else opt(body)
+
+
 def any_order_body(em: Any, names: list[str], members: list[str | None], req: list[bool], extra: str | None,
-                   min_p: int, max_p: int | None, ptr: str) -> str | None:
+                   min_p: int, max_p: int | None, ptr: str, why: str | None = None) -> str | None:
     """Object body (between ``{`` + whitespace and the closer; "" = only the empty object) for
-    the members in any order; None when no object qualifies. `ptr`: the object's pointer."""
+    the members in any order, written out; None when no object qualifies. `ptr`: the object's
+    pointer; `why`: why the value checks could not take it (said in a refusal)."""
     if any(m is None and r for m, r in zip(members, req)):
         return None
     keep = [i for i, m in enumerate(members) if m is not None]
+    because = "" if why is None else f"; the keys seen could not be checked beside the grammar: {why}"
     if len(keep) > MAX_ANY_ORDER_KEYS:
         raise UnsupportedSchemaError(
             f"property_order='any' with {len(keep)} declared properties needs 2^{len(keep)} key-set states "
-            f"(at most {MAX_ANY_ORDER_KEYS} declared properties are supported; at {ptr}); use "
+            f"(at most {MAX_ANY_ORDER_KEYS} declared properties are written out; at {ptr}{because}); use "
             "property_order='schema' (keys in the schema's order) or split the object", "properties", ptr)
     mem = [members[i] for i in keep]  # type: ignore[misc]
     rq = [req[i] for i in keep]
@@ -63,8 +84,9 @@ def any_order_body(em: Any, names: list[str], members: list[str | None], req: li
         if len(keep) > MAX_GRAMMAR_KEYS:
             raise UnsupportedSchemaError(
                 f"property_order='any' on the grammar path takes at most {MAX_GRAMMAR_KEYS} declared properties "
-                f"per object (this one has {len(keep)}, at {ptr}: 2^{len(keep)} grammar rules make Lark's "
-                "table slow to build); use path='regex' (lookaheads) or property_order='schema'", "properties", ptr)
+                f"per object written out (this one has {len(keep)}, at {ptr}: 2^{len(keep)} grammar rules make "
+                f"Lark's table slow to build{because}); use path='regex' (lookaheads) or property_order='schema'",
+                "properties", ptr)
         return _Writer(em, mem, rq, extra, min_p, max_p, rules=True).body()
     try:
         return _Writer(em, mem, rq, extra, min_p, max_p, rules=False).body()

@@ -56,8 +56,23 @@ def value_key(v: Any) -> Any:
 
 def parse_document(text: str | bytes) -> Any:
     """A JSON text parsed with exact numbers (each a `_Number`: its canonical spelling), for
-    `find_violation` and `value_key`."""
-    return json.loads(text, parse_float=_number, parse_int=_number)
+    `find_violation` and `value_key`; each object a dict whose `repeated` lists the names written
+    again after their first member (the last value kept, as json.loads does)."""
+    return json.loads(text, parse_float=_number, parse_int=_number, object_pairs_hook=_members)
+
+
+class _Members(dict):
+    """An object of a parsed document, with the names it repeats (`parse_document`)."""
+
+    repeated: tuple = ()
+
+
+def _members(pairs: list) -> _Members:
+    out = _Members(pairs)
+    if len(out) < len(pairs):
+        seen: set = set()
+        out.repeated = tuple(k for k, _ in pairs if k in seen or seen.add(k))
+    return out
 
 
 def _number(text: str) -> _Number:

@@ -2,7 +2,8 @@
 
 With property_order="schema" (the default), declared properties come in the schema's order,
 then undeclared required names, then (when allowed) any number of other properties; with "any"
-(`any_order`), all of them in any order. Other members' keys and values come from `keys`.
+(`any_order`), all of them in any order: with the value checks, a repetition of members whose keys
+are checked beside the grammar (module member_keys), else written out per set of keys seen. Other members' keys and values come from `keys`.
 Functions take the `Emitter` (`em`) for sub-values.
 """
 
@@ -13,9 +14,10 @@ import re
 from typing import Any
 
 from ..errors import UnsupportedSchemaError
-from .any_order import any_order_body
+from .any_order import any_order_body, member_loop
 from .keys import extra_member
 from .logic import json_whitespace_only
+from .member_keys import KeySpec, node_owners
 from .normalize import Node
 from .patterns import PatternError, ecma_search
 from .required_sets import sets_body
@@ -103,8 +105,10 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None,
     max_p = s.get("maxProperties")
     max_p = None if max_p is None else int(max_p)
     if em.property_order == "any" and len(members) + (extra is not None) > 1:
-        body = any_order_body(em, names, members, req, extra, min_p, max_p, s.ptr)
-        return _wrap(em, body)
+        taken, why = _keys_beside(em, s, names, members, req, extra, min_p, max_p)
+        if taken:
+            return _wrap(em, why)
+        return _wrap(em, any_order_body(em, names, members, req, extra, min_p, max_p, s.ptr, why))
     counted = bool(min_p) or max_p is not None
     if em.sink is not None and (extra is not None or counted):
         # grammar mode: each member's key stays whole in its terminal (else the quote all keys
@@ -122,6 +126,33 @@ def object_regex(em: Any, s: Node, required_sets: list | None = None,
     else:
         body = members_chain(em.sep, members, req, extra, em.sink)
     return _wrap(em, body)
+
+
+def _keys_beside(em: Any, s: Node, names: list[str], members: list[str | None], req: list[bool],
+                 extra: str | None, min_p: int, max_p: int | None) -> tuple[bool, str | None]:
+    """(True, the object body as a repetition of members, or None when no object qualifies)
+    when the value checks take the keys seen of this any-order object (module member_keys);
+    else (False, why not, or None where no value checks run: build_regex_from_schema, the items
+    of uniqueItems, membership checks)."""
+    take = getattr(em.norm.unique_drops, "take_object", None)
+    if take is None:
+        return False, None
+    if not json_whitespace_only(em.ws):
+        return False, "the whitespace pattern may match more than JSON whitespace"
+    if getattr(em, "lookahead_side", False):
+        return False, "it is inside a lookahead (not, if, an overlapping oneOf branch)"
+    if any(m is None and r for m, r in zip(members, req)):
+        return True, None
+    spec = KeySpec(tuple(n for n, m in zip(names, members) if m is not None),
+                   frozenset(n for n, r in zip(names, req) if r), min_p, max_p, extra is not None)
+    if (max_p is not None and max_p < min_p) or not spec.feasible(frozenset(), 0):
+        return True, None
+    why = take(node_owners(s), spec)
+    if why is not None:
+        return False, why
+    if max_p == 0:
+        return True, ""
+    return True, member_loop(em, members, extra, nonempty=min_p > 0 or any(req))
 
 
 def _literals(required_sets: list | None) -> dict[str, dict[str, Any]]:

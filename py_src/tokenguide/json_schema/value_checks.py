@@ -29,6 +29,7 @@ from ..errors import StateLimitError, UnsupportedSchemaError
 from ..regex.ecma_syntax import pattern_error
 from .failed_ifs import FailedIfs
 from .json_values import value_key
+from .member_keys import OBJECT_KEYWORDS, UNTRACKED_KEYWORDS, KeySpec
 from .negation import negated_objects
 from .order_free import inexhaustible, is_order_free
 from .normalize import VALIDATION, any_of_says_nothing, schema_draft
@@ -132,6 +133,9 @@ class ValueChecks:
         self._verdicts: dict[str, str] = {}  # schema object -> why its check could not be exact
         self._broken: str | None = None
         self._negated_objs: set[str] = set()
+        #: any-order objects (module member_keys): owners (schema objects with member keywords) -> spec
+        self.keys_taken: dict[frozenset, KeySpec] = {}
+        self._owners_at: dict[int, frozenset] = {}  # location -> the owner sets of its object alternatives
         self._fails = FailedIfs(lambda ref, ptr: self.resolver.resolve(ref, ptr, self._ref_refused), value_key)
         self.root = -1  # (the locations are explored when first asked: `_explore_once`)
 
@@ -202,6 +206,48 @@ class ValueChecks:
         """May a number at `loc` (inside checked items) have few values but many spellings
         (bounded, a multiple, an enum's), so that its digits may strand its item?"""
         return loc in self._number_spellings
+
+    def take_object(self, owners: frozenset, spec: KeySpec) -> str | None:
+        """Check the keys of the any-order objects whose member keywords the schema objects
+        `owners` hold against `spec` (module member_keys); else why not. Every place of a
+        document holding them must hold them alone: one alternative, those very owners."""
+        self._explore_once()
+        if self._broken is not None:
+            return self._broken
+        if owners & self._negated_objs:
+            return "this object sits under a `not`, where a check of its keys would be reversed"
+        places = [sets for sets in self._owners_at.values() if any(o & owners for o in sets)]
+        if not places:
+            return "no place of a document reaches this object through the keywords the check follows"
+        for sets in places:
+            if len(sets) > 1:
+                return "where it stands, objects may match several alternatives (anyOf/oneOf branches, if, " \
+                    "dependent schemas), each with its own members"
+            if next(iter(sets)) != owners:
+                return "where it stands, other schema objects also say what its members are"
+        for p in sorted(owners):
+            obj = self.objs.get(p)
+            for k in UNTRACKED_KEYWORDS:
+                if isinstance(obj, dict) and obj.get(k) not in (None, True, {}):
+                    return f"{k} beside it (at {p}/{ptr_escape(k)}) is not checked with the keys"
+        if self.keys_taken.setdefault(owners, spec) != spec:
+            return "it is written with different members in different places"
+        return None
+
+    def object_keys(self, loc: int) -> KeySpec | None:
+        """The spec of an any-order object at `loc` whose keys are checked here, else None."""
+        sets = self._owner_sets(loc)
+        return self.keys_taken.get(next(iter(sets))) if len(sets) == 1 else None
+
+    def _owner_sets(self, loc: int) -> frozenset:
+        """The owners (schema objects with member keywords) of each alternative at `loc` that
+        accepts objects."""
+        found = self._owners_at.get(loc)
+        if found is None:
+            found = self._owners_at[loc] = frozenset(
+                frozenset(p for p in c if isinstance(self.objs[p], dict) and any(k in self.objs[p] for k in OBJECT_KEYWORDS))
+                for c in self._live(loc, "object"))
+        return found
 
     def order_free_at(self, loc: int) -> bool:
         """Is an object at `loc`, inside an item whose distinctness is checked, a map: its members
@@ -399,6 +445,7 @@ class ValueChecks:
                     for o in owners:
                         self._verdicts.setdefault(o, exc.args[0])
             _judge_strings(self, loc)
+            self._owner_sets(loc)
             kids = [self.child_index(loc, i) for i in range(self.prefix_length(loc))] + [self.child_index(loc, -1)]
             kids += self._member_children(loc)
             for k in kids:
@@ -740,8 +787,9 @@ class NestedDrops:
 
 
 def find_violation(check: ValueChecks, value: Any) -> str | None:
-    """The JSON pointer of the first array in `value` (a parsed document) whose items must be
-    distinct and are not, or of the first string that must be a regex and is not; or None."""
+    """The JSON pointer of the first array in `value` (a parsed document, json_values.parse_document)
+    whose items must be distinct and are not, of the first any-order object whose keys break its
+    spec (module member_keys), or of the first string that must be a regex and is not; or None."""
     def walk(v: Any, loc: int, ptr: str) -> str | None:
         if isinstance(v, str):
             auto = check.length_automaton(loc)
@@ -756,6 +804,9 @@ def find_violation(check: ValueChecks, value: Any) -> str | None:
                 if bad:
                     return bad
         elif isinstance(v, dict):
+            spec = check.object_keys(loc)
+            if spec is not None and spec.violation(list(v), getattr(v, "repeated", ())):
+                return ptr or "/"
             d = check.discriminator(loc)
             seen = (d, value_key(v[d])) if d is not None and isinstance(v.get(d), str) else None
             for k, x in v.items():
