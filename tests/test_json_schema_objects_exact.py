@@ -158,8 +158,13 @@ def test_any_order_refuses_too_many_declared_properties():
 
 
 def test_any_order_on_the_grammar_path():
+    """Written out per set of keys seen (value_checks=False: the grammar alone is exact), and as a
+    repetition of members with the keys checked beside it (CompiledSchema.accepts)."""
     schema = dict(PERSON, additionalProperties={"type": "null"})
-    compiled = compile_json_schema(schema, path="grammar", property_order="any")
+    checked = compile_json_schema(schema, path="grammar", property_order="any")
+    assert checked.checks is not None and checked.checks.keys_taken
+    compiled = compile_json_schema(schema, path="grammar", property_order="any", value_checks=False)
+    assert compiled.checks is None
     parser = lark.Lark(compiled.grammar, parser="lalr", lexer="contextual")
 
     def accepts(text: str) -> bool:
@@ -172,19 +177,25 @@ def test_any_order_on_the_grammar_path():
     for x in PERSON_INSTANCES + [{"name": "b", "x": None, "ok": True}]:
         for text in orders(x):
             assert accepts(text) == valid(schema, x), text
+            assert checked.accepts(text) == valid(schema, x), text
     assert not accepts(raw(("name", "a"), ("name", "b")))
+    assert not checked.accepts(raw(("name", "a"), ("name", "b")))
 
 
 def test_any_order_recursive_schema_takes_the_grammar_path():
     tree = {"$defs": {"n": {"type": "object", "properties": {"v": {"type": "integer"},
                                                              "kids": {"type": "array", "items": {"$ref": "#/$defs/n"}}},
                             "required": ["v"], "additionalProperties": False}}, "$ref": "#/$defs/n"}
-    compiled = compile_json_schema(tree, property_order="any")
+    compiled = compile_json_schema(tree, property_order="any", value_checks=False)
     assert compiled.path == "grammar"
     parser = lark.Lark(compiled.grammar, parser="lalr", lexer="contextual")
     parser.parse('{"kids":[{"v":2},{"kids":[],"v":3}],"v":1}')
     with pytest.raises(lark.exceptions.LarkError):
         parser.parse('{"v":1,"v":2}')
+    checked = compile_json_schema(tree, property_order="any")  # (the keys checked beside the grammar)
+    assert checked.path == "grammar" and checked.checks.keys_taken
+    assert checked.accepts('{"kids":[{"v":2},{"kids":[],"v":3}],"v":1}')
+    assert not checked.accepts('{"v":1,"v":2}') and not checked.accepts('{"kids":[{"kids":[]}],"v":1}')
 
 
 # -- argument checks --------------------------------------------------------------------------------------
@@ -446,9 +457,12 @@ def test_any_order_with_unbalanced_brace_keys_skips_whole_members():
 def test_any_order_grammar_path_refuses_many_declared_properties():
     schema = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(9)}}
     with pytest.raises(UnsupportedSchemaError, match=r"at most 8 declared properties.*has 9.*path='regex'") as info:
-        compile_json_schema(schema, path="grammar", property_order="any")
+        compile_json_schema(schema, path="grammar", property_order="any", value_checks=False)
     assert info.value.keyword == "properties" and info.value.pointer == "#"
-    assert re.fullmatch(compile_json_schema(schema, path="regex", property_order="any").regex, '{"p8":1,"p0":2}')
+    assert re.fullmatch(compile_json_schema(schema, path="regex", property_order="any", value_checks=False).regex,
+                        '{"p8":1,"p0":2}')
+    checked = compile_json_schema(schema, path="grammar", property_order="any")  # (keys checked beside it)
+    assert checked.accepts('{"p8":1,"p0":2}') and not checked.accepts('{"p8":1,"p0":2,"p8":3}')
 
 
 def test_grammar_path_keeps_keys_sharing_a_prefix_whole():

@@ -219,17 +219,17 @@ class ValueChecks:
         places = [sets for sets in self._owners_at.values() if any(o & owners for o in sets)]
         if not places:
             return "no place of a document reaches this object through the keywords the check follows"
+        for p in sorted(owners | {p for sets in places for o in sets for p in o}):
+            obj = self.objs.get(p)
+            for k in UNTRACKED_KEYWORDS:
+                if isinstance(obj, dict) and obj.get(k) not in (None, True, {}):
+                    return f"{k} beside it (at {p}/{ptr_escape(k)}) is not checked with the keys"
         for sets in places:
             if len(sets) > 1:
                 return "where it stands, objects may match several alternatives (anyOf/oneOf branches, if, " \
                     "dependent schemas), each with its own members"
             if next(iter(sets)) != owners:
                 return "where it stands, other schema objects also say what its members are"
-        for p in sorted(owners):
-            obj = self.objs.get(p)
-            for k in UNTRACKED_KEYWORDS:
-                if isinstance(obj, dict) and obj.get(k) not in (None, True, {}):
-                    return f"{k} beside it (at {p}/{ptr_escape(k)}) is not checked with the keys"
         if self.keys_taken.setdefault(owners, spec) != spec:
             return "it is written with different members in different places"
         return None
