@@ -3,7 +3,7 @@
     python benchmarks/bench_walk.py [--parts schemas,grammar,memory] [--vocab gpt2,llama3]
         [--engines tokenguide,llguidance,xgrammar] [--every 3] [--offset 0] [--limit N]
         [--time-limit 20] [--documents 6] [--guides 32] [--clock cpu|wall] [--in-process]
-        [--json-out FILE]
+        [--json-out FILE] [--export FILE]
 
 Every figure is a first visit: each constraint is compiled afresh and walked once (issue 39), so
 no mask comes from a cache filled by an earlier pass over the same document. Vocabulary
@@ -34,6 +34,11 @@ Parts (each prints markdown tables whose header line holds the exact command):
 - memory: `--guides` live guides of different schemas (Llama 3 by default, `--memory-vocab`),
   each walked along its document and kept: RSS above the prepared vocabulary (and, for
   tokenguide, tracemalloc's count of Python allocations, in a second fresh process), per engine.
+
+`--export FILE` runs no engine: it writes the selected schemas, the grammar part's documents and
+their real token ids per vocabulary (the Hugging Face tokenizer's) as JSON, for
+`bench_walk_replay.py`, which walks tokenguide alone along them with nothing but tokenguide and
+the vocabulary files, so that CPython and Pyodide run on identical inputs.
 
 Engines are named factories (`ENGINES`): a class built from (vocabulary, Hugging Face tokenizer)
 whose `compile(kind, text)` gives a matcher for kind "schema" (JSON Schema text), "lark" (a Lark
@@ -69,6 +74,7 @@ if str(ROOT) not in sys.path:
 from benchmarks.bench_json_schema import DATA, compact, reorder, subset_of  # noqa: E402
 from benchmarks.bench_masks import VOCABS, LLGuidance, Tokenguide, XGrammar, hf_tokenizer  # noqa: E402
 
+EXPORT_FORMAT = "bench_walk export 1"  # what --export writes and bench_walk_replay.py reads
 TARGETS = {"mean": 5, "p99": 10, "compile p50": 5, "compile p90": 20}  # issue 39: at most this x llguidance
 EMSCRIPTEN = sys.platform == "emscripten"
 
@@ -726,6 +732,32 @@ def part_grammar(vocab_name: str, cases: list[dict], runners: list[Runner], args
     return {"tokens": tokens_of, "results": results}
 
 
+def export(cases: list[dict], vocab_names: list[str], documents: int, command: str, encoder=None) -> dict:
+    """The schemas part's cases and the grammar part's documents with their real token ids on each
+    vocabulary (`encoder(name)` gives text -> ids; the Hugging Face tokenizer by default), each
+    vocabulary by its file (relative to the repository where it lies inside it) and EOS id."""
+    from tokenguide.vocabulary import Vocabulary
+
+    encoder = encoder or tokenizer_of
+    out: dict = {"format": EXPORT_FORMAT, "command": command, "vocabularies": {}, "schemas": [], "grammar": []}
+    encoders = {}
+    for name in vocab_names:
+        path = VOCABS[name]
+        try:
+            where = path.relative_to(ROOT).as_posix()
+        except ValueError:
+            where = str(path)
+        out["vocabularies"][name] = {"path": where, "eos": Vocabulary.from_file(path).eos_token_id}
+        encoders[name] = encoder(name)
+    for case in cases:
+        out["schemas"].append({"file": case["file"], "schema": case["schema"], "text": case["text"],
+                               "tokens": {n: list(encode(case["text"])) for n, encode in encoders.items()}})
+    for label, text in grammar_documents(cases, documents):
+        out["grammar"].append({"label": label, "text": text,
+                               "tokens": {n: list(encode(text)) for n, encode in encoders.items()}})
+    return out
+
+
 def rss_bytes() -> int:
     """This process's resident set size (Linux /proc; else the peak from getrusage)."""
     try:
@@ -858,6 +890,9 @@ def main(argv=None) -> int:
     parser.add_argument("--in-process", action="store_true", help="run the engines here (limit by SIGALRM)")
     parser.add_argument("--progress", action="store_true", help="a line per schema on stderr")
     parser.add_argument("--json-out", default=None, help="write every walk's figures to this file")
+    parser.add_argument("--export", default=None, metavar="FILE",
+                        help="run nothing: write the selected schemas, documents and their token ids per --vocab "
+                        "to FILE (JSON) for bench_walk_replay.py")
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p]
     names = [n for n in args.engines.split(",") if n]
@@ -867,6 +902,16 @@ def main(argv=None) -> int:
         print(f"(no schemas: {DATA} is missing)")
         return 0
     cases = load_cases(select_files(args.every, args.offset, args.limit))
+    if args.export:
+        vocab_names = [n for n in args.vocab.split(",") if n]
+        missing = [n for n in vocab_names if n not in VOCABS or not VOCABS[n].exists()]
+        if missing:
+            parser.error(f"no vocabulary file for {', '.join(missing)} (run python3 build.py test)")
+        data = export(cases, vocab_names, args.documents, command_line(argv))
+        Path(args.export).write_text(json.dumps(data), encoding="utf-8")
+        print(f"{len(data['schemas'])} schemas and {len(data['grammar'])} documents, tokenized on "
+              f"{', '.join(vocab_names)}, written to {args.export}")
+        return 0
     print(f"Python {sys.version.split()[0]} on {sys.platform}; {os.cpu_count()} cores\n")
     dump: dict = {"command": command_line(argv)}
     for vocab_name in args.vocab.split(",") if {"schemas", "grammar"} & set(parts) else []:

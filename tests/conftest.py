@@ -89,7 +89,8 @@ def pytest_xdist_make_scheduler(config, log):
 # most of a minute on a loaded 2-core machine), so the tests that need code run inside Pyodide
 # declare it as a part, `@pytest.mark.pyodide_part(name, *harness args, timeout=seconds)` (pytest
 # args, or "--exec", script, script args; "{tmp}" in an argument is a temporary folder the
-# harness can write to),
+# harness can write to, "{outside}" one outside the repository, which the harness mounts because
+# an argument names it),
 # and the `pyodide_part` fixture runs every part the session selected in one
 # tests/pyodide/run_pytest.mjs process, the first time a test asks for one.
 
@@ -139,9 +140,10 @@ def _split_parts(text: str) -> dict[int, str]:
     return {int(pieces[k]): pieces[k + 1] for k in range(1, len(pieces) - 1, 2)}
 
 
-def run_pyodide_parts(parts: dict, tmp: Path) -> dict[str, PyodidePart]:
+def run_pyodide_parts(parts: dict, tmp: Path, outside: Optional[Path] = None) -> dict[str, PyodidePart]:
     """Run `parts` ({name: (harness args, timeout)}) in one harness process: the pytest part (args
-    not starting with --exec; at most one) first, then the scripts by name."""
+    not starting with --exec; at most one) first, then the scripts by name ("{tmp}" and "{outside}"
+    in their arguments replaced by those folders)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node (Node.js) is not installed: the Pyodide checks need it")
@@ -158,7 +160,7 @@ def run_pyodide_parts(parts: dict, tmp: Path) -> dict[str, PyodidePart]:
     order = runs + sorted(n for n in parts if n not in runs)
     cmd = [node, str(PYODIDE_HARNESS), str(ROOT), str(wheels)]
     for name in order:
-        cmd += [str(a).replace("{tmp}", str(tmp)) for a in parts[name][0]]
+        cmd += [str(a).replace("{tmp}", str(tmp)).replace("{outside}", str(outside or tmp)) for a in parts[name][0]]
     timeout = sum(t for _, t in parts.values())
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=timeout)
     command = " ".join(cmd)
@@ -177,7 +179,8 @@ def run_pyodide_parts(parts: dict, tmp: Path) -> dict[str, PyodidePart]:
 def pyodide_part(request):
     """`pyodide_part(name)`: the PyodidePart of the calling test's marker, from the session's one
     Pyodide run of every selected test's part (started at the first call). "{tmp}" is a fresh
-    folder under .cache/ (inside the repository, which the harness mounts), removed afterwards."""
+    folder under .cache/ (inside the repository, which the harness mounts), "{outside}" a fresh
+    folder in the system's temporary folder; both removed afterwards."""
     runs: dict[str, PyodidePart] = {}
     made: list[Path] = []
 
@@ -188,7 +191,8 @@ def pyodide_part(request):
                 raise KeyError(f"no selected test declares pyodide_part({name!r})")
             (ROOT / ".cache").mkdir(exist_ok=True)
             made.append(Path(tempfile.mkdtemp(prefix="pyodide-parts-", dir=ROOT / ".cache")))
-            runs.update(run_pyodide_parts(parts, made[-1]))
+            made.append(Path(tempfile.mkdtemp(prefix="pyodide-outside-")))
+            runs.update(run_pyodide_parts(parts, made[-2], made[-1]))
         return runs[name]
 
     yield get

@@ -102,6 +102,39 @@ def test_bench_walk_one_schema_tokenguide_alone(gpt2_vocab_path, capsys):
     assert "mean µs per mask" in out
 
 
+def test_bench_walk_export_replays_in_tokenguide_alone(gpt2_vocabulary, tmp_path, capsys):
+    """bench_walk's export (schemas, documents, token ids per vocabulary) walks with bench_walk_replay:
+    a mask before each token and one before EOS, on each kind; ids that do not spell the text are refused."""
+    import json
+
+    from benchmark_modules import load
+
+    bench_walk, replay = load("bench_walk"), load("bench_walk_replay")
+    by_byte = {gpt2_vocabulary.id_to_bytes(i): i for i in range(gpt2_vocabulary.vocab_size)}
+    encoder = lambda name: lambda text: [by_byte[bytes([b])] for b in text.encode()]  # noqa: E731
+    value = {"name": "x" * 100, "n": [1, 2]}
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "array"}}}
+    cases = [{"file": "tiny.json", "schema": json.dumps(schema), "value": value, "text": bench_walk.compact(value)}]
+    data = bench_walk.export(cases, ["gpt2"], 1, "cmd", encoder=encoder)
+    assert data["vocabularies"]["gpt2"]["eos"] == gpt2_vocabulary.eos_token_id
+    assert [d["label"] for d in data["grammar"]] == ["tiny.json compact", "tiny.json pretty"]
+    data["grammar"][1]["tokens"]["gpt2"][0] += 1  # no longer spells the pretty document
+    export, out = tmp_path / "export.json", tmp_path / "out.json"
+    export.write_text(json.dumps(data), encoding="utf-8")
+    assert replay.main([str(export), "--clock", "wall", "--json-out", str(out)]) == 0
+    results = json.loads(out.read_text(encoding="utf-8"))["results"]
+    assert set(results) == {"gpt2/engine", "gpt2/auto", "gpt2/grammar"}
+    n = len(cases[0]["text"])
+    for where in ("gpt2/engine", "gpt2/auto"):
+        walked = results[where]["tiny.json"]
+        assert walked["status"] == "ok" and len(walked["masks"]) == n + 1 and len(walked["advances"]) == n
+    assert results["gpt2/grammar"]["tiny.json compact"]["status"] == "ok"
+    assert results["gpt2/grammar"]["tiny.json pretty"]["status"] == "error"
+    assert "gpt2/engine: 1 items, 1 ok" in capsys.readouterr().out
+    assert replay.main(["--compare", str(out), str(out)]) == 0
+    assert "| mean µs per mask |" in capsys.readouterr().out
+
+
 def _build_module():
     import importlib.util
 

@@ -119,6 +119,17 @@ def test_harness_exec_runs_a_script_and_writes_files(pyodide_part, tmp_path_fact
     assert part.run_code == next(c for c in part.codes if c), part.output
 
 
+@pytest.mark.pyodide_part("write_outside", "--exec", str(WRITE_BYTES), "{outside}/out.bin", "0", timeout=300)
+def test_harness_mounts_the_folder_of_an_absolute_path_argument(pyodide_part):
+    """A script's argument naming a file outside the repository: its folder is mounted, so the file
+    the script writes there lands on the host disk."""
+    part = pyodide_part("write_outside")
+    assert part.code == 0, part.output
+    written = re.search(r"\S*pyodide-outside-\S*/out\.bin", part.command)
+    assert written and not written.group(0).startswith(str(REPO)), part.command
+    assert Path(written.group(0)).read_bytes() == bytes(range(256)) + b"emscripten"
+
+
 def test_harness_rejects_missing_wheel_dir(tmp_path):
     """A wrong wheel folder is a clear usage error (exit 2), not a crash or a network fetch."""
     node = _need_node()

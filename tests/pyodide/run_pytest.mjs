@@ -21,7 +21,9 @@
 // <repo-root> at the same path inside Pyodide's file system, puts
 // <repo-root>/py_src first on sys.path, changes into <repo-root> and runs
 // pytest.main(args + ["-p", "no:cacheprovider"]) (or runs the script with
-// runpy, sys.argv = [script, *script args]). The process exits with pytest's
+// runpy, sys.argv = [script, *script args]; a script's folder and the folder of every absolute
+// path among its arguments are mounted too, at the same paths, unless they are "/" or one of its
+// direct children). The process exits with pytest's
 // exit code (or the script's SystemExit code; 1 on an uncaught exception).
 // Files written under <repo-root> inside Pyodide land on the host disk.
 
@@ -142,9 +144,24 @@ async function main() {
       mounted.add(real);
     }
   }
-  for (const { script } of parts) {
-    const dir = script && path.dirname(script);
-    if (dir && !script.startsWith(repo + path.sep) && !mounted.has(dir)) {
+  // A script outside the repository, and any absolute path among a script's arguments (a file it
+  // reads, or one it writes into an existing folder): its folder is mounted at the same path.
+  const inside = (p) => [...mounted].some((m) => p === m || p.startsWith(m + path.sep));
+  for (const { script, args } of parts) {
+    const dirs = script ? [path.dirname(script)] : [];
+    for (const arg of script ? args : []) {
+      const value = arg.startsWith("--") && arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg;
+      if (!path.isAbsolute(value)) continue;
+      const dir = path.resolve(fs.existsSync(value) && fs.statSync(value).isDirectory() ? value : path.dirname(value));
+      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) continue;
+      if (path.dirname(path.dirname(dir)) === path.dirname(dir)) {  // "/" or "/tmp": Pyodide's own folders
+        console.error(`run_pytest.mjs: not mounting ${dir} (for ${arg}): put the file one folder deeper`);
+        continue;
+      }
+      dirs.push(dir);
+    }
+    for (const dir of dirs) {
+      if (inside(dir)) continue;
       pyodide.FS.mkdirTree(dir);
       pyodide.mountNodeFS(dir, dir);
       mounted.add(dir);

@@ -1,0 +1,345 @@
+"""tokenguide alone along a `bench_walk.py --export` file's token ids: CPython and Pyodide on identical inputs.
+
+    python benchmarks/bench_walk_replay.py EXPORT [--vocab gpt2,llama3] [--kinds engine,auto,grammar]
+        [--clock cpu|wall] [--time-limit 60] [--json-out FILE] [--profile N]
+    node tests/pyodide/run_pytest.mjs . WHEELS --exec benchmarks/bench_walk_replay.py EXPORT ...
+    python benchmarks/bench_walk_replay.py --compare CPYTHON.json PYODIDE.json
+
+Needs only tokenguide (and lark) and the vocabulary files the export names, so it runs unchanged
+under Pyodide. Kinds (each a fresh walk per item, as bench_walk's, on a Vocabulary of its own
+loaded and prepared outside the timings, so one kind's vocabulary caches do not serve another):
+
+- engine: `Guide.from_json_schema(schema, vocab, path="engine")` along each schema's document;
+- auto: `Guide.from_json_schema(schema, vocab, whitespace_pattern="")` (the path it picks);
+- grammar: `Guide.from_grammar` on the bundled json.lark, a fresh guide per grammar document.
+
+A mask (`write_mask_into` an `array('i')`) before every token and one before EOS, an advance
+after each. Clock (`--clock`): "cpu" (default) is the process's CPU time, `time.process_time()`
+in CPython and Node's `process.cpuUsage()` (user + system of the Node process) in Pyodide, whose
+own `process_time` is wall-clock time; "wall" is `time.perf_counter()` on both. Each reading's
+median cost is subtracted from each interval. A walk stops as "timeout" after the mask that
+passes `--time-limit` wall-clock seconds (checked between masks: nothing preempts it).
+`--compare` prints CPython-vs-Pyodide tables from two `--json-out` files, on the items both walked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from array import array
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "py_src"))
+
+EXPORT_FORMAT = "bench_walk export 1"  # bench_walk.EXPORT_FORMAT (not imported: that module needs the peers' tools)
+KINDS = ("engine", "auto", "grammar")
+EMSCRIPTEN = sys.platform == "emscripten"
+_NODE_CPU = "(() => { const usage = process.cpuUsage; return () => { const u = usage(); return (u.user + u.system) / 1e6; }; })()"
+
+
+def runtime() -> str:
+    """The Python running this, in words (Pyodide's version under Emscripten)."""
+    if EMSCRIPTEN:
+        try:
+            import pyodide
+
+            return f"Pyodide {pyodide.__version__} (Python {sys.version.split()[0]})"
+        except ImportError:
+            pass
+    return f"{sys.implementation.name} {sys.version.split()[0]} on {sys.platform}"
+
+
+def clock_of(name: str):
+    """(clock function returning seconds, its description) for "cpu" or "wall" on this runtime."""
+    if name == "wall":
+        return time.perf_counter, "wall-clock time (time.perf_counter)"
+    if EMSCRIPTEN:
+        from pyodide.code import run_js
+
+        return run_js(_NODE_CPU), "process CPU time (Node's process.cpuUsage(): user + system of the Node process)"
+    return time.process_time, "process CPU time (time.process_time)"
+
+
+def reading_cost(clock) -> float:
+    """The median difference of 2,001 back-to-back readings of `clock`: what one reading adds."""
+    marks = [clock() for _ in range(2002)]
+    return statistics.median(b - a for a, b in zip(marks, marks[1:]))
+
+
+def load_export(path: str) -> dict:
+    """A `bench_walk.py --export` file, checked for its format."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data.get("format") != EXPORT_FORMAT:
+        raise SystemExit(f"{path} is not a bench_walk export ({EXPORT_FORMAT!r})")
+    return data
+
+
+def vocabulary_file(where: str) -> Path:
+    """An export's vocabulary path: absolute, or under this repository, or under the working directory."""
+    path = Path(where)
+    if path.is_absolute():
+        return path
+    for base in (ROOT, Path.cwd()):
+        if (base / path).exists():
+            return base / path
+    return ROOT / path
+
+
+def load_vocabulary(where: str, eos: int):
+    """The Vocabulary in file `where`, prepared (the trie, as a server would once), checked against `eos`."""
+    from tokenguide.index.trie import prepare_vocabulary
+    from tokenguide.vocabulary import Vocabulary
+
+    vocab = Vocabulary.from_file(vocabulary_file(where))
+    if vocab.eos_token_id != eos:
+        raise SystemExit(f"{where}: EOS {vocab.eos_token_id}, the export says {eos}")
+    prepare_vocabulary(vocab)
+    return vocab
+
+
+def compile_guide(kind: str, text: str, vocab):
+    """A fresh Guide for an item of `kind` (engine, auto: a schema's text; grammar: the bundled json.lark)."""
+    from tokenguide import Guide, grammars
+
+    if kind == "engine":
+        return Guide.from_json_schema(text, vocab, path="engine")
+    if kind == "auto":
+        return Guide.from_json_schema(text, vocab, whitespace_pattern="")
+    return Guide.from_grammar(grammars.load("json"), vocab)
+
+
+def _short(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:120] if lines else ''}"
+
+
+def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, limit: float) -> dict:
+    """Compile afresh, then a mask before each token and one before EOS, advancing along `tokens`:
+    status (ok, refused, rejected, no EOS, error, timeout), compile-to-first-mask seconds, per-mask
+    and per-advance seconds by `clock` less `cost`, and the path auto chose."""
+    buffer = array("i", [0]) * ((vocab.vocab_size + 31) // 32)
+    eos = vocab.eos_token_id
+    started = time.perf_counter()
+    start = clock()
+    try:
+        guide = compile_guide(kind, text, vocab)
+    except Exception as exc:  # noqa: BLE001 - a refused schema is a figure
+        return {"status": "refused", "error": _short(exc)}
+    note = getattr(getattr(guide, "compiled", None), "path", "") or ""
+    masks: list[float] = []
+    advances: list[float] = []
+    first = None
+    for i in range(len(tokens) + 1):
+        try:
+            before = clock()
+            guide.write_mask_into(buffer)
+            after = clock()
+        except Exception as exc:  # noqa: BLE001
+            return {"status": "error", "error": f"mask {i}: {_short(exc)}", "note": note}
+        masks.append(max(0.0, after - before - cost))
+        if first is None:
+            first = after - start
+        if i == len(tokens):
+            break
+        if limit > 0 and time.perf_counter() - started > limit:
+            return {"status": "timeout", "error": f"> {limit:g} s at token {i} of {len(tokens)}", "note": note}
+        try:
+            guide.advance(tokens[i], return_tokens=False)
+        except Exception as exc:  # noqa: BLE001
+            return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {_short(exc)}",
+                    "note": note}
+        advances.append(max(0.0, clock() - after - cost))
+    ok = (buffer[eos // 32] >> (eos % 32)) & 1
+    return {"status": "ok" if ok else "no EOS", "first": first, "masks": masks, "advances": advances, "note": note}
+
+
+def items_of(data: dict, kind: str) -> list[tuple[str, str, str, dict]]:
+    """(key, constraint text, document, tokens per vocabulary) of each item a kind walks."""
+    if kind == "grammar":
+        return [(d["label"], "", d["text"], d["tokens"]) for d in data["grammar"]]
+    return [(s["file"], s["schema"], s["text"], s["tokens"]) for s in data["schemas"]]
+
+
+def replay(data: dict, vocab_names: list[str], kinds: list[str], clock_name: str, limit: float,
+           progress: bool = False) -> dict:
+    """Every walk of `kinds` on `vocab_names`: {"runtime", "clock", "results": {"vocab/kind": {key: walk}}}."""
+    clock, words = clock_of(clock_name)
+    cost = reading_cost(clock)
+    out: dict = {"runtime": runtime(), "clock": clock_name, "clock_words": words, "reading_cost": cost,
+                 "results": {}, "setup": {}}
+    for name in vocab_names:
+        spec = data["vocabularies"][name]
+        for kind in kinds:
+            started = time.perf_counter()
+            vocab = load_vocabulary(spec["path"], spec["eos"])
+            out["setup"][f"{name}/{kind}"] = time.perf_counter() - started
+            results = out["results"][f"{name}/{kind}"] = {}
+            for key, text, document, tokens in items_of(data, kind):
+                ids = tokens[name]
+                spelled = b"".join(vocab.id_to_bytes(t) or b"" for t in ids)
+                if spelled != document.encode("utf-8"):
+                    results[key] = {"status": "error", "error": "the token ids do not spell the document"}
+                    continue
+                results[key] = walk(kind, text, ids, vocab, clock, cost, limit)
+                if progress:
+                    r = results[key]
+                    print(f"  {name}/{kind} {key} ({len(ids)} tokens): {r['status']}"
+                          f"{'' if r['status'] == 'ok' else ' ' + r.get('error', '')}", file=sys.stderr, flush=True)
+            del vocab
+    return out
+
+
+# -- statistics and tables ----------------------------------------------------------------------------
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The q-quantile of `values` (nearest rank; NaN when empty)."""
+    xs = sorted(values)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
+
+
+def mean(values: list[float]) -> float:
+    """The arithmetic mean (NaN when empty)."""
+    return sum(values) / len(values) if values else float("nan")
+
+
+def us(seconds: float) -> str:
+    """Seconds as microseconds for a table cell."""
+    x = seconds * 1e6
+    return "-" if math.isnan(x) else f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def ms(seconds: float) -> str:
+    """Seconds as milliseconds for a table cell."""
+    x = seconds * 1e3
+    return "-" if math.isnan(x) else f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def figures(walks: list[dict]) -> dict:
+    """Per-mask mean/p50/p90/p99, mean advance, compile-to-first-mask p50/p90 (seconds) over `walks`."""
+    masks = [t for w in walks for t in w["masks"]]
+    firsts = [w["first"] for w in walks]
+    return {"masks": len(masks), "mean": mean(masks), "p50": quantile(masks, .5), "p90": quantile(masks, .9),
+            "p99": quantile(masks, .99), "advance": mean([a for w in walks for a in w["advances"]]),
+            "first p50": quantile(firsts, .5), "first p90": quantile(firsts, .9)}
+
+
+ROWS = [("mean µs per mask", "mean", us), ("p50 µs per mask", "p50", us), ("p90 µs per mask", "p90", us),
+        ("p99 µs per mask", "p99", us), ("mean µs per advance", "advance", us),
+        ("compile to first mask p50 ms", "first p50", ms), ("compile to first mask p90 ms", "first p90", ms)]
+
+
+def summary(out: dict) -> list[str]:
+    """Markdown lines: per vocabulary and kind, the outcomes and the figures over the items walked."""
+    lines = [f"{out['runtime']}; {out['clock_words']} (one reading costs {out['reading_cost'] * 1e6:.1f} µs, "
+             "subtracted)", ""]
+    for where, results in out["results"].items():
+        counts: dict[str, int] = {}
+        for r in results.values():
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        walked = [r for r in results.values() if r["status"] == "ok"]
+        lines.append(f"{where}: {len(results)} items, " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
+                     f"; vocabulary loaded and prepared in {out['setup'][where]:.1f} s (wall)")
+        if walked:
+            f = figures(walked)
+            lines.append(f"  {f['masks']:,} masks: " + ", ".join(f"{label} {fmt(f[k])}" for label, k, fmt in ROWS))
+        for key, r in results.items():
+            if r["status"] != "ok":
+                lines.append(f"  - {key}: {r['status']}: {r.get('error', '')}")
+    return lines + [""]
+
+
+def ratio(a: float, b: float) -> str:
+    """a / b for a table cell."""
+    return "-" if not b or math.isnan(a) or math.isnan(b) else f"{a / b:.2f}x"
+
+
+def compare(first: dict, second: dict) -> list[str]:
+    """Markdown tables, one per vocabulary/kind both ran: `first` (CPython) against `second` (Pyodide),
+    on the items both walked, with second / first."""
+    a_name, b_name = first["runtime"], second["runtime"]
+    lines = [f"{a_name} against {b_name}; clocks: {first['clock_words']} / {second['clock_words']}.", ""]
+    for where in first["results"]:
+        if where not in second["results"]:
+            continue
+        ra, rb = first["results"][where], second["results"][where]
+        both = [k for k in ra if ra[k]["status"] == "ok" and rb.get(k, {}).get("status") == "ok"]
+        only = sorted(k for k in set(ra) | set(rb)
+                      if k not in both and (ra.get(k, {}).get("status") == "ok" or rb.get(k, {}).get("status") == "ok"))
+        fa, fb = figures([ra[k] for k in both]), figures([rb[k] for k in both])
+        per_item = [mean(rb[k]["masks"]) / mean(ra[k]["masks"]) for k in both if mean(ra[k]["masks"]) > 0]
+        lines.append(f"{where}: {len(both)} of {len(ra)} items walked by both ({fa['masks']:,} masks each)"
+                     + (f"; walked by one only: {', '.join(only)}" if only else "") + "\n")
+        lines.append("| | CPython | Pyodide | Pyodide / CPython |")
+        lines.append("|---|---:|---:|---:|")
+        for label, key, fmt in ROWS:
+            lines.append(f"| {label} | {fmt(fa[key])} | {fmt(fb[key])} | {ratio(fb[key], fa[key])} |")
+        if per_item:
+            lines.append(f"| median per-item ratio of mean masks | | | {statistics.median(per_item):.2f}x |")
+        total_a = sum(sum(ra[k]["masks"]) + sum(ra[k]["advances"]) for k in both)
+        total_b = sum(sum(rb[k]["masks"]) + sum(rb[k]["advances"]) for k in both)
+        lines.append(f"| all masks and advances s | {total_a:.2f} | {total_b:.2f} | {ratio(total_b, total_a)} |")
+        lines.append("")
+    return lines
+
+
+def profiled(run, top: int):
+    """`run()` under cProfile; its result, with the `top` functions by own time printed to stdout."""
+    import cProfile
+    import io
+    import pstats
+
+    profile = cProfile.Profile()
+    result = profile.runcall(run)
+    text = io.StringIO()
+    pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(top)
+    print(text.getvalue())
+    return result
+
+
+def main(argv=None) -> int:
+    """Replay an export (or compare two replays' JSON files) and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("export", nargs="?", help="a bench_walk.py --export file")
+    parser.add_argument("--vocab", default=None, help="vocabularies of the export to walk (default: all)")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, from: {', '.join(KINDS)}")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="wall-clock seconds per walk (between masks)")
+    parser.add_argument("--json-out", default=None, help="write every walk's figures to this file")
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="run under cProfile, print the top N")
+    parser.add_argument("--progress", action="store_true", help="a line per walk on stderr")
+    parser.add_argument("--compare", nargs=2, metavar=("CPYTHON", "PYODIDE"), help="two --json-out files")
+    args = parser.parse_args(argv)
+    if args.compare:
+        runs = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.compare]
+        print("\n".join(compare(*runs)))
+        return 0
+    if not args.export:
+        parser.error("an export file, or --compare")
+    data = load_export(args.export)
+    vocab_names = args.vocab.split(",") if args.vocab else list(data["vocabularies"])
+    kinds = [k for k in args.kinds.split(",") if k]
+    for bad in [k for k in kinds if k not in KINDS] + [v for v in vocab_names if v not in data["vocabularies"]]:
+        parser.error(f"unknown kind or vocabulary {bad!r}")
+    try:  # Emscripten's getloadavg is a constant
+        load = "load average unknown here" if EMSCRIPTEN else "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    except (AttributeError, OSError):
+        load = "load average unknown here"
+    print(f"`bench_walk_replay.py {' '.join(argv if argv is not None else sys.argv[1:])}` on {args.export} "
+          f"({data['command']}); {load}\n")
+    run = lambda: replay(data, vocab_names, kinds, args.clock, args.time_limit, args.progress)  # noqa: E731
+    out = profiled(run, args.profile) if args.profile else run()
+    print("\n".join(summary(out)))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(out), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
