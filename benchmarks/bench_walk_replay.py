@@ -1,9 +1,9 @@
 """tokenguide alone along a `bench_walk.py --export` file's token ids: CPython and Pyodide on identical inputs.
 
     python benchmarks/bench_walk_replay.py EXPORT [--vocab gpt2,llama3] [--kinds engine,auto,grammar]
-        [--clock cpu|wall] [--time-limit 60] [--json-out FILE] [--profile N]
+        [--clock cpu|wall] [--time-limit 60] [--warmup] [--json-out FILE] [--profile N]
     node tests/pyodide/run_pytest.mjs . WHEELS --exec benchmarks/bench_walk_replay.py EXPORT ...
-    python benchmarks/bench_walk_replay.py --compare CPYTHON.json PYODIDE.json
+    python benchmarks/bench_walk_replay.py --compare CPYTHON.json[,...] PYODIDE.json[,...]
 
 Needs only tokenguide (and lark) and the vocabulary files the export names, so it runs unchanged
 under Pyodide. Kinds (each a fresh walk per item, as bench_walk's, on a Vocabulary of its own
@@ -19,7 +19,9 @@ in CPython and Node's `process.cpuUsage()` (user + system of the Node process) i
 own `process_time` is wall-clock time; "wall" is `time.perf_counter()` on both. Each reading's
 median cost is subtracted from each interval. A walk stops as "timeout" after the mask that
 passes `--time-limit` wall-clock seconds (checked between masks: nothing preempts it).
-`--compare` prints CPython-vs-Pyodide tables from two `--json-out` files, on the items both walked.
+`--warmup` first walks each kind's first item once, untimed, on a vocabulary of its own.
+`--compare` prints CPython-vs-Pyodide tables from two `--json-out` files (or two comma-separated
+lists of runs of the same export: per mask, the median over the runs), on the items both walked.
 """
 
 from __future__ import annotations
@@ -167,14 +169,22 @@ def items_of(data: dict, kind: str) -> list[tuple[str, str, str, dict]]:
 
 
 def replay(data: dict, vocab_names: list[str], kinds: list[str], clock_name: str, limit: float,
-           progress: bool = False) -> dict:
-    """Every walk of `kinds` on `vocab_names`: {"runtime", "clock", "results": {"vocab/kind": {key: walk}}}."""
+           progress: bool = False, warmup: bool = False) -> dict:
+    """Every walk of `kinds` on `vocab_names`: {"runtime", "clock", "results": {"vocab/kind": {key: walk}}}.
+    `warmup`: first walk each kind's first item once, untimed, on a vocabulary of its own (modules
+    imported, a JIT's code compiled; no cache of the timed vocabulary filled)."""
     clock, words = clock_of(clock_name)
     cost = reading_cost(clock)
     out: dict = {"runtime": runtime(), "clock": clock_name, "clock_words": words, "reading_cost": cost,
-                 "results": {}, "setup": {}}
+                 "results": {}, "setup": {}, "warmup": warmup}
     for name in vocab_names:
         spec = data["vocabularies"][name]
+        if warmup:
+            vocab = load_vocabulary(spec["path"], spec["eos"])
+            for kind in kinds:
+                for _key, text, _document, tokens in items_of(data, kind)[:1]:
+                    walk(kind, text, tokens[name], vocab, clock, cost, limit)
+            del vocab
         for kind in kinds:
             started = time.perf_counter()
             vocab = load_vocabulary(spec["path"], spec["eos"])
@@ -255,6 +265,27 @@ def summary(out: dict) -> list[str]:
     return lines + [""]
 
 
+def median_run(runs: list[dict]) -> dict:
+    """One run from several of the same export: per item walked by all, each mask's, advance's and
+    compile's median over the runs; an item any run did not walk keeps the first such status."""
+    if len(runs) == 1:
+        return runs[0]
+    out = dict(runs[0], results={}, runs=len(runs))
+    for where, first in runs[0]["results"].items():
+        merged = out["results"][where] = {}
+        for key, r in first.items():
+            walks = [run["results"].get(where, {}).get(key, {"status": "missing"}) for run in runs]
+            bad = [w for w in walks if w["status"] != "ok"]
+            if bad:
+                merged[key] = bad[0]
+                continue
+            merged[key] = {"status": "ok", "note": r.get("note", ""),
+                           "first": statistics.median(w["first"] for w in walks),
+                           "masks": [statistics.median(xs) for xs in zip(*(w["masks"] for w in walks))],
+                           "advances": [statistics.median(xs) for xs in zip(*(w["advances"] for w in walks))]}
+    return out
+
+
 def ratio(a: float, b: float) -> str:
     """a / b for a table cell."""
     return "-" if not b or math.isnan(a) or math.isnan(b) else f"{a / b:.2f}x"
@@ -264,7 +295,9 @@ def compare(first: dict, second: dict) -> list[str]:
     """Markdown tables, one per vocabulary/kind both ran: `first` (CPython) against `second` (Pyodide),
     on the items both walked, with second / first."""
     a_name, b_name = first["runtime"], second["runtime"]
-    lines = [f"{a_name} against {b_name}; clocks: {first['clock_words']} / {second['clock_words']}.", ""]
+    runs = "" if first.get("runs", 1) == second.get("runs", 1) == 1 else \
+        f" Per mask, the median of {first.get('runs', 1)} runs / {second.get('runs', 1)} runs."
+    lines = [f"{a_name} against {b_name}; clocks: {first['clock_words']} / {second['clock_words']}.{runs}", ""]
     for where in first["results"]:
         if where not in second["results"]:
             continue
@@ -314,11 +347,15 @@ def main(argv=None) -> int:
     parser.add_argument("--json-out", default=None, help="write every walk's figures to this file")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="run under cProfile, print the top N")
     parser.add_argument("--progress", action="store_true", help="a line per walk on stderr")
-    parser.add_argument("--compare", nargs=2, metavar=("CPYTHON", "PYODIDE"), help="two --json-out files")
+    parser.add_argument("--warmup", action="store_true",
+                        help="walk each kind's first item once, untimed, on a vocabulary of its own, first")
+    parser.add_argument("--compare", nargs=2, metavar=("CPYTHON", "PYODIDE"),
+                        help="two --json-out files (or comma-separated lists of runs: per mask, their median)")
     args = parser.parse_args(argv)
     if args.compare:
-        runs = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.compare]
-        print("\n".join(compare(*runs)))
+        sides = [median_run([json.loads(Path(p).read_text(encoding="utf-8")) for p in side.split(",")])
+                 for side in args.compare]
+        print("\n".join(compare(*sides)))
         return 0
     if not args.export:
         parser.error("an export file, or --compare")
@@ -333,7 +370,7 @@ def main(argv=None) -> int:
         load = "load average unknown here"
     print(f"`bench_walk_replay.py {' '.join(argv if argv is not None else sys.argv[1:])}` on {args.export} "
           f"({data['command']}); {load}\n")
-    run = lambda: replay(data, vocab_names, kinds, args.clock, args.time_limit, args.progress)  # noqa: E731
+    run = lambda: replay(data, vocab_names, kinds, args.clock, args.time_limit, args.progress, args.warmup)  # noqa: E731
     out = profiled(run, args.profile) if args.profile else run()
     print("\n".join(summary(out)))
     if args.json_out:

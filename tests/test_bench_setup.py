@@ -131,7 +131,7 @@ def test_bench_walk_export_replays_in_tokenguide_alone(gpt2_vocabulary, tmp_path
     assert results["gpt2/grammar"]["tiny.json compact"]["status"] == "ok"
     assert results["gpt2/grammar"]["tiny.json pretty"]["status"] == "error"
     assert "gpt2/engine: 1 items, 1 ok" in capsys.readouterr().out
-    assert replay.main(["--compare", str(out), str(out)]) == 0
+    assert replay.main(["--compare", f"{out},{out}", str(out)]) == 0
     assert "| mean µs per mask |" in capsys.readouterr().out
 
 
