@@ -266,8 +266,9 @@ def summary(out: dict) -> list[str]:
 
 
 def median_run(runs: list[dict]) -> dict:
-    """One run from several of the same export: per item walked by all, each mask's, advance's and
-    compile's median over the runs; an item any run did not walk keeps the first such status."""
+    """One run from several of the same export: per item, each mask's, advance's and compile's median
+    over the runs that walked it (a wall-clock timeout in some runs only is left out); an item that a
+    run refused, rejected or erred on keeps that status."""
     if len(runs) == 1:
         return runs[0]
     out = dict(runs[0], results={}, runs=len(runs))
@@ -275,9 +276,10 @@ def median_run(runs: list[dict]) -> dict:
         merged = out["results"][where] = {}
         for key, r in first.items():
             walks = [run["results"].get(where, {}).get(key, {"status": "missing"}) for run in runs]
-            bad = [w for w in walks if w["status"] != "ok"]
-            if bad:
-                merged[key] = bad[0]
+            bad = [w for w in walks if w["status"] not in ("ok", "timeout")]
+            walks = [w for w in walks if w["status"] == "ok"]
+            if bad or not walks:
+                merged[key] = bad[0] if bad else {"status": "timeout", "error": "in every run"}
                 continue
             merged[key] = {"status": "ok", "note": r.get("note", ""),
                            "first": statistics.median(w["first"] for w in walks),
@@ -292,32 +294,38 @@ def ratio(a: float, b: float) -> str:
 
 
 def compare(first: dict, second: dict) -> list[str]:
-    """Markdown tables, one per vocabulary/kind both ran: `first` (CPython) against `second` (Pyodide),
-    on the items both walked, with second / first."""
+    """Markdown tables, one per vocabulary: `first` (CPython) against `second` (Pyodide) on each kind
+    both ran, side by side, on the items both walked, with second / first."""
     a_name, b_name = first["runtime"], second["runtime"]
     runs = "" if first.get("runs", 1) == second.get("runs", 1) == 1 else \
         f" Per mask, the median of {first.get('runs', 1)} runs / {second.get('runs', 1)} runs."
     lines = [f"{a_name} against {b_name}; clocks: {first['clock_words']} / {second['clock_words']}.{runs}", ""]
+    by_vocab: dict[str, list[str]] = {}
     for where in first["results"]:
-        if where not in second["results"]:
-            continue
-        ra, rb = first["results"][where], second["results"][where]
-        both = [k for k in ra if ra[k]["status"] == "ok" and rb.get(k, {}).get("status") == "ok"]
-        only = sorted(k for k in set(ra) | set(rb)
-                      if k not in both and (ra.get(k, {}).get("status") == "ok" or rb.get(k, {}).get("status") == "ok"))
-        fa, fb = figures([ra[k] for k in both]), figures([rb[k] for k in both])
-        per_item = [mean(rb[k]["masks"]) / mean(ra[k]["masks"]) for k in both if mean(ra[k]["masks"]) > 0]
-        lines.append(f"{where}: {len(both)} of {len(ra)} items walked by both ({fa['masks']:,} masks each)"
-                     + (f"; walked by one only: {', '.join(only)}" if only else "") + "\n")
-        lines.append("| | CPython | Pyodide | Pyodide / CPython |")
-        lines.append("|---|---:|---:|---:|")
-        for label, key, fmt in ROWS:
-            lines.append(f"| {label} | {fmt(fa[key])} | {fmt(fb[key])} | {ratio(fb[key], fa[key])} |")
-        if per_item:
-            lines.append(f"| median per-item ratio of mean masks | | | {statistics.median(per_item):.2f}x |")
-        total_a = sum(sum(ra[k]["masks"]) + sum(ra[k]["advances"]) for k in both)
-        total_b = sum(sum(rb[k]["masks"]) + sum(rb[k]["advances"]) for k in both)
-        lines.append(f"| all masks and advances s | {total_a:.2f} | {total_b:.2f} | {ratio(total_b, total_a)} |")
+        if where in second["results"]:
+            by_vocab.setdefault(where.split("/")[0], []).append(where)
+    for vocab, wheres in by_vocab.items():
+        cols, notes = [], []
+        for where in wheres:
+            ra, rb = first["results"][where], second["results"][where]
+            both = [k for k in ra if ra[k]["status"] == "ok" and rb.get(k, {}).get("status") == "ok"]
+            only = sorted(k for k in set(ra) | set(rb) if k not in both and
+                          (ra.get(k, {}).get("status") == "ok" or rb.get(k, {}).get("status") == "ok"))
+            fa, fb = figures([ra[k] for k in both]), figures([rb[k] for k in both])
+            per_item = [mean(rb[k]["masks"]) / mean(ra[k]["masks"]) for k in both if mean(ra[k]["masks"]) > 0]
+            fa["total"] = sum(sum(ra[k]["masks"]) + sum(ra[k]["advances"]) for k in both)
+            fb["total"] = sum(sum(rb[k]["masks"]) + sum(rb[k]["advances"]) for k in both)
+            cols.append((where.split("/", 1)[1], fa, fb, statistics.median(per_item) if per_item else float("nan")))
+            notes.append(f"{where.split('/', 1)[1]}: {len(both)} of {len(ra)} items walked by both, "
+                         f"{fa['masks']:,} masks" + (f" (walked by one only: {', '.join(only)})" if only else ""))
+        lines.append(f"{vocab}: " + "; ".join(notes) + ".\n")
+        lines.append("| | " + " | ".join(f"{kind} CPython | {kind} Pyodide | ratio" for kind, *_ in cols) + " |")
+        lines.append("|---|" + "---:|---:|---:|" * len(cols))
+        for label, key, fmt in ROWS + [("all masks and advances s", "total", lambda x: f"{x:.2f}")]:
+            lines.append(f"| {label} | " + " | ".join(f"{fmt(fa[key])} | {fmt(fb[key])} | {ratio(fb[key], fa[key])}"
+                                                      for _, fa, fb, _ in cols) + " |")
+        lines.append("| median per-item ratio of mean masks | " +
+                     " | ".join(f" | | {m:.2f}x" for *_, m in cols) + " |")
         lines.append("")
     return lines
 
