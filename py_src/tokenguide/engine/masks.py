@@ -18,6 +18,7 @@ from ..index.trie import PreparedVocabulary, prepare_vocabulary
 from ..ir.lexemes import lexeme_of
 from ..ir.windows import within_window
 from .lexer import LEXER_STATES
+from .slices import CharSlice, chars_in, slice_view
 
 __all__ = ["TrieWalks", "walks_for"]
 
@@ -57,8 +58,11 @@ class TrieWalks:
         self._groups = 0  # exit groups made so far: each has its own number (the follow key)
         self._looping: dict[int, bool] = {}
         self._canonical: dict[int, int] = {}
+        self._automaton_of: dict[int, int] = {}  # windowed expression -> the automaton its walks are in
         self._loop_masks: dict[int, int] = {}
         self._key_nodes: list[int] = []
+        self._slice_views: dict[int, Any] = {}  # lexer state -> (CharSlice, lo, hi, exits past lo) or None
+        self._slices: dict[int, CharSlice] = {}  # character set (lexeme id) -> its slice
         self.vocab_size = prepared.vocab_size
         self.deepest: list[int] = []
         self.window, self.long_keys, self.long_paths = self._long_tokens()
@@ -135,12 +139,16 @@ class TrieWalks:
 
     def canonical(self, state: int) -> int:
         """The lexer state short tokens are walked from for `state`: its expression seen through
-        the window (`ir.windows`), so states that differ only in counts past it share walks."""
+        the window (`ir.windows`), so states that differ only in counts past it share walks; and in
+        the first automaton that reached that expression, so lexemes that go on alike (a string's
+        contents after any key's opening quote) share them too (`short_summary` renames exits)."""
         found = self._canonical.get(state)
         if found is None:
             expr = lexeme_of(LEXER_STATES.machine_state[state])
             seen = within_window(expr, self.window)
-            found = state if seen is expr else LEXER_STATES.at(LEXER_STATES.automaton[state], seen.id)
+            automaton = LEXER_STATES.automaton[state]
+            shared = self._automaton_of.setdefault(seen.id, automaton)
+            found = state if seen is expr and shared == automaton else LEXER_STATES.at(shared, seen.id)
             self._canonical[state] = found
         return found
 
@@ -164,13 +172,23 @@ class TrieWalks:
 
     def short_summary(self, state: int, node: int) -> tuple[Any, tuple]:
         """`summary` for the tokens of at most `window` bytes only."""
-        state = self.canonical(state)
-        key = (state, node, 0)
+        shared = self.canonical(state)
+        automaton = LEXER_STATES.automaton
+        if automaton[shared] != automaton[state]:  # another automaton's walk, exits renamed to ours
+            key = (state, node, 2)
+            found = self._cache.get(key)
+            if found is None:
+                inside, groups = self.short_summary(shared, node)
+                at, machine_state, mine = LEXER_STATES.at, LEXER_STATES.machine_state, automaton[state]
+                found = (inside, tuple((at(mine, machine_state[v]), group, nodes) for v, group, nodes in groups))
+                self._remember(self._cache, key, found, 64 * len(groups) + ENTRY_BYTES)
+            return found
+        key = (shared, node, 0)
         found = self._cache.get(key)
         if found is None:
-            found = self._delegated(state, node)
+            found = self._delegated(shared, node)
             if found is None:
-                found = self._walk(state, node)
+                found = self._walk(shared, node)
             self._remember(self._cache, key, found, self._size(found))
         return found
 
@@ -332,8 +350,25 @@ class TrieWalks:
         looping = self._looping
         window = self.window
         segments = [(node + 1, ends[node])] if only is None else [(c, ends[c]) for c in only]
+        outside = None
+        if only is None:
+            view = self._slice_views.get(state, 0)
+            if view == 0:
+                view = self._slice_view(state)
+            if view is not None:  # string contents: the slice at once, the subtrees outside it walked
+                chars, lo, hi, exits_past = view
+                alive = chars.alive(hi, self._chars_before(node) if hi is not None else 0)
+                if node:
+                    alive &= trie.range_mask(keys_before[node] + ends_key[node], keys_before[ends[node]])
+                parts.append(alive)
+                outside = chars.outside_before
+                # with an empty T an exit may come after lo characters: subtrees that deep are walked
+                reach = base + lo if exits_past else trie.max_depth + 1
         for i, end in segments:
             while i < end:
+                if outside is not None and outside[keys_before[i]] == outside[keys_before[ends[i]]] and deepest[i] < reach:
+                    i = ends[i]  # only slice tokens below (and at) i, and no exit: taken above
+                    continue
                 d = depths[i]
                 if d > window:  # only tokens longer than the window below: `_long_walk` reads them
                     i = ends[i]
@@ -382,6 +417,27 @@ class TrieWalks:
             return own, tuple(groups)
         parts.append(own)
         return self._merge(parts), tuple(groups)
+
+    def _slice_view(self, state: int) -> Any:
+        """(CharSlice, lo, hi, exits past lo) when `state` reads string contents of a large character set
+        (`slices.slice_view`), else None; the slice is built once per character set."""
+        view = slice_view(lexeme_of(LEXER_STATES.machine_state[state]))
+        if view is not None:
+            plain, lo, hi, exits_past = view
+            chars = self._slices.get(plain.id)
+            if chars is None:
+                prepared = self.prepared
+                chars = self._slices[plain.id] = CharSlice(prepared.tokens, prepared.ids, self.vocab_size,
+                                                           self.window, plain)
+            view = (chars, lo, hi, exits_past)
+        self._slice_views[state] = view
+        return view
+
+    def _chars_before(self, node: int) -> int:
+        """How many characters start on the path to `node`."""
+        if not node:
+            return 0
+        return chars_in(self.prepared.tokens[self.trie.keys_before[node]][: self.trie.depths[node]])
 
     def _loop_mask(self, state: int) -> int:
         """The bytes that lead `state` back to itself, as a 256-bit mask (0 for a final state)."""

@@ -1,0 +1,108 @@
+"""Slices of a vocabulary: the tokens made only of whole characters of one large set (string contents).
+
+A lexer state `C{lo,hi} T` (a repeat of C = P | X, then T, where neither X nor T can start
+with a byte that starts a character of P) keeps every token whose bytes are 0..hi whole
+characters of P alive, and such a token reaches an exit only past lo characters when T may be
+empty. llguidance's token slicer takes such
+tokens at once; here a `CharSlice` holds them per character count, so the walk of a string
+content state (`engine.masks`) takes the slice as one bit set and walks only the subtrees that
+hold a token outside it (in Llama 3, 12,000 of 275,000 trie nodes for a JSON string).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+from typing import Any
+
+from ..ir.derivatives import derivative
+from ..ir.lexemes import ALT, CHARS, EMPTY, EPSILON, REP, SEQ, Lexeme
+
+__all__ = ["CharSlice", "MIN_SLICE_CHARS", "chars_in", "slice_view"]
+
+#: a character set gets a slice only when it holds at least this many code points (the negated
+#: classes of string contents): a walk over a small set dies fast without one
+MIN_SLICE_CHARS = 4096
+
+
+def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
+    """(P, lo, hi, T nullable) when `expr` is `C{lo,hi} T` as above (T may be the empty string)
+    with P a set of at least MIN_SLICE_CHARS code points (hi None: no bound); None otherwise.
+    Exits on slice tokens come only after lo characters, and only when T is nullable."""
+    if expr.kind is SEQ:
+        head, tail = expr.args
+    else:
+        head, tail = expr, EPSILON
+    if head.kind is REP:
+        item, lo, hi = head.args
+    else:
+        item, lo, hi = head, 1, 1
+    if item.kind is CHARS:
+        plain, others = item, ()
+    elif item.kind is ALT:
+        sets = [x for x in item.args if x.kind is CHARS]
+        if len(sets) != 1:
+            return None
+        plain = sets[0]
+        others = tuple(x for x in item.args if x is not plain)
+    else:
+        return None
+    if sum(b - a + 1 for a, b in plain.args[0]) < MIN_SLICE_CHARS:
+        return None
+    for b in range(256):
+        if derivative(plain, b) is EMPTY:
+            continue
+        if derivative(tail, b) is not EMPTY or any(derivative(x, b) is not EMPTY for x in others):
+            return None
+    return plain, lo, hi, tail.nullable
+
+
+class CharSlice:
+    """The tokens of at most `window` bytes that are whole characters of a set P, by count.
+
+    `upto[c]`: int bit set of those with at most c characters (c up to `window`);
+    `outside_before[k]`: how many keys before key k are not in the slice (a subtree holds only
+    slice tokens when the count is equal at both ends of its key range).
+    """
+
+    def __init__(self, tokens: list[bytes], ids: list, vocab_size: int, window: int, plain: Lexeme):
+        fits = re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in plain.args[0]) + "]*").fullmatch
+        counts = [0] * len(tokens)  # characters + 1 of a slice token, 0 for the others
+        for k, data in enumerate(tokens):
+            if len(data) <= window:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                if fits(text):
+                    counts[k] = len(text) + 1
+        self.outside_before = list(accumulate((1 if c == 0 else 0 for c in counts), initial=0))
+        by_count = [bytearray((vocab_size + 7) // 8) for _ in range(window + 1)]
+        for k, c in enumerate(counts):
+            if c:
+                out = by_count[c - 1]
+                for t in ids[k]:
+                    out[t >> 3] |= 1 << (t & 7)
+        upto = []
+        acc = 0
+        for out in by_count:
+            acc |= int.from_bytes(out, "little")
+            upto.append(acc)
+        self.upto = upto
+        self.window = window
+
+    def alive(self, hi: int | None, before: int) -> int:
+        """The slice tokens of at most `before + hi` characters (all of them for hi None)."""
+        if hi is None:
+            return self.upto[-1]
+        return self.upto[min(before + hi, len(self.upto) - 1)]
+
+    def pure(self, lo_key: int, hi_key: int) -> bool:
+        """Keys lo_key..hi_key-1 are all slice tokens."""
+        before = self.outside_before
+        return before[lo_key] == before[hi_key]
+
+
+def chars_in(data: Any) -> int:
+    """How many UTF-8 characters start in `data` (bytes that are not continuation bytes)."""
+    return sum(1 for b in data if not 0x80 <= b <= 0xBF)
