@@ -133,6 +133,12 @@ class TokenguideEngineWalk(TokenguideWalk):
         from tokenguide.json_schema import compile_json_schema
 
         super().__init__(vocab)
+        try:  # the trie walks and the slice of JSON string contents, once per vocabulary
+            from tokenguide.engine.masks import prepare_walks
+        except ImportError:
+            pass
+        else:
+            prepare_walks(vocab)
         self.engine = GrammarGuide
         paths = str(inspect.signature(compile_json_schema).parameters["path"].annotation)  # a Literal, as text
         self.kinds = ("lark", "json") + (("schema",) if '"engine"' in paths or "'engine'" in paths else ())

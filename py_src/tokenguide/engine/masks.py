@@ -15,13 +15,16 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ..index.trie import PreparedVocabulary, prepare_vocabulary
-from ..ir.lexemes import lexeme_of
+from ..ir.lexemes import from_regex, lexeme_of
 from ..ir.windows import within_window
 from .lexer import LEXER_STATES
 from .slices import CharSlice, chars_in, slice_view
 
-__all__ = ["TrieWalks", "walks_for"]
+__all__ = ["JSON_STRING_CHARS", "TrieWalks", "prepare_walks", "walks_for"]
 
+#: the plain characters of a JSON string (its other characters are escapes), whose slice
+#: `prepare_walks` builds ahead
+JSON_STRING_CHARS = r'[^"\\\x00-\x1f]'
 #: cached summaries per vocabulary, and the bytes their token bit sets may take together (a
 #: summary at the trie root holds up to vocab_size bits: 16 KB for Llama 3)
 MAX_WALKS = 400_000
@@ -35,6 +38,8 @@ LOOP_BYTES = 32
 #: the short-token window is the smallest depth past which the long tokens' paths hold at most
 #: this many trie nodes (those are walked exactly, from the state itself)
 LONG_PATH_NODES = 3_000
+#: a slice's tokens below a node with at most this many keys are listed, not masked vocabulary-wide
+SLICE_KEYS = 256
 #: a node's walk is delegated to a looping state's when at least this many children agree
 DELEGATE_CHILDREN = 16
 
@@ -275,7 +280,18 @@ class TrieWalks:
         exits: dict[int, list[int]] = {}
         previous: tuple = ()
         valid = base  # states[0..valid] hold for the previous path
+        counts = None
+        view = self._slice_views.get(state, 0)
+        if view == 0:
+            view = self._slice_view(state)
+        if view is not None and not view[3]:  # string contents: a slice token lives by its count alone
+            counts = view[0].counts
+            most = None if view[2] is None else self._chars_before(node) + view[2] + 1
         for k in self.long_keys[lo:hi]:
+            if counts is not None and counts[k]:
+                if most is None or counts[k] <= most:
+                    keys.append(k)
+                continue
             path = paths[k]
             d = base
             limit = min(len(previous), valid)
@@ -357,10 +373,13 @@ class TrieWalks:
                 view = self._slice_view(state)
             if view is not None:  # string contents: the slice at once, the subtrees outside it walked
                 chars, lo, hi, exits_past = view
-                alive = chars.alive(hi, self._chars_before(node) if hi is not None else 0)
-                if node:
-                    alive &= trie.range_mask(keys_before[node] + ends_key[node], keys_before[ends[node]])
-                parts.append(alive)
+                before = self._chars_before(node) if hi is not None else 0
+                first, last = keys_before[node] + ends_key[node], keys_before[ends[node]]
+                if last - first <= SLICE_KEYS:
+                    keys.extend(chars.keys_alive(hi, before, first, last))
+                else:
+                    alive = chars.alive(hi, before)
+                    parts.append(alive & trie.range_mask(first, last) if node else alive)
                 outside = chars.outside_before
                 # with an empty T an exit may come after lo characters: subtrees that deep are walked
                 reach = base + lo if exits_past else trie.max_depth + 1
@@ -424,14 +443,17 @@ class TrieWalks:
         view = slice_view(lexeme_of(LEXER_STATES.machine_state[state]))
         if view is not None:
             plain, lo, hi, exits_past = view
-            chars = self._slices.get(plain.id)
-            if chars is None:
-                prepared = self.prepared
-                chars = self._slices[plain.id] = CharSlice(prepared.tokens, prepared.ids, self.vocab_size,
-                                                           self.window, plain)
-            view = (chars, lo, hi, exits_past)
+            view = (self.slice_of(plain), lo, hi, exits_past)
         self._slice_views[state] = view
         return view
+
+    def slice_of(self, plain: Any) -> CharSlice:
+        """The CharSlice of the character set `plain` (a CHARS lexeme), built once."""
+        chars = self._slices.get(plain.id)
+        if chars is None:
+            prepared = self.prepared
+            chars = self._slices[plain.id] = CharSlice(prepared.tokens, prepared.ids, self.vocab_size, self.window, plain)
+        return chars
 
     def _chars_before(self, node: int) -> int:
         """How many characters start on the path to `node`."""
@@ -486,4 +508,12 @@ def walks_for(vocabulary: Any) -> TrieWalks:
     walks = TrieWalks(prepare_vocabulary(vocabulary))
     _WALKS.insert(0, (vocabulary, walks))
     del _WALKS[_KEEP:]
+    return walks
+
+
+def prepare_walks(vocabulary: Any) -> TrieWalks:
+    """`walks_for(vocabulary)` with the slice of JSON string contents built: what a server does
+    once per vocabulary (as llguidance builds its token slices with its tokenizer)."""
+    walks = walks_for(vocabulary)
+    walks.slice_of(from_regex(JSON_STRING_CHARS))
     return walks

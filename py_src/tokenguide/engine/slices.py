@@ -58,9 +58,10 @@ def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
 
 
 class CharSlice:
-    """The tokens of at most `window` bytes that are whole characters of a set P, by count.
+    """The tokens that are whole characters of a set P, by count.
 
-    `upto[c]`: int bit set of those with at most c characters (c up to `window`);
+    `upto[c]`: int bit set of those of at most `window` bytes with at most c characters;
+    `counts[k]`: 1 + the characters of key k when it is one of them, else 0;
     `outside_before[k]`: how many keys before key k are not in the slice (a subtree holds only
     slice tokens when the count is equal at both ends of its key range).
     """
@@ -69,17 +70,18 @@ class CharSlice:
         fits = re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in plain.args[0]) + "]*").fullmatch
         counts = [0] * len(tokens)  # characters + 1 of a slice token, 0 for the others
         for k, data in enumerate(tokens):
-            if len(data) <= window:
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    continue
-                if fits(text):
-                    counts[k] = len(text) + 1
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if fits(text):
+                counts[k] = len(text) + 1
+        self.counts = counts
+        self.lengths = [len(data) for data in tokens]
         self.outside_before = list(accumulate((1 if c == 0 else 0 for c in counts), initial=0))
         by_count = [bytearray((vocab_size + 7) // 8) for _ in range(window + 1)]
         for k, c in enumerate(counts):
-            if c:
+            if c and len(tokens[k]) <= window:
                 out = by_count[c - 1]
                 for t in ids[k]:
                     out[t >> 3] |= 1 << (t & 7)
@@ -96,6 +98,14 @@ class CharSlice:
         if hi is None:
             return self.upto[-1]
         return self.upto[min(before + hi, len(self.upto) - 1)]
+
+    def keys_alive(self, hi: int | None, before: int, lo_key: int, hi_key: int) -> list[int]:
+        """The keys lo_key..hi_key-1 of at most `window` bytes in the slice, of at most
+        `before + hi` characters (a few keys: cheaper than a vocabulary-wide bit set)."""
+        limit = len(self.upto) if hi is None else min(before + hi + 1, len(self.upto))
+        counts, lengths = self.counts, self.lengths
+        window = self.window
+        return [k for k in range(lo_key, hi_key) if 0 < counts[k] <= limit and lengths[k] <= window]
 
     def pure(self, lo_key: int, hi_key: int) -> bool:
         """Keys lo_key..hi_key-1 are all slice tokens."""
