@@ -405,7 +405,7 @@ def _tables() -> dict[str, list]:
 NO_ARGUMENTS = {
     "BaseGuide", "BaseGuide.copy", "RegexGuide.copy", "StopAtEOSGuide.copy", "CFGGuide.copy",
     "ReferenceCFGGuide.copy", "Index.get_initial_state", "Index.get_final_states", "Index.get_vocab_size",
-    "Index.get_eos_token_id", "Index.states", "Index.get_transitions",
+    "Index.get_eos_token_id", "Index.states", "Index.get_transitions", "Index.key_ranges",
     "Vocabulary.get_eos_token_id", "Vocabulary.fingerprint", "Guide.get_state", "Guide.get_start_tokens",
     "Guide.get_tokens", "Guide.is_finished", "Guide.reset", "Guide.mask_bytes",
     "Guide.copy", "Guide.get_allowed_rollback",

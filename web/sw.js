@@ -12,7 +12,7 @@ const CACHE = 'tokenguide-v1';
 const SHELL = [
   './', 'index.html', 'app.js', 'worker.js', 'style.css', 'playground.html', 'player.html',
   'js/ui.js', 'js/worker_client.js', 'js/tasks.js', 'js/vocabulary.js', 'js/builder.js', 'js/handover.js',
-  'js/live_guide.js', 'js/samples.js', 'js/native_gzip.js', 'js/token_grid.js', 'js/playground.js', 'js/share.js', 'js/site_image.js', 'js/snapshot_file.js',
+  'js/live_guide.js', 'js/samples.js', 'js/native_gzip.js', 'js/fast_gzip.js', 'js/range_payload.js', 'js/vendor/fflate.js', 'js/token_grid.js', 'js/playground.js', 'js/share.js', 'js/site_image.js', 'js/snapshot_file.js',
   'pyodide/pyodide.mjs', 'pyodide/pyodide.asm.mjs', 'pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
   'pyodide/pyodide-lock.json', 'pyodide/site-packages.bin', 'pyodide/startup-snapshot.json', 'pyodide/startup-snapshot.bin',
   'vocab/gpt2-vocab.json',

@@ -373,6 +373,9 @@ async function handle(msg) {
     else result = await callBridge(id, msg.name, msg.args || []);
     if (acks.id === id && acks.wake) acks.wake(); // never leave a waiter behind
     const transfer = result && result.bytes instanceof Uint8Array ? [result.bytes.buffer] : [];
+    if (result && result.table) { // a built index's key ranges (build_index write='ranges'): moved, not copied
+      for (const v of Object.values(result.table)) if (v instanceof Uint8Array && !transfer.includes(v.buffer)) transfer.push(v.buffer);
+    }
     post({ id, type: 'result', ok: true, result }, transfer);
   } catch (err) {
     const info = err && err.info ? err.info : { kind: 'Error', message: String(err && err.message ? err.message : err) };

@@ -27,6 +27,7 @@ from .errors import BuildCancelled, RegexError, StateLimitError, TokenguideError
 from .display import token_display
 from .index import Index, prepare_vocabulary
 from .index.format import iter_payload
+from .index.layout import le_bytes
 from .vocabulary import Tokenizer, Vocabulary, decode_utf8_prefix
 from ._web_playground import run_code
 from ._web_cancel import guard_interrupts, interruptible
@@ -38,6 +39,7 @@ __all__ = [
     "load_vocabulary",
     "build_index",
     "payload_size",
+    "range_table",
     "LARGE_INDEX_TRANSITIONS",
     "regex_from_schema",
     "warm_json_schema",
@@ -267,6 +269,30 @@ def load_vocabulary(
 LARGE_INDEX_TRANSITIONS = 2_000_000
 
 
+def range_table(index: Index) -> dict[str, Any]:
+    """`index` as key ranges for the page to write its payload from (web/js/range_payload.js): little-endian
+    u32 bytes of the final states, every state ascending, each state's first range (offsets, one more
+    than states), the ranges (first key, end key, next state) and the trie's flat token ids and key starts."""
+    found = index.key_ranges()
+    if found is None:
+        raise ValueError("range_table: the index was loaded, not built (it has no key ranges)")
+    flat_ids, id_start, ranges = found
+    states = sorted(ranges)
+    offsets = array("I", [0])
+    los, his, nexts = array("I"), array("I"), array("I")
+    for state in states:
+        lo, hi, nx = ranges[state]
+        los.extend(lo)
+        his.extend(hi)
+        nexts.extend(nx)
+        offsets.append(len(los))
+    fields = {"finals": array("I", sorted(index.final_states)), "states": array("I", states), "offsets": offsets,
+              "los": los, "his": his, "nexts": nexts, "flat_ids": flat_ids, "id_start": id_start}
+    table: dict[str, Any] = {name: le_bytes(values) for name, values in fields.items()}
+    table.update(vocab_size=index.vocab_size, eos_token_id=index.eos_token_id, initial_state=index.initial_state)
+    return table
+
+
 def payload_size(index: Index) -> int:
     """The exact size in bytes of `index`'s uncompressed v1 payload (known before writing it)."""
     counts = [index.transition_count(s) for s in index.states()]
@@ -293,11 +319,12 @@ async def build_index(
     for the same regex, vocabulary and options (zlib level 6 here). `write="payload"`: the
     uncompressed v1 payload goes to `emit(chunk)` in chunks of about a megabyte (awaited when it
     returns an awaitable, the page's back pressure), for the page to gzip natively; "bytes" is None.
+    `write="ranges"`: "table" is `range_table(index)`, from which the page writes the payload itself.
     """
     if not isinstance(regex, str) or regex == "":
         raise RegexError("the regex is empty: type a regular expression or pick an example", regex or "", None)
-    if write not in ("canonical", "payload") or (write == "payload" and emit is None):
-        raise ValueError(f"build_index: write must be 'canonical' or 'payload' (with emit), got {write!r}")
+    if write not in ("canonical", "payload", "ranges") or (write == "payload" and emit is None):
+        raise ValueError(f"build_index: write must be 'canonical', 'payload' (with emit) or 'ranges', got {write!r}")
     vocabulary = _vocabulary(fingerprint)
     cancel = (lambda: bool(should_cancel())) if should_cancel is not None else None
     start = time.perf_counter()
@@ -314,9 +341,11 @@ async def build_index(
     if progress is not None:
         progress("built", index.num_transitions, raw_size)
     await asyncio.sleep(0)  # the page shows the size (and a Cancel can come) before writing starts
-    data = None
+    data = table = None
     try:
-        if write == "payload":
+        if write == "ranges":
+            table = range_table(index)
+        elif write == "payload":
             for part in iter_payload(index, progress=progress, should_cancel=cancel):
                 waiting = emit(part)
                 if inspect.isawaitable(waiting):
@@ -333,6 +362,7 @@ async def build_index(
     serialized = time.perf_counter() - start - built
     return {
         "bytes": data,
+        "table": table,
         "payload_size": raw_size,
         "large": index.num_transitions >= LARGE_INDEX_TRANSITIONS,
         "num_states": index.num_states,

@@ -47,16 +47,17 @@ def use_gpt2(page) -> None:
 
 
 def test_cancel_while_the_file_is_written(page):
-    """The bar moves while the .outlines file is written, and Cancel stops that phase too. The page's
-    acknowledgements of the payload chunks are held (the worker then waits), so that the writing
-    is surely still going on when Cancel is clicked."""
+    """The bar moves while the .outlines file is written, and Cancel stops that phase too. The
+    browser gzip's writes after the first few are held (never taken in: the page then waits), so
+    that the writing is surely still going on when Cancel is clicked."""
     page.evaluate("""() => {
         window.heldAcks = [];
-        const post = Worker.prototype.postMessage;
-        window.restoreAcks = () => { Worker.prototype.postMessage = post; };
-        Worker.prototype.postMessage = function (msg, ...rest) {
-            if (msg && msg.type === 'ack') { window.heldAcks.push(msg); return; }
-            return post.call(this, msg, ...rest);
+        const write = WritableStreamDefaultWriter.prototype.write;
+        window.restoreAcks = () => { WritableStreamDefaultWriter.prototype.write = write; };
+        WritableStreamDefaultWriter.prototype.write = function (chunk) {
+            if (window.heldAcks.length === 0 && !this.taken) { this.taken = 1; return write.call(this, chunk); }
+            window.heldAcks.push(chunk);
+            return new Promise(() => {});
         };
     }""")
     try:

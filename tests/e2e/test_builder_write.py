@@ -1,11 +1,14 @@
-"""End-to-end tests of how the builder writes its file: the browser's gzip (CompressionStream, the
-default) and the canonical bytes (zlib level 6 in the worker), the large-index notice and its
-"Use the live guide instead". Both files are loaded back in Python and in the player, and the
-canonical one is compared byte for byte with the CLI's. One page per module, offline guard on.
+"""End-to-end tests of how the builder writes its file: the fast file (the payload written in the
+page from the index's key ranges, fflate's deflate at level 1), the browser's gzip (CompressionStream,
+the same page-written payload), the canonical bytes (zlib level 6 in the worker) and the default
+that picks between them, the large-index notice and its "Use the live guide instead". Every file is loaded back in
+Python and in the player, and the canonical one is compared byte for byte with the CLI's. One page
+per module, offline guard on.
 """
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 from pathlib import Path
@@ -91,40 +94,44 @@ def player_view(context, path: Path) -> tuple[dict, dict[int, int]]:
     return header, shown
 
 
-def test_native_and_canonical_files_load_to_the_same_index(app, page, tmp_path, gpt2):
-    """The default file (the browser's gzip) and the canonical one hold the same index: the same
-    header, states and transitions in Python and in the player; the canonical file is the CLI's,
-    byte for byte. In Chromium the browser's deflate is zlib level 6, so the two files are equal."""
+def test_fast_native_and_canonical_files_load_to_the_same_index(app, page, tmp_path, gpt2):
+    """The default file (fast: fflate level 1), the browser's gzip and the canonical one hold the same
+    index: the same header, states and transitions in Python and in the player; the canonical file is
+    the CLI's, byte for byte. In Chromium the browser's deflate is zlib level 6, so the page-written
+    payload gzip'ed by the browser equals the canonical file."""
     context = app.context
-    expect(page.get_by_test_id("write-mode")).to_have_value("native")  # the default
-    assert build(page, COUNTED, "native") == "done", page.get_by_test_id("error").text_content()
-    assert stat(page, "file-bytes") == "browser gzip (CompressionStream)"
-    native = download(page, tmp_path, "native.outlines")
-    assert build(page, COUNTED, "canonical") == "done", page.get_by_test_id("error").text_content()
-    assert stat(page, "file-bytes") == "canonical (zlib level 6, as the command line)"
-    canonical = download(page, tmp_path, "canonical.outlines")
+    expect(page.get_by_test_id("write-mode")).to_have_value("auto")  # the default: canonical bytes, fast when large
+    files = {}
+    for mode, label in (("fast", "fast (fflate deflate level 1, not the command line's bytes)"),
+                        ("native", "browser gzip (CompressionStream)"),
+                        ("canonical", "canonical (zlib level 6, as the command line)")):
+        assert build(page, COUNTED, mode) == "done", page.get_by_test_id("error").text_content()
+        assert stat(page, "file-bytes") == label
+        files[mode] = download(page, tmp_path, f"{mode}.outlines")
 
-    assert canonical == cli_build(tmp_path, COUNTED)
-    assert native[:10] == GZIP_HEADER  # tokenguide's fixed header, whatever the browser wrote
+    assert files["canonical"] == cli_build(tmp_path, COUNTED)
     expected = Index(COUNTED, gpt2)
-    loaded = [Index.from_bytes(native), Index.from_bytes(canonical)]
-    for index in loaded:
+    for mode, data in files.items():
+        assert data[:10] == GZIP_HEADER, mode  # tokenguide's fixed header, whatever wrote the deflate stream
+        index = Index.from_bytes(data)
         assert (index.vocab_size, index.eos_token_id, index.initial_state, index.final_states) == (
             expected.vocab_size, expected.eos_token_id, expected.initial_state, expected.final_states)
         assert index.states() == expected.states()
         assert index.num_transitions == expected.num_transitions
         assert index == expected  # every state's transitions
+    assert gzip.decompress(files["fast"]) == gzip.decompress(files["canonical"])  # the same payload
     assert page.get_attribute("body", "data-payload-bytes") == str(payload_size(expected))
 
-    views = [player_view(context, tmp_path / name) for name in ("native.outlines", "canonical.outlines")]
-    assert views[0] == views[1]
+    views = [player_view(context, tmp_path / f"{mode}.outlines") for mode in files]
+    assert views[0] == views[1] == views[2]
     header, shown = views[0]
     assert header["num-transitions"] == str(expected.num_transitions)
     assert header["num-states"] == str(expected.num_states)
     assert header["eos"] == str(expected.eos_token_id) and header["initial-state"] == "0"
     assert shown and all(expected.get_next_state(expected.initial_state, t) == n for t, n in shown.items())
 
-    assert native == canonical, "Chromium's CompressionStream deflate differs from zlib level 6 (the page says they agree)"
+    assert files["native"] == files["canonical"], "Chromium's CompressionStream deflate differs from zlib level 6 (the page says they agree)"
+    assert files["fast"] != files["canonical"]  # the page says the fast file's bytes are not the CLI's
 
 
 def test_write_mode_note_says_which_bytes(page):
@@ -134,7 +141,9 @@ def test_write_mode_note_says_which_bytes(page):
     expect(note).to_contain_text("CompressionStream")
     mode.select_option("canonical")
     expect(note).to_contain_text("python -m tokenguide build")
-    mode.select_option("native")
+    mode.select_option("fast")
+    expect(note).to_contain_text("level 1")
+    expect(note).to_contain_text("not the command line")
 
 
 def test_small_index_is_not_announced_as_large(page):
@@ -144,15 +153,15 @@ def test_small_index_is_not_announced_as_large(page):
 
 def test_large_index_offers_the_live_guide_instead(page):
     """Once built, before its file is written, a large index is announced with its size; "Use the
-    live guide instead" stops the writing and steps through the index in the live guide. The page's
-    acknowledgements of the payload chunks are held, so the writing is surely still going on."""
+    live guide instead" stops the writing and steps through the index in the live guide. The browser
+    gzip's writes are held (never taken in), so the page's writing is surely still going on."""
     page.evaluate("""() => {
-        window.heldAcks = [];
-        const post = Worker.prototype.postMessage;
-        window.restoreAcks = () => { Worker.prototype.postMessage = post; };
-        Worker.prototype.postMessage = function (msg, ...rest) {
-            if (msg && msg.type === 'ack') { window.heldAcks.push([this, msg]); return; }
-            return post.call(this, msg, ...rest);
+        window.heldWrites = [];
+        const write = WritableStreamDefaultWriter.prototype.write;
+        window.restoreAcks = () => { WritableStreamDefaultWriter.prototype.write = write; };
+        WritableStreamDefaultWriter.prototype.write = function (chunk) {
+            window.heldWrites.push(chunk);
+            return new Promise(() => {});
         };
     }""")
     try:
@@ -164,8 +173,8 @@ def test_large_index_offers_the_live_guide_instead(page):
         expect(note).to_be_visible(timeout=BUILD_TIMEOUT_MS)
         expected = Index(LARGE, Vocabulary.from_file(GPT2_VOCAB))
         expect(page.get_by_test_id("large-text")).to_contain_text(f"{expected.num_transitions:,} transitions")
-        page.wait_for_function("window.heldAcks.length > 0", timeout=BUILD_TIMEOUT_MS)
-        expect(page.get_by_test_id("cancel-button")).to_be_enabled()  # still writing: the worker waits for acks
+        page.wait_for_function("window.heldWrites.length > 0", timeout=BUILD_TIMEOUT_MS)
+        expect(page.get_by_test_id("cancel-button")).to_be_enabled()  # still writing: the page waits for the gzip
         page.get_by_test_id("large-guide").click()
         expect(page.get_by_test_id("guide-view")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
     finally:
@@ -177,3 +186,16 @@ def test_large_index_offers_the_live_guide_instead(page):
     # the guide stepped into the index just built, and the builder goes on
     expect(page.get_by_test_id("guide-state")).to_have_text("0")
     assert build(page, "[0-9]{2}", "native") == "done", page.get_by_test_id("error").text_content()
+
+
+def test_auto_writes_canonical_bytes_and_the_fast_file_when_large(page, tmp_path, gpt2):
+    """The default ('auto'): a small index gets the canonical bytes (the browser's gzip, the CLI's
+    file in Chromium), a large one (2 million transitions or more) the fast file; the result says
+    which, and the large file loads to the index built in Python."""
+    page.get_by_test_id("write-mode").select_option("auto")
+    assert build(page, COUNTED, "auto") == "done", page.get_by_test_id("error").text_content()
+    assert stat(page, "file-bytes") == "browser gzip (CompressionStream)"
+    assert download(page, tmp_path, "small.outlines") == cli_build(tmp_path, COUNTED)
+    assert build(page, LARGE, "auto") == "done", page.get_by_test_id("error").text_content()
+    assert stat(page, "file-bytes") == "fast (fflate deflate level 1, not the command line's bytes)"
+    assert Index.from_bytes(download(page, tmp_path, "large.outlines")) == Index(LARGE, gpt2)

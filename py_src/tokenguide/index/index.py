@@ -357,6 +357,13 @@ class Index(IndexFiles, IndexQueries):
                 found = self._expand(state, expander)
             yield found if found is not None else self.state_transitions(state)
 
+    def key_ranges(self) -> tuple[array, array, dict[int, tuple[array, array, array]]] | None:
+        """(flat token ids, key starts, {state: (first keys, end keys, next states)}) of a built index:
+        key k's token ids are flat[starts[k]:starts[k + 1]]; None for a loaded one. Shared, not copied."""
+        if self._trie is None:
+            return None
+        return self._trie.flat_ids, array("I", self._trie.id_start), self._ranges
+
     def _target_masks(self, state: int, ranges) -> dict[int, int]:
         """{next state: bitmask of the token ids leading there} for a trie-built state, eos loop included."""
         masks: dict[int, int] = {}
