@@ -2,7 +2,10 @@
 
 Dead branches are skipped, and a subtree whose bytes all loop on the state it reached is taken
 whole, as one range of tokens. When many states would each walk much of the trie, the tokens
-are first collapsed by the automaton's byte classes (`class_trie`).
+are first collapsed by the automaton's byte classes (`class_trie`). A state whose walk would
+repeat a long one already made (the states of a counted repetition, of repeated array items) is
+not walked: if the automaton maps every state that walk met onto this state's counterparts with
+the same transitions, its ranges are the earlier ones with the next states mapped.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from ..regex.dfa import ByteDFA
 from .trie import PreparedVocabulary, TokenTrie
 
 __all__ = ["TrieWalker", "class_trie"]
+
+_SHARE_FROM = 20_000  # trie steps from which a walk is kept for other states to reuse
+_SHARE_KEEP = 16  # walks kept per row shape (the most recent)
 
 
 def class_trie(dfa: ByteDFA, prepared: PreparedVocabulary) -> TokenTrie | None:
@@ -45,12 +51,15 @@ class TrieWalker:
 
     `rows[s][label]` is the next state for a trie label (a byte, or a byte class);
     `leave[s]` is the mask of labels that do not loop back to s, `live[s]` of those that
-    lead anywhere.
+    lead anywhere. With `share`, long walks are kept and reused for states that mirror them.
     """
 
-    def __init__(self, dfa: ByteDFA, trie: TokenTrie, by_class: bool):
+    def __init__(self, dfa: ByteDFA, trie: TokenTrie, by_class: bool, share: bool = True):
         self.trie = trie
         self.visited = 0
+        self.shared = 0  # states whose ranges were mapped from another state's walk
+        self.table = dfa.table if share else None  # None: every state is walked
+        self._kept: dict[tuple, list] = {}  # row shape -> [(start, states met, steps, ranges)]
         if by_class:
             self.rows = dfa.table
             label_mask = [1 << c for c in range(dfa.num_classes)]
@@ -82,6 +91,9 @@ class TrieWalker:
         walker = cls.__new__(cls)
         walker.trie = trie
         walker.visited = 0
+        walker.shared = 0
+        walker.table = None  # rows on demand: no walk is reused
+        walker._kept = {}
         walker.rows = _LazyRows(automaton)
         walker.leave = _LazyMasks(walker.rows, loops=True)
         walker.live = _LazyMasks(walker.rows, loops=False)
@@ -89,23 +101,74 @@ class TrieWalker:
 
     def walk(self, start: int) -> tuple[array, array, array]:
         """(first key, end key, next state) ranges of the keys allowed from `start`."""
+        shape = None
+        if self.table is not None:
+            row = self.table[start]
+            shape = tuple(-2 if n == start else n >= 0 for n in row)
+            for source, met, steps, (los, his, nexts) in self._kept.get(shape, ()):
+                mapping = self._mapping(source, start, met)
+                if mapping is not None:
+                    self.visited += steps
+                    self.shared += 1
+                    return los, his, array("I", map(mapping.__getitem__, nexts))
         t = self.trie
         ends, root_child = t.ends, t.root_child
         los, his, nexts = array("I"), array("I"), array("I")
         stack = [start] * (t.max_depth + 1)
         row = self.rows[start]
         steps = 0
+        met = {start}
         # Only the root's children whose symbol leads somewhere are entered; each is
         # walked in pre-order up to the end of its subtree.
         for label in [c for c in range(len(row)) if row[c] >= 0]:
             i = root_child[label]
             if i:
-                steps += self._walk_subtree(i, ends[i], stack, los, his, nexts)
+                steps += self._walk_subtree(i, ends[i], stack, los, his, nexts, met.add)
         self.visited += steps
+        if shape is not None and steps >= _SHARE_FROM:
+            kept = self._kept.setdefault(shape, [])
+            kept.insert(0, (start, met, steps, (los, his, nexts)))
+            del kept[_SHARE_KEEP:]
         return los, his, nexts
 
-    def _walk_subtree(self, i: int, stop: int, stack: list, los: array, his: array, nexts: array) -> int:
-        """Walk nodes i..stop-1 (one subtree of the root) from stack[0]; returns the steps taken."""
+    def _mapping(self, source: int, start: int, met: set) -> dict[int, int] | None:
+        """{state: counterpart} taking `source` to `start` and every state in `met` (the states the walk
+        from `source` reached) one-to-one to states that answer every symbol that walk can read
+        alike; None when there is none. A walk from `start` then meets exactly the counterparts, so
+        its ranges are the source's with the next states mapped.
+
+        For a state x of `met` and its counterpart y, class by class (a = x's target, b = y's): a
+        dead target needs a dead one; a target in `met` needs its counterpart; a live target outside
+        `met` was never reached, so the walk never reads that class at x, and it only counts for
+        x's loop mask (which decides the subtrees taken whole): b must not loop on y either."""
+        table = self.table
+        mapping = {source: start}
+        taken = {start}
+        todo = [source]
+        while todo:
+            x = todo.pop()
+            y = mapping[x]
+            for a, b in zip(table[x], table[y]):
+                if a < 0:
+                    if b >= 0:
+                        return None
+                elif a in met:
+                    found = mapping.get(a)
+                    if found is None:
+                        if b < 0 or b in taken:
+                            return None
+                        mapping[a] = b
+                        taken.add(b)
+                        todo.append(a)
+                    elif found != b:
+                        return None
+                elif b == y:
+                    return None
+        return mapping
+
+    def _walk_subtree(self, i: int, stop: int, stack: list, los: array, his: array, nexts: array, meet) -> int:
+        """Walk nodes i..stop-1 (one subtree of the root) from stack[0]; returns the steps taken.
+        `meet(state)` is called for every state reached."""
         t = self.trie
         labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
         ends_key, before, children = t.ends_key, t.keys_before, t.children
@@ -118,6 +181,7 @@ class TrieWalker:
             if ns < 0:
                 i = ends[i]
                 continue
+            meet(ns)
             if below[i] & leave[ns]:
                 # Some symbol below leaves the state: look inside (unless no child can follow);
                 # this node's own key, if any, ends here.
