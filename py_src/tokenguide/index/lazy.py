@@ -22,7 +22,7 @@ from ..regex.dfa import DEFAULT_MAX_STATES
 from ..regex.lazy import lazy_regex
 from .bitsets import ByteLRU, mask_to_bytes
 from .trie import prepare_vocabulary
-from .lazy_walk import LazyTrieWalker, ranges_mask
+from .lazy_walk import LazyTrieWalker
 
 if TYPE_CHECKING:
     from ..vocabulary import Vocabulary
@@ -146,11 +146,11 @@ class LazyIndex:
         found = self._masks.get(state)
         if found is not None:
             return found
-        los, his, _ = self._state_ranges(state)
+        self._state_ranges(state)
         trie = self._trie
         mask = 0
         if trie.bitsets_fit:
-            mask = ranges_mask(trie, los, his)
+            mask = self._walker.mask(state)
             if self.dfa.is_final(state):
                 mask |= 1 << self._eos
         else:

@@ -19,6 +19,11 @@ __all__ = ["LazyTrieWalker", "ranges_mask"]
 _BITS = bytes.maketrans(b"\x00\x01", b"01")
 #: a key range holding at least this many ids is taken through the trie's block masks
 _WIDE_RANGE = 1024
+#: kept segments (ranges in all) and segment masks (bytes in all) per walker; past them, start again
+MAX_SEGMENT_RANGES = 2_000_000
+MAX_SEGMENT_MASK_BYTES = 64 << 20
+#: a segment with at least this many token ids keeps its own mask
+SEGMENT_MASK_IDS = 256
 
 
 def _byte_mask(flags: bytes) -> int:
@@ -35,6 +40,10 @@ class LazyTrieWalker:
         self.trie = trie
         # state -> (row, bytes that do not loop back to it, bytes that lead anywhere)
         self.info: dict[int, tuple[list[int], int, int]] = {}
+        self._segments: dict[tuple[int, int], tuple[array, array, array]] = {}
+        self._stored = 0  # ranges held by _segments
+        self._masks: dict[int, tuple[tuple, int]] = {}  # id(segment) -> (segment, its mask)
+        self._mask_bytes = 0
 
     def _info(self, state: int) -> tuple[list[int], int, int]:
         row = self.automaton.row(state)
@@ -48,62 +57,130 @@ class LazyTrieWalker:
 
     def walk(self, start: int) -> tuple[array, array, array]:
         """(first key, end key, next state) ranges of the keys allowed from `start`, ascending."""
+        los, his, nexts = array("I"), array("I"), array("I")
+        for seg in self.segments(start):
+            los.extend(seg[0])
+            his.extend(seg[1])
+            nexts.extend(seg[2])
+        return los, his, nexts
+
+    def segments(self, start: int) -> list[tuple[array, array, array]]:
+        """The ranges of `walk(start)` cut at the root's children: one (los, his, nexts) per child
+        that `start` can read, in key order. The subtree of a child walked from the state its
+        byte leads to is kept: another start state reaching that state there takes it as is."""
+        t = self.trie
+        row = (self.info.get(start) or self._info(start))[0]
+        root_child = t.root_child
+        memo = self._segments
+        out = []
+        for label in range(256):
+            ns = row[label]
+            if ns < 0 or not root_child[label]:
+                continue
+            key = (ns, label)
+            seg = memo.get(key)
+            if seg is None:
+                seg = self._subtree(root_child[label], ns)
+                if self._stored > MAX_SEGMENT_RANGES:
+                    memo.clear()
+                    self._masks.clear()
+                    self._stored = self._mask_bytes = 0
+                memo[key] = seg
+                self._stored += len(seg[0]) + 1
+            if seg[0]:
+                out.append(seg)
+        return out
+
+    def mask(self, start: int) -> int:
+        """The token-id bitmask of the keys allowed from `start` (EOS not included): a large
+        segment met from a second start state keeps its mask, united with the others; the rest
+        are set together."""
+        trie = self.trie
+        id_start = trie.id_start
+        masks = self._masks
+        found = 0
+        small_lo: list[int] = []
+        small_hi: list[int] = []
+        for seg in self.segments(start):
+            key = id(seg)
+            m = masks.get(key)
+            if m is not None and m[1] is not None:
+                found |= m[1]
+                continue
+            los, his = seg[0], seg[1]
+            if m is not None and sum(map(id_start.__getitem__, his)) - sum(map(id_start.__getitem__, los)) >= SEGMENT_MASK_IDS:
+                # a segment met again (from another start state) keeps its own mask
+                m = ranges_mask(trie, los, his)
+                masks[key] = (seg, m)
+                self._mask_bytes += len(trie.position) // 8
+                found |= m
+                continue
+            if m is None:
+                masks[key] = (seg, None)  # (the segment kept keeps its id from being reused)
+            small_lo.extend(los)
+            small_hi.extend(his)
+        if self._mask_bytes > MAX_SEGMENT_MASK_BYTES:
+            masks.clear()
+            self._mask_bytes = 0
+        return found | ranges_mask(trie, small_lo, small_hi) if small_lo else found
+
+    def _subtree(self, i: int, ns: int) -> tuple[array, array, array]:
+        """The ranges of the subtree of node `i` (at depth 1), reached in state `ns`."""
         t = self.trie
         labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
         ends_key, before, children = t.ends_key, t.keys_before, t.children
         infos = self.info
         los, his, nexts = array("I"), array("I"), array("I")
-        row = (infos.get(start) or self._info(start))[0]
-        rows = [row] * (t.max_depth + 1)  # rows[d]: the row of the state at depth d of the path
-        root_child = t.root_child
+        rows = [None] * (t.max_depth + 1)  # rows[d]: the row of the state at depth d of the path
+        stop = ends[i]
         last_next = last_hi = -1
-        for label in range(256):
-            if row[label] < 0 or not root_child[label]:
-                continue
-            i = root_child[label]
-            stop = ends[i]
-            while i < stop:
+        first = True
+        while i < stop:
+            if first:
+                first = False
+                d = 1
+            else:
                 d = depths[i]
                 ns = rows[d - 1][labels[i]]
                 if ns < 0:
                     i = ends[i]
                     continue
-                if not children[i]:
-                    # a leaf: its key ends here (the state's row is not needed, nor made)
+            if not children[i]:
+                # a leaf: its key ends here (the state's row is not needed, nor made)
+                lo = before[i]
+                hi = lo + 1
+                i += 1
+            else:
+                info = infos.get(ns)
+                if info is None:
+                    info = self._info(ns)
+                if below[i] & info[1]:
+                    # some byte below leaves the state: look inside (unless no child can
+                    # follow); this node's own key, if any, ends here
+                    if children[i] & info[2]:
+                        rows[d] = info[0]
+                        nxt = i + 1
+                    else:
+                        nxt = ends[i]
+                    if not ends_key[i]:
+                        i = nxt
+                        continue
                     lo = before[i]
                     hi = lo + 1
-                    i += 1
+                    i = nxt
                 else:
-                    info = infos.get(ns)
-                    if info is None:
-                        info = self._info(ns)
-                    if below[i] & info[1]:
-                        # some byte below leaves the state: look inside (unless no child can
-                        # follow); this node's own key, if any, ends here
-                        if children[i] & info[2]:
-                            rows[d] = info[0]
-                            nxt = i + 1
-                        else:
-                            nxt = ends[i]
-                        if not ends_key[i]:
-                            i = nxt
-                            continue
-                        lo = before[i]
-                        hi = lo + 1
-                        i = nxt
-                    else:
-                        # every byte below loops on `ns`: the whole subtree ends there
-                        lo = before[i]
-                        hi = before[ends[i]]
-                        i = ends[i]
-                if ns == last_next and lo == last_hi:
-                    his[-1] = hi
-                else:
-                    los.append(lo)
-                    his.append(hi)
-                    nexts.append(ns)
-                    last_next = ns
-                last_hi = hi
+                    # every byte below loops on `ns`: the whole subtree ends there
+                    lo = before[i]
+                    hi = before[ends[i]]
+                    i = ends[i]
+            if ns == last_next and lo == last_hi:
+                his[-1] = hi
+            else:
+                los.append(lo)
+                his.append(hi)
+                nexts.append(ns)
+                last_next = ns
+            last_hi = hi
         return los, his, nexts
 
 
