@@ -17,6 +17,7 @@ from .trie import TokenTrie
 __all__ = ["LazyTrieWalker", "ranges_mask"]
 
 _BITS = bytes.maketrans(b"\x00\x01", b"01")
+_ALL_BYTES = (1 << 256) - 1
 #: a key range holding at least this many ids is taken through the trie's block masks
 _WIDE_RANGE = 1024
 #: kept segments (ranges in all) and segment masks (bytes in all) per walker; past them, start again
@@ -41,6 +42,8 @@ class LazyTrieWalker:
         # state -> (row, bytes that do not loop back to it, bytes that lead anywhere)
         self.info: dict[int, tuple[list[int], int, int]] = {}
         self._segments: dict[tuple[int, int], tuple[array, array, array]] = {}
+        self._canonical: dict[int, int] = {}  # state -> the equivalent state walked for it
+        self._signatures: dict[tuple, int] = {}
         self._stored = 0  # ranges held by _segments
         self._masks: dict[int, tuple[tuple, int]] = {}  # id(segment) -> (segment, its mask)
         self._mask_bytes = 0
@@ -55,8 +58,23 @@ class LazyTrieWalker:
         found = self.info[state] = (row, leave, live)
         return found
 
+    def canonical(self, state: int) -> int:
+        """The first state seen with the same finality and the same row once each byte that leads
+        a state back to itself is read as such: the two are equivalent (what one reads, the other
+        reads, into the same states or back into itself), so their walks are the same."""
+        found = self._canonical.get(state)
+        if found is None:
+            row, leave, _ = self.info.get(state) or self._info(state)
+            if leave == _ALL_BYTES:
+                key = (self.automaton.is_final(state), tuple(row))
+            else:
+                key = (self.automaton.is_final(state), tuple([-2 if x == state else x for x in row]))
+            found = self._canonical[state] = self._signatures.setdefault(key, state)
+        return found
+
     def walk(self, start: int) -> tuple[array, array, array]:
-        """(first key, end key, next state) ranges of the keys allowed from `start`, ascending."""
+        """(first key, end key, next state) ranges of the keys allowed from `start`, ascending; the
+        next states are those of an equivalent state's walk where one was walked (`canonical`)."""
         los, his, nexts = array("I"), array("I"), array("I")
         for seg in self.segments(start):
             los.extend(seg[0])
@@ -69,14 +87,18 @@ class LazyTrieWalker:
         that `start` can read, in key order. The subtree of a child walked from the state its
         byte leads to is kept: another start state reaching that state there takes it as is."""
         t = self.trie
-        row = (self.info.get(start) or self._info(start))[0]
-        root_child = t.root_child
+        start = self.canonical(start)
+        row = self.info[start][0]
+        root_child, children = t.root_child, t.children
         memo = self._segments
+        canonical = self._canonical
         out = []
         for label in range(256):
             ns = row[label]
             if ns < 0 or not root_child[label]:
                 continue
+            if children[root_child[label]]:  # (the walk below needs its row anyway)
+                ns = canonical.get(ns) if ns in canonical else self.canonical(ns)
             key = (ns, label)
             seg = memo.get(key)
             if seg is None:
