@@ -366,7 +366,6 @@ class TrieWalks:
         looping = self._looping
         window = self.window
         segments = [(node + 1, ends[node])] if only is None else [(c, ends[c]) for c in only]
-        outside = None
         if only is None:
             view = self._slice_views.get(state, 0)
             if view == 0:
@@ -380,14 +379,12 @@ class TrieWalks:
                 else:
                     alive = chars.alive(hi, before)
                     parts.append(alive & trie.range_mask(first, last) if node else alive)
-                outside = chars.outside_before
-                # with an empty T an exit may come after lo characters: subtrees that deep are walked
-                reach = base + lo if exits_past else trie.max_depth + 1
+                # only the nodes above other tokens are walked; exits on slice tokens (an empty T
+                # after lo characters) are listed by character count
+                exits = self._slice_exits(state, node, chars) if exits_past else {}
+                return self._walk_mixed(state, node, chars.mixed_nodes(trie), keys, parts, exits)
         for i, end in segments:
             while i < end:
-                if outside is not None and outside[keys_before[i]] == outside[keys_before[ends[i]]] and deepest[i] < reach:
-                    i = ends[i]  # only slice tokens below (and at) i, and no exit: taken above
-                    continue
                 d = depths[i]
                 if d > window:  # only tokens longer than the window below: `_long_walk` reads them
                     i = ends[i]
@@ -437,13 +434,81 @@ class TrieWalks:
         parts.append(own)
         return self._merge(parts), tuple(groups)
 
+    def _slice_exits(self, state: int, node: int, chars: CharSlice) -> dict[int, list[int]]:
+        """The exits below `node` on slice tokens for a string contents state whose T may be
+        empty: after k characters the state is the one k plain characters lead to, the same
+        whichever they are; where it is final, every slice node k characters further is an exit."""
+        by_count = chars.exit_nodes(self.trie)
+        ends = self.trie.ends
+        before = self._chars_before(node)
+        step = chars.plain_byte
+        final, row = LEXER_STATES.final, LEXER_STATES.row
+        exits: dict[int, list[int]] = {}
+        s = state
+        for c in range(before + 1, len(by_count)):
+            s = row(s)[step]
+            if s < 0:
+                break
+            if final[s]:
+                nodes = by_count[c]
+                lo = bisect_right(nodes, node)
+                hi = bisect_left(nodes, ends[node], lo)
+                if lo < hi:
+                    exits.setdefault(s, []).extend(nodes[lo:hi])
+        return exits
+
+    def _walk_mixed(self, state: int, node: int, mixed: list[int], keys: list[int], parts: list,
+                    exits: dict[int, list[int]]) -> tuple[Any, tuple]:
+        """`_walk` of a string contents state, the slice's own tokens taken (`keys`, `parts`) and
+        its exits on slice tokens found (`exits`): only the `mixed` nodes are visited (those above
+        a token outside the slice), a dead one's subtree skipped."""
+        trie = self.trie
+        labels, depths, ends, ends_key, keys_before, children = (
+            trie.labels, trie.depths, trie.ends, trie.ends_key, trie.keys_before, trie.children)
+        rows, row_of, final = LEXER_STATES.rows, LEXER_STATES.row, LEXER_STATES.final
+        window = self.window
+        states = [state] * (trie.max_depth + 2)
+        j = bisect_right(mixed, node)
+        stop = bisect_left(mixed, ends[node], j)
+        while j < stop:
+            i = mixed[j]
+            d = depths[i]
+            if d > window:
+                j = bisect_left(mixed, ends[i], j + 1, stop)
+                continue
+            parent = states[d - 1]
+            r = rows[parent]
+            if r is None:
+                r = row_of(parent)
+            s = r[labels[i]]
+            if s < 0:
+                j = bisect_left(mixed, ends[i], j + 1, stop)
+                continue
+            states[d] = s
+            if ends_key[i]:
+                keys.append(keys_before[i])
+            if final[s] and children[i]:
+                group = exits.get(s)
+                if group is None:
+                    exits[s] = [i]
+                else:
+                    group.append(i)
+            j += 1
+        groups = []
+        for s, nodes in exits.items():
+            self._groups += 1
+            groups.append((s, self._groups, tuple(nodes)))
+        parts.append(self._bits(keys))
+        return self._merge(parts), tuple(groups)
+
     def _slice_view(self, state: int) -> Any:
         """(CharSlice, lo, hi, exits past lo) when `state` reads string contents of a large character set
         (`slices.slice_view`), else None; the slice is built once per character set."""
         view = slice_view(lexeme_of(LEXER_STATES.machine_state[state]))
         if view is not None:
             plain, lo, hi, exits_past = view
-            view = (self.slice_of(plain), lo, hi, exits_past)
+            chars = self.slice_of(plain)
+            view = (chars, lo, hi, exits_past) if chars.plain_byte is not None or not exits_past else None
         self._slice_views[state] = view
         return view
 
@@ -515,5 +580,7 @@ def prepare_walks(vocabulary: Any) -> TrieWalks:
     """`walks_for(vocabulary)` with the slice of JSON string contents built: what a server does
     once per vocabulary (as llguidance builds its token slices with its tokenizer)."""
     walks = walks_for(vocabulary)
-    walks.slice_of(from_regex(JSON_STRING_CHARS))
+    chars = walks.slice_of(from_regex(JSON_STRING_CHARS))
+    chars.mixed_nodes(walks.trie)
+    chars.exit_nodes(walks.trie)
     return walks

@@ -92,12 +92,47 @@ class CharSlice:
             upto.append(acc)
         self.upto = upto
         self.window = window
+        #: an ASCII byte that is a character of P (every character of P leads to the same state),
+        #: None when P has none
+        self.plain_byte = next((b for b in range(0x80) if fits(chr(b))), None)
+        self._mixed: list[int] | None = None
+        self._exits: list[list[int]] | None = None
 
     def alive(self, hi: int | None, before: int) -> int:
         """The slice tokens of at most `before + hi` characters (all of them for hi None)."""
         if hi is None:
             return self.upto[-1]
         return self.upto[min(before + hi, len(self.upto) - 1)]
+
+    def mixed_nodes(self, trie: Any) -> list[int]:
+        """The nodes of `trie` (its keys are `tokens`) whose subtree holds a key outside the
+        slice, ascending (pre-order): the only ones a walk of string contents visits. Built once."""
+        found = self._mixed
+        if found is None:
+            before, kb, ends = self.outside_before, trie.keys_before, trie.ends
+            found = self._mixed = [i for i in range(1, len(ends)) if before[kb[i]] != before[kb[ends[i]]]]
+        return found
+
+    def exit_nodes(self, trie: Any) -> list[list[int]]:
+        """By character count c (up to `window`): the nodes of `trie` within the slice (every key
+        below is a slice token), with children, at most `window` deep, whose path is c whole
+        characters, ascending: where a walk of string contents may end a lexeme that may be
+        empty after its characters (`C{lo,hi}` alone). Built once."""
+        found = self._exits
+        if found is None:
+            before, kb, ends, depths, labels, children = (self.outside_before, trie.keys_before, trie.ends, trie.depths,
+                                                          trie.labels, trie.children)
+            found = self._exits = [[] for _ in range(self.window + 1)]
+            count = [0] * (trie.max_depth + 1)
+            continuation = ((1 << 0xC0) - 1) ^ ((1 << 0x80) - 1)
+            window = self.window
+            for i in range(1, len(ends)):
+                d = depths[i]
+                count[d] = count[d - 1] + (0 if 0x80 <= labels[i] <= 0xBF else 1)
+                if (d <= window and children[i] and not children[i] & continuation
+                        and before[kb[i]] == before[kb[ends[i]]]):
+                    found[count[d]].append(i)
+        return found
 
     def keys_alive(self, hi: int | None, before: int, lo_key: int, hi_key: int) -> list[int]:
         """The keys lo_key..hi_key-1 of at most `window` bytes in the slice, of at most
