@@ -227,7 +227,8 @@ def greedy(vocab: Vocabulary, text: str) -> list[int]:
 def guide_accepts(guide: Guide, ids: list[int]) -> bool:
     guide.reset()
     for t in ids:
-        if t not in guide.get_tokens():
+        mask = guide.mask_bytes()
+        if not mask[t >> 3] >> (t & 7) & 1:
             return False
         guide.advance(t, return_tokens=False)
     return guide.is_finished()
@@ -240,7 +241,7 @@ def test_gpt2_guide_takes_shuffled_documents_and_refuses_repeats(gpt2_vocabulary
     guide = Guide.from_json_schema(schema, gpt2_vocabulary, property_order="any", path=path)
     names = list(schema["properties"])
     judged = [0, 0]
-    for trial in range(30):
+    for trial in range(16):
         members = value_of(20, list(dict.fromkeys(["k4", "k11"] * (trial % 2) + rng.sample(names, rng.randint(1, 13)))))
         if trial % 3 == 0:
             members.append(("extra", True))
@@ -250,7 +251,7 @@ def test_gpt2_guide_takes_shuffled_documents_and_refuses_repeats(gpt2_vocabulary
         want = len({k for k, _ in members}) == len(members) and valid(schema, dict(members))
         assert guide_accepts(guide, greedy(gpt2_vocabulary, raw(*members, compact=trial % 2 == 0))) == want, members
         judged[want] += 1
-    assert min(judged) >= 5, judged
+    assert min(judged) >= 4, judged
 
 
 FINITE = {"type": "object", "properties": {"ab": {"enum": ["p", "qq"]}, "abc": {"const": True}, "b": {"const": "x"},
@@ -280,7 +281,7 @@ def test_gpt2_masks_are_exact_on_a_finite_language(gpt2_vocabulary, path):
     eos = vocab.eos_token_id
     rng = random.Random(2)
     texts = sorted(docs)
-    for doc in rng.sample(texts, 40):
+    for doc in rng.sample(texts, 12):
         guide.reset()
         text = b""
         for t in greedy(vocab, doc.decode()):
@@ -330,10 +331,10 @@ def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, pat
     guide = Guide.from_json_schema(schema, vocab, property_order="any", path=path, whitespace_pattern="")
     rng = random.Random(8)
     finished = 0
-    for _ in range(40):
+    for _ in range(16):
         guide.reset()
         text = b""
-        for _ in range(60):
+        for _ in range(40):
             allowed = guide.get_tokens()
             assert allowed, f"stranded after {text!r}"
             if vocab.eos_token_id in allowed and rng.random() < 0.5:
@@ -350,7 +351,7 @@ def test_gpt2_random_generations_never_strand_and_end_valid(gpt2_vocabulary, pat
             declared = [k for k, _ in pairs if k in schema["properties"]]
             assert len(set(declared)) == len(declared), text
             assert valid(schema, json.loads(text)), text
-    assert finished >= 10
+    assert finished >= 5
 
 
 # -- JSONSchemaBench ------------------------------------------------------------------------------------

@@ -13,6 +13,9 @@ JSON text so far: a token that leaves one no valid completion, or closes it inva
 Strings whose lengths beside a pattern are checked (json_schema.string_lengths) are followed
 through the pattern's automaton with their count of characters: a token that passes the bound
 or leaves no ending within it is refused.
+Objects whose keys come in any order (json_schema.member_keys) are followed with their declared
+keys seen and their member count: a token that repeats a declared key, closes the object too
+early, adds a comma where no member can follow, or leaves a key only keys seen complete is refused.
 A state is (inner state, scan); the scan is immutable, so states can be kept, compared and rolled back.
 """
 

@@ -42,8 +42,11 @@ Output format
   objects (values of ``{}``/``true``) may repeat keys (a regex cannot check distinct keys).
   ``property_order="any"`` accepts the declared properties in every order instead: each at
   most once, required ones present, other properties anywhere among them, min/maxProperties
-  exact; at most 12 declared properties per object (8 on the grammar path, whose LALR tables
-  grow as 2^n), written out per set of keys seen while small and with lookaheads beyond.
+  exact. With compile_json_schema's value checks, any number of declared properties: a
+  repetition of members, the keys seen checked beside it (module `member_keys`); else (and
+  where that check cannot be exact) at most 12 declared properties per object (8 on the grammar
+  path, whose LALR tables grow as 2^n), written out per set of keys seen while small and with
+  lookaheads beyond.
 * Strings: the canonical escaping of ``json.dumps(ensure_ascii=False)`` only: ``\\"``, ``\\\\``,
   ``\\b \\f \\n \\r \\t`` and ``\\u00XX`` (lowercase hex) for the other control characters below
   U+0020; every other character (``/`` and U+007F included) is written as itself; other valid
@@ -229,7 +232,8 @@ def build_regex_from_schema(
     that cannot be expressed are ignored (listed in a warning) instead of raising
     UnsupportedSchemaError. Strings use canonical json.dumps escaping only. `property_order`:
     "schema" (declared properties in the schema's order) or "any" (every order, each key at
-    most once; up to 12 declared properties per object).
+    most once; up to 12 declared properties per object here: compile_json_schema's value checks
+    take any number).
     """
     schema = load_schema(schema)
     max_recursion_depth = check_int("build_regex_from_schema", "max_recursion_depth", max_recursion_depth, low=0)
@@ -348,8 +352,10 @@ def compile_json_schema(
     token by token and `CompiledSchema.accepts` on whole documents; the regex or grammar alone then
     accepts a superset. So is `format: "regex"` (valid ECMA-262 regexes, module regex_strings),
     and on the grammar path, the lengths of a patterned string whose lexeme would be too large
-    (module string_lengths).
-    `value_checks=False` refuses such schemas (UnsupportedSchemaError).
+    (module string_lengths); and with property_order="any", the keys of objects written as a
+    repetition of members (module member_keys: any number of declared properties).
+    `value_checks=False` refuses such schemas (UnsupportedSchemaError; any-order objects are
+    written out per set of keys seen then, up to 12 declared properties).
     """
     value_checks = check_bool("compile_json_schema", "value_checks", value_checks)
     schema = load_schema(schema)

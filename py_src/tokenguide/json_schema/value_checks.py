@@ -17,7 +17,9 @@ with one key order, arrays of those; no free-form values), so that "some new ite
 written" is a question about texts; or items that can always become new until they end (module
 value_kinds: open objects, and strings, numbers or arrays of a type some alternative accepts
 every value of), compared by value when they end. Strings that must be regexes are found by the same locations (module
-regex_strings judges what may stand beside the format): `regex_string(loc)`.
+regex_strings judges what may stand beside the format): `regex_string(loc)`. So are the objects
+that property_order="any" writes as a repetition of members (`take_object`, `object_keys`:
+module member_keys), where every place holding them holds them alone.
 """
 
 from __future__ import annotations
