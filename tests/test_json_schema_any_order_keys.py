@@ -390,3 +390,20 @@ def test_jsonschemabench_valid_instances_in_any_key_order():
                 for _ in range(3):
                     assert compiled.accepts(json.dumps(_shuffled(t["data"], rng), ensure_ascii=False)), f.name
     assert judged >= 3 * refused, (judged, refused)
+
+
+def test_recursion_cut_by_the_regex_path_is_refused_by_name_and_the_grammar_takes_it():
+    tree = {"$defs": {"n": {"type": "object", "properties": {"v": {"type": "integer"}, "w": {"type": "integer"},
+                                                             "child": {"$ref": "#/$defs/n"}},
+                            "required": ["v"], "additionalProperties": False}}, "$ref": "#/$defs/n"}
+    with pytest.raises(UnsupportedSchemaError, match="different members in different places") as info:
+        compile_json_schema(tree, property_order="any", path="regex")
+    assert (info.value.keyword, info.value.pointer) == ("properties", "#/$defs/n")
+    for path in ("auto", "engine"):
+        compiled = compile_json_schema(tree, property_order="any", path=path)
+        deep = {"v": 1}
+        for i in range(6):
+            deep = {"child": deep, "w": i, "v": i} if i % 2 else {"v": i, "child": deep}
+        assert compiled.accepts(json.dumps(deep)) and valid(tree, deep)
+        assert not compiled.accepts('{"child":{"v":2,"w":1,"w":3},"v":1}')
+        assert not compiled.accepts('{"child":{"w":1},"v":1}')

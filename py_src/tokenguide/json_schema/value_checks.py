@@ -138,6 +138,7 @@ class ValueChecks:
         #: any-order objects (module member_keys): owners (schema objects with member keywords) -> spec
         self.keys_taken: dict[frozenset, KeySpec] = {}
         self._owners_at: dict[int, frozenset] = {}  # location -> the owner sets of its object alternatives
+        self._key_conflicts: list[str] = []  # owners of objects taken once and written otherwise later
         self._fails = FailedIfs(lambda ref, ptr: self.resolver.resolve(ref, ptr, self._ref_refused), value_key)
         self.root = -1  # (the locations are explored when first asked: `_explore_once`)
 
@@ -189,6 +190,12 @@ class ValueChecks:
     def finish(self) -> None:
         """Build the item automaton of every array holding a uniqueItems taken (`take`); items
         that are open objects need none (OPEN_OBJECTS: never stranded before they close)."""
+        if self._key_conflicts:  # (a recursive $ref cut by the regex path's unrolling: members missing deep down)
+            ptr = self._key_conflicts[0]
+            raise UnsupportedSchemaError(
+                f"property_order='any': the object at {ptr} is written with different members in different "
+                "places (a recursive $ref cut at the regex path's depth limit), so its keys cannot be checked "
+                "beside the regex; use the grammar path or property_order='schema'", "properties", ptr)
         for loc, owners in self._arrays.items():
             taken = [o for o in owners if o in self.dropped]
             if taken:
@@ -233,6 +240,7 @@ class ValueChecks:
             if next(iter(sets)) != owners:
                 return "where it stands, other schema objects also say what its members are"
         if self.keys_taken.setdefault(owners, spec) != spec:
+            self._key_conflicts.append(sorted(owners)[0])  # (`finish` refuses: one spec per place)
             return "it is written with different members in different places"
         return None
 
