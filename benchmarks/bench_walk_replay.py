@@ -17,8 +17,10 @@ A mask (`write_mask_into` an `array('i')`) before every token and one before EOS
 after each. Clock (`--clock`): "cpu" (default) is the process's CPU time, `time.process_time()`
 in CPython and Node's `process.cpuUsage()` (user + system of the Node process) in Pyodide, whose
 own `process_time` is wall-clock time; "wall" is `time.perf_counter()` on both. Each reading's
-median cost is subtracted from each interval. A walk stops as "timeout" after the mask that
-passes `--time-limit` wall-clock seconds (checked between masks: nothing preempts it).
+median cost is subtracted from each interval. A walk stops as "timeout" once past `--time-limit`
+wall-clock seconds (checked before each mask, outside the timed intervals:
+nothing preempts it). `--idle` times, in place of each advance, the same interval with nothing in
+it (the advance runs untimed): what reading the clock right after a mask adds beyond its hot cost.
 `--warmup` first walks each kind's first item once, untimed, on a vocabulary of its own.
 `--compare` prints CPython-vs-Pyodide tables from two `--json-out` files (or two comma-separated
 lists of runs of the same export: per mask, the median over the runs), on the items both walked.
@@ -121,10 +123,12 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:120] if lines else ''}"
 
 
-def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, limit: float) -> dict:
+def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, limit: float, idle: bool = False) -> dict:
     """Compile afresh, then a mask before each token and one before EOS, advancing along `tokens`:
     status (ok, refused, rejected, no EOS, error, timeout), compile-to-first-mask seconds, per-mask
-    and per-advance seconds by `clock` less `cost`, and the path auto chose."""
+    and per-advance seconds by `clock` less `cost`, and the path auto chose. `idle`: in place of
+    each advance's time, the same interval with nothing in it (the advance then runs untimed): what
+    the clock adds right after a mask beyond `cost`."""
     buffer = array("i", [0]) * ((vocab.vocab_size + 31) // 32)
     eos = vocab.eos_token_id
     started = time.perf_counter()
@@ -138,6 +142,8 @@ def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, lim
     advances: list[float] = []
     first = None
     for i in range(len(tokens) + 1):
+        if i and limit > 0 and time.perf_counter() - started > limit:
+            return {"status": "timeout", "error": f"> {limit:g} s at token {i} of {len(tokens)}", "note": note}
         try:
             before = clock()
             guide.write_mask_into(buffer)
@@ -149,14 +155,15 @@ def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, lim
             first = after - start
         if i == len(tokens):
             break
-        if limit > 0 and time.perf_counter() - started > limit:
-            return {"status": "timeout", "error": f"> {limit:g} s at token {i} of {len(tokens)}", "note": note}
+        if idle:
+            advances.append(max(0.0, clock() - after - cost))
         try:
             guide.advance(tokens[i], return_tokens=False)
         except Exception as exc:  # noqa: BLE001
             return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {_short(exc)}",
                     "note": note}
-        advances.append(max(0.0, clock() - after - cost))
+        if not idle:
+            advances.append(max(0.0, clock() - after - cost))
     ok = (buffer[eos // 32] >> (eos % 32)) & 1
     return {"status": "ok" if ok else "no EOS", "first": first, "masks": masks, "advances": advances, "note": note}
 
@@ -169,14 +176,14 @@ def items_of(data: dict, kind: str) -> list[tuple[str, str, str, dict]]:
 
 
 def replay(data: dict, vocab_names: list[str], kinds: list[str], clock_name: str, limit: float,
-           progress: bool = False, warmup: bool = False) -> dict:
+           progress: bool = False, warmup: bool = False, idle: bool = False) -> dict:
     """Every walk of `kinds` on `vocab_names`: {"runtime", "clock", "results": {"vocab/kind": {key: walk}}}.
     `warmup`: first walk each kind's first item once, untimed, on a vocabulary of its own (modules
     imported, a JIT's code compiled; no cache of the timed vocabulary filled)."""
     clock, words = clock_of(clock_name)
     cost = reading_cost(clock)
     out: dict = {"runtime": runtime(), "clock": clock_name, "clock_words": words, "reading_cost": cost,
-                 "results": {}, "setup": {}, "warmup": warmup}
+                 "results": {}, "setup": {}, "warmup": warmup, "idle": idle}
     for name in vocab_names:
         spec = data["vocabularies"][name]
         if warmup:
@@ -196,7 +203,7 @@ def replay(data: dict, vocab_names: list[str], kinds: list[str], clock_name: str
                 if spelled != document.encode("utf-8"):
                     results[key] = {"status": "error", "error": "the token ids do not spell the document"}
                     continue
-                results[key] = walk(kind, text, ids, vocab, clock, cost, limit)
+                results[key] = walk(kind, text, ids, vocab, clock, cost, limit, idle)
                 if progress:
                     r = results[key]
                     print(f"  {name}/{kind} {key} ({len(ids)} tokens): {r['status']}"
@@ -245,6 +252,14 @@ ROWS = [("mean µs per mask", "mean", us), ("p50 µs per mask", "p50", us), ("p9
         ("compile to first mask p50 ms", "first p50", ms), ("compile to first mask p90 ms", "first p90", ms)]
 
 
+def rows_of(out: dict) -> list:
+    """ROWS, the advance row renamed for an `--idle` run."""
+    if not out.get("idle"):
+        return ROWS
+    return [("mean µs of an empty interval after a mask (--idle)", k, f) if k == "advance" else (label, k, f)
+            for label, k, f in ROWS]
+
+
 def summary(out: dict) -> list[str]:
     """Markdown lines: per vocabulary and kind, the outcomes and the figures over the items walked."""
     lines = [f"{out['runtime']}; {out['clock_words']} (one reading costs {out['reading_cost'] * 1e6:.1f} µs, "
@@ -258,7 +273,7 @@ def summary(out: dict) -> list[str]:
                      f"; vocabulary loaded and prepared in {out['setup'][where]:.1f} s (wall)")
         if walked:
             f = figures(walked)
-            lines.append(f"  {f['masks']:,} masks: " + ", ".join(f"{label} {fmt(f[k])}" for label, k, fmt in ROWS))
+            lines.append(f"  {f['masks']:,} masks: " + ", ".join(f"{label} {fmt(f[k])}" for label, k, fmt in rows_of(out)))
         for key, r in results.items():
             if r["status"] != "ok":
                 lines.append(f"  - {key}: {r['status']}: {r.get('error', '')}")
@@ -321,7 +336,7 @@ def compare(first: dict, second: dict) -> list[str]:
         lines.append(f"{vocab}: " + "; ".join(notes) + ".\n")
         lines.append("| | " + " | ".join(f"{kind} CPython | {kind} Pyodide | ratio" for kind, *_ in cols) + " |")
         lines.append("|---|" + "---:|---:|---:|" * len(cols))
-        for label, key, fmt in ROWS + [("all masks and advances s", "total", lambda x: f"{x:.2f}")]:
+        for label, key, fmt in rows_of(first) + [("all masks and advances s", "total", lambda x: f"{x:.2f}")]:
             lines.append(f"| {label} | " + " | ".join(f"{fmt(fa[key])} | {fmt(fb[key])} | {ratio(fb[key], fa[key])}"
                                                       for _, fa, fb, _ in cols) + " |")
         lines.append("| median per-item ratio of mean masks | " +
@@ -357,6 +372,8 @@ def main(argv=None) -> int:
     parser.add_argument("--progress", action="store_true", help="a line per walk on stderr")
     parser.add_argument("--warmup", action="store_true",
                         help="walk each kind's first item once, untimed, on a vocabulary of its own, first")
+    parser.add_argument("--idle", action="store_true",
+                        help="time an empty interval after each mask in place of the advance (the clock's own share)")
     parser.add_argument("--compare", nargs=2, metavar=("CPYTHON", "PYODIDE"),
                         help="two --json-out files (or comma-separated lists of runs: per mask, their median)")
     args = parser.parse_args(argv)
@@ -378,7 +395,8 @@ def main(argv=None) -> int:
         load = "load average unknown here"
     print(f"`bench_walk_replay.py {' '.join(argv if argv is not None else sys.argv[1:])}` on {args.export} "
           f"({data['command']}); {load}\n")
-    run = lambda: replay(data, vocab_names, kinds, args.clock, args.time_limit, args.progress, args.warmup)  # noqa: E731
+    run = lambda: replay(data, vocab_names, kinds, args.clock, args.time_limit, args.progress, args.warmup,  # noqa: E731
+                         args.idle)
     out = profiled(run, args.profile) if args.profile else run()
     print("\n".join(summary(out)))
     if args.json_out:

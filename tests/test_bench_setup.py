@@ -133,6 +133,10 @@ def test_bench_walk_export_replays_in_tokenguide_alone(gpt2_vocabulary, tmp_path
     assert "gpt2/engine: 1 items, 1 ok" in capsys.readouterr().out
     assert replay.main(["--compare", f"{out},{out}", str(out)]) == 0
     assert "| mean µs per mask |" in capsys.readouterr().out
+    assert replay.main([str(export), "--kinds", "engine", "--idle", "--json-out", str(out)]) == 0  # CPU clock
+    idle = json.loads(out.read_text(encoding="utf-8"))["results"]["gpt2/engine"]["tiny.json"]
+    assert idle["status"] == "ok" and len(idle["advances"]) == n
+    assert "empty interval after a mask" in capsys.readouterr().out
 
 
 def _build_module():
