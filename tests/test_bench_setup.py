@@ -137,6 +137,11 @@ def test_bench_walk_export_replays_in_tokenguide_alone(gpt2_vocabulary, tmp_path
     idle = json.loads(out.read_text(encoding="utf-8"))["results"]["gpt2/engine"]["tiny.json"]
     assert idle["status"] == "ok" and len(idle["advances"]) == n
     assert "empty interval after a mask" in capsys.readouterr().out
+    ops = load("bench_pyodide_ops")
+    what, pieces = ops.engine_pieces(data, "gpt2", 0)
+    assert "tiny.json" in what
+    for _label, loop, _n in pieces + ops.int_and_interpreter_ops():
+        loop(1)  # each operation runs on this state
 
 
 def _build_module():
