@@ -83,3 +83,18 @@ def test_char_slice_counts_characters():
     assert slice_.alive(None, 0) == 0b100111  # not 'a"', the half character, nor the 9-byte token
     assert slice_.alive(1, 1) == 0b111  # at most 2 characters
     assert slice_.pure(0, 3) and not slice_.pure(0, 4)
+
+
+def test_masks_stay_exact_past_the_slice_bound(gpt2_vocabulary, monkeypatch):
+    """Past MAX_SLICES character sets a string state is walked as any other: same masks."""
+    from tokenguide.engine import masks
+
+    walks = masks.walks_for(gpt2_vocabulary)
+    monkeypatch.setattr(walks, "_slices", {})
+    monkeypatch.setattr(walks, "_slice_views", {})
+    monkeypatch.setattr(walks, "_cache", {})
+    monkeypatch.setattr(walks, "_follow", {})
+    monkeypatch.setattr(masks, "MAX_SLICES", 0)
+    guide = GrammarGuide.from_lark(GRAMMAR, gpt2_vocabulary)
+    _check(guide, gpt2_vocabulary, PREFIXES[:8], every=False)
+    assert not walks._slices

@@ -38,6 +38,8 @@ LOOP_BYTES = 32
 #: the short-token window is the smallest depth past which the long tokens' paths hold at most
 #: this many trie nodes (those are walked exactly, from the state itself)
 LONG_PATH_NODES = 3_000
+#: character sets that get a CharSlice per vocabulary (each a few MB on Llama 3, never dropped)
+MAX_SLICES = 8
 #: a slice's tokens below a node with at most this many keys are listed, not masked vocabulary-wide
 SLICE_KEYS = 256
 #: a node's walk is delegated to a looping state's when at least this many children agree
@@ -507,8 +509,11 @@ class TrieWalks:
         view = slice_view(lexeme_of(LEXER_STATES.machine_state[state]))
         if view is not None:
             plain, lo, hi, exits_past = view
-            chars = self.slice_of(plain)
-            view = (chars, lo, hi, exits_past) if chars.plain_byte is not None or not exits_past else None
+            if plain.id not in self._slices and len(self._slices) >= MAX_SLICES:
+                view = None  # slices are kept for good: past a few character sets, walk as before
+            else:
+                chars = self.slice_of(plain)
+                view = (chars, lo, hi, exits_past) if chars.plain_byte is not None or not exits_past else None
         self._slice_views[state] = view
         return view
 
