@@ -159,3 +159,15 @@ def test_keys_that_are_not_declared_masks_equal_each_tokens_own_walk():
             walked = guide.advance_bytes(state, data) is not None
             assert walked == (t in allowed), (text, data)
     assert guide.accepts_bytes(b'{"agent":1}') and guide.accepts_bytes(b'{"ag":1}') and not guide.accepts_bytes(b'{"age":1}')
+
+
+def test_a_text_that_ended_allows_nothing_but_eos_whatever_lexeme_came_last():
+    """A pair (row, EMPTY) after a whole text: its walk is empty. (EMPTY has no lexeme: seen
+    through the window it once took the last lexeme made, and `b` was allowed after `"a"`.)"""
+    from tokenguide.vocabulary import Vocabulary
+
+    pieces = ['"', "a", "b", "aa", "ab"]
+    vocabulary = Vocabulary(len(pieces), {p: i for i, p in enumerate(pieces)} | {"</s>": len(pieces)})
+    guide = GrammarGuide.from_lark('start: /"(a+|b{9,})"/', vocabulary)
+    state = guide.advance_bytes(guide.initial_state, b'"a"')
+    assert guide.allowed_token_ids(state) == [vocabulary.eos_token_id]

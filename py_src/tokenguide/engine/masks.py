@@ -151,6 +151,8 @@ class TrieWalks:
         contents after any key's opening quote) share them too (`short_summary` renames exits)."""
         found = self._canonical.get(state)
         if found is None:
+            if LEXER_STATES.automaton[state] < 0:  # EMPTY: no lexeme, nothing to see through a window
+                return state
             expr = lexeme_of(LEXER_STATES.machine_state[state])
             seen = within_window(expr, self.window)
             automaton = LEXER_STATES.automaton[state]
