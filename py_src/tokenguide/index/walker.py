@@ -113,7 +113,9 @@ class TrieWalker:
                     return los, his, array("I", map(mapping.__getitem__, nexts))
         t = self.trie
         ends, root_child = t.ends, t.root_child
-        los, his, nexts = array("I"), array("I"), array("I")
+        los: list[int] = []
+        his: list[int] = []
+        nexts: list[int] = []
         stack = [start] * (t.max_depth + 1)
         row = self.rows[start]
         steps = 0
@@ -125,6 +127,8 @@ class TrieWalker:
             if i:
                 steps += self._walk_subtree(i, ends[i], stack, los, his, nexts, met.add)
         self.visited += steps
+        met.update(nexts)
+        los, his, nexts = array("I", los), array("I", his), array("I", nexts)
         if shape is not None and steps >= _SHARE_FROM:
             kept = self._kept.setdefault(shape, [])
             kept.insert(0, (start, met, steps, (los, his, nexts)))
@@ -166,9 +170,9 @@ class TrieWalker:
                     return None
         return mapping
 
-    def _walk_subtree(self, i: int, stop: int, stack: list, los: array, his: array, nexts: array, meet) -> int:
-        """Walk nodes i..stop-1 (one subtree of the root) from stack[0]; returns the steps taken.
-        `meet(state)` is called for every state reached."""
+    def _walk_subtree(self, i: int, stop: int, stack: list, los: list, his: list, nexts: list, meet) -> int:
+        """Walk nodes i..stop-1 (one subtree of the root) from stack[0], appending its ranges; returns
+        the steps taken. Every state reached is either a range's next state or given to `meet`."""
         t = self.trie
         labels, depths, ends, below = t.labels, t.depths, t.ends, t.below
         ends_key, before, children = t.ends_key, t.keys_before, t.children
@@ -181,7 +185,6 @@ class TrieWalker:
             if ns < 0:
                 i = ends[i]
                 continue
-            meet(ns)
             if below[i] & leave[ns]:
                 # Some symbol below leaves the state: look inside (unless no child can follow);
                 # this node's own key, if any, ends here.
@@ -191,6 +194,7 @@ class TrieWalker:
                 else:
                     nxt = ends[i]
                 if not ends_key[i]:
+                    meet(ns)
                     i = nxt
                     continue
                 lo = before[i]
