@@ -7,7 +7,9 @@
 
 Needs only tokenguide (and lark) and the vocabulary files the export names, so it runs unchanged
 under Pyodide. Kinds (each a fresh walk per item, as bench_walk's, on a Vocabulary of its own
-loaded and prepared outside the timings, so one kind's vocabulary caches do not serve another):
+loaded and prepared outside the timings, so one kind's vocabulary caches do not serve another;
+for engine and grammar, with the engine's trie walks and string slice, `prepare_walks`, as
+bench_walk's engine has them):
 
 - engine: `Guide.from_json_schema(schema, vocab, path="engine")` along each schema's document;
 - auto: `Guide.from_json_schema(schema, vocab, whitespace_pattern="")` (the path it picks);
@@ -95,8 +97,10 @@ def vocabulary_file(where: str) -> Path:
     return ROOT / path
 
 
-def load_vocabulary(where: str, eos: int):
-    """The Vocabulary in file `where`, prepared (the trie, as a server would once), checked against `eos`."""
+def load_vocabulary(where: str, eos: int, walks: bool = False):
+    """The Vocabulary in file `where`, prepared (the trie, as a server would once; with `walks`, also
+    the engine's trie walks and string slice, `engine.masks.prepare_walks`, as bench_walk's engine
+    has them), checked against `eos`."""
     from tokenguide.index.trie import prepare_vocabulary
     from tokenguide.vocabulary import Vocabulary
 
@@ -104,6 +108,13 @@ def load_vocabulary(where: str, eos: int):
     if vocab.eos_token_id != eos:
         raise SystemExit(f"{where}: EOS {vocab.eos_token_id}, the export says {eos}")
     prepare_vocabulary(vocab)
+    if walks:
+        try:
+            from tokenguide.engine.masks import prepare_walks
+        except ImportError:  # an engine without it
+            pass
+        else:
+            prepare_walks(vocab)
     return vocab
 
 
@@ -194,7 +205,7 @@ def replay(data: dict, vocab_names: list[str], kinds: list[str], clock_name: str
             del vocab
         for kind in kinds:
             started = time.perf_counter()
-            vocab = load_vocabulary(spec["path"], spec["eos"])
+            vocab = load_vocabulary(spec["path"], spec["eos"], walks=kind != "auto")
             out["setup"][f"{name}/{kind}"] = time.perf_counter() - started
             results = out["results"][f"{name}/{kind}"] = {}
             for key, text, document, tokens in items_of(data, kind):
