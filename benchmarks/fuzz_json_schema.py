@@ -319,7 +319,7 @@ def report(results: list[dict], elapsed: float, show: int) -> None:
     print("\n(empty: refused as accepting no value, and no instance was valid; pass rate: pass + depth-capped ok "
           "over the schemas neither empty nor an oracle error)")
     paths = Counter(r.get("path") for r in results if r["status"] == "pass")
-    print(f"\npassing by path: regex {paths['regex']}, grammar {paths['grammar']}")
+    print(f"\npassing by path: regex {paths['regex']}, engine {paths['engine']}, grammar {paths['grammar']}")
     kw = Counter(r.get("keyword") for r in results if r["status"] == "unsupported")
     print("unsupported by keyword: " + (", ".join(f"{k} {v}" for k, v in kw.most_common()) or "none"))
     times = sorted(r["time"] for r in results)

@@ -15,8 +15,23 @@ import lark
 import lark.lexer
 
 
-def lark_parser(grammar: str) -> lark.Lark:
-    """Lark's LALR parser (contextual lexer) for `grammar`, without the collision report."""
+class CompiledReader:
+    """A CompiledSchema read through the parser's interface: `parse(text)` raises LarkError
+    where the compiled schema (its engine recogniser, regex or network) does not accept `text`."""
+
+    def __init__(self, compiled: Any):
+        self.compiled = compiled
+
+    def parse(self, text: str) -> None:
+        if not self.compiled.accepts(text):
+            raise lark.exceptions.LarkError(f"not accepted by the {self.compiled.path} path: {text[:60]!r}")
+
+
+def lark_parser(grammar: Any) -> Any:
+    """Lark's LALR parser (contextual lexer) for Lark text `grammar`, without the collision
+    report; for a CompiledSchema, a `CompiledReader` of it."""
+    if not isinstance(grammar, str):
+        return CompiledReader(grammar)
     old = lark.lexer.has_interegular
     lark.lexer.has_interegular = False
     try:

@@ -193,14 +193,14 @@ def test_json_schema_check_and_guide_analyse_the_grammar_once():
 
     cfg_grammar.clear_lark_cache()
     schema = {"type": "object", "properties": {"tag": {}, "n": {"type": "integer"}}, "required": ["tag"]}
-    compiled = compile_json_schema(schema)
+    compiled = compile_json_schema(schema, path="grammar")
     assert compiled.path == "grammar"
     checked = cfg_grammar.build_lark(compiled.grammar, strict=True)
     assert len(cfg_grammar._lark_cache) == 1  # the check built it
-    guide = Guide.from_json_schema(schema, vocab_of(PIECES))
+    guide = Guide.from_json_schema(schema, vocab_of(PIECES), path="grammar")
     assert guide.source.parser is checked
     cfg_grammar.clear_lark_cache()
-    again = Guide.from_json_schema(schema, vocab_of(PIECES))
+    again = Guide.from_json_schema(schema, vocab_of(PIECES), path="grammar")
     assert again.source.parser is not checked
     assert again.mask_bytes() == guide.mask_bytes()
 

@@ -299,14 +299,14 @@ def test_json_schema_guide_meeting_max_states_mid_generation_stays_exact(gpt2_vo
     assert guide.renewals > 0
 
 
-def test_automaton_over_max_states_builds_on_the_grammar_path(gpt2_vocabulary):
+def test_automaton_over_max_states_builds_on_the_engine_path(gpt2_vocabulary):
     """Eager (lazy=False) or with a lookahead (the whole automaton up front): the limit is met
-    while building, and the guide is the grammar path's, accepting what jsonschema accepts."""
+    while building, and the guide is the engine path's, accepting what jsonschema accepts."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
               "required": ["n"], "additionalProperties": False}
     for kwargs in ({"lazy": False, "use_cache": False}, {"lazy": True}):
         guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=3, **kwargs)
-        assert guide.compiled.path == "grammar" and "max_states=3" in guide.compiled.reason
+        assert guide.compiled.path == "engine" and "max_states=3" in guide.compiled.reason
         for text in INSTANCES:
             assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
 
@@ -319,15 +319,14 @@ def test_both_paths_refused_names_the_place_and_the_fix(gpt2_vocabulary):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         guide = Guide.from_json_schema(schema, gpt2_vocabulary, lazy=False, use_cache=False, max_states=50)
-    assert guide.compiled.path == "engine" and "Lark grammar was refused" in guide.compiled.reason
+    assert guide.compiled.path == "engine" and "max_states=50" in guide.compiled.reason
     assert guide.accepts_tokens(gpt2_vocabulary.get(t)[0] for t in ['{"', "p", "599", '":', "7", "}"])
-    # a lookahead over a string of 30,000 characters: a lexeme past 2,000 states for the grammar
-    # and network paths both
+    # a lookahead over a string of 30,000 characters: a lexeme past 2,000 states for the engine path too
     both = {"type": "string", "pattern": "^(?=.*a)([a-z]x){0,15000}$"}
     with pytest.raises(StateLimitError) as info:
         Guide.from_json_schema(both, gpt2_vocabulary, lazy=False, use_cache=False, max_states=50)
     text = str(info.value)
-    assert "max_states=50" in text and "grammar path cannot take this schema either" in text
+    assert "max_states=50" in text and "engine path cannot take this schema either" in text
     assert "at #/pattern" in text and "raise max_states" in text
     with pytest.raises(StateLimitError, match="max_states=2"):
         Guide.from_json_schema({"type": "string", "pattern": f"^{WINDOW}$"}, gpt2_vocabulary, max_states=2, path="regex")

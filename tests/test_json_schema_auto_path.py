@@ -1,8 +1,8 @@
-"""compile_json_schema(path="auto") never gives a depth-capped language silently, and the grammar
-path fixes that let it take the schemas of the developers' set (issue 13).
+"""compile_json_schema(path="auto") never gives a depth-capped language silently: it takes the
+engine path for recursive schemas, free-form values and regexes too large (issue 13, 39).
 
-Oracles: Python's `re.fullmatch` (regex path), Lark's own LALR parser (grammar path) and
-`jsonschema` (validity of the instances).
+Oracles: Python's `re.fullmatch` (regex path), Lark's own LALR parser (explicit grammar path),
+`jsonschema` (validity of the instances, against the engine's recogniser).
 """
 
 from __future__ import annotations
@@ -42,13 +42,13 @@ def nested(depth: int) -> object:
     return v
 
 
-def test_free_form_values_take_the_exact_grammar_path():
+def test_free_form_values_take_the_exact_engine_path():
     compiled = compile_json_schema(FREE)
-    assert compiled.path == "grammar" and "free-form" in compiled.reason and not compiled.depth_capped
+    assert compiled.path == "engine" and "free-form" in compiled.reason and not compiled.depth_capped
     deep = {"meta": nested(12), "tags": [nested(9)]}
     jsonschema.validate(deep, FREE)
-    assert accepts(compiled.grammar, dumps(deep))
-    assert not accepts(compiled.grammar, dumps({"tags": []}))  # meta is required
+    assert compiled.accepts(dumps(deep))
+    assert not compiled.accepts(dumps({"tags": []}))  # meta is required
     regex = compile_json_schema(FREE, path="regex")
     assert regex.depth_capped and "nest at most 2" in regex.reason
     assert re.fullmatch(regex.regex, dumps({"meta": nested(2)})) and not re.fullmatch(regex.regex, dumps(deep))
@@ -56,21 +56,21 @@ def test_free_form_values_take_the_exact_grammar_path():
     assert plain.path == "regex" and not plain.depth_capped and "no free-form" in plain.reason
 
 
-def test_refused_grammar_path_falls_back_to_a_regex_that_says_it_is_capped():
-    # a `not` telling free-form values apart 6 levels down, below what the grammar path writes
-    # out around its holes (json_schema.holes): the grammar path refuses and "auto" keeps the
-    # capped regex (wide objects no longer refuse: see test_json_schema_grammar_wide.py)
+def test_refused_engine_path_falls_back_to_a_regex_that_says_it_is_capped():
+    # a `not` telling free-form values apart 6 levels down, below what the grammar-mode emission
+    # writes out around its holes (json_schema.holes): the engine path refuses and "auto" keeps
+    # the capped regex
     deep: dict = {"type": "array", "maxItems": 0}
     for key in "edcba":
         deep = {"type": "object", "properties": {key: deep}, "required": [key]}
     deep["minProperties"] = 1  # not only properties/required: no plain negation (json_schema.negation)
     schema = {"type": "object", "properties": {"p3": {"type": "array"}, "v": {"not": deep}}}
     with pytest.raises(UnsupportedSchemaError, match="lookahead"):
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     with pytest.warns(UserWarning, match="depth-capped"):
         compiled = compile_json_schema(schema)
     assert compiled.path == "regex" and compiled.depth_capped
-    assert "free-form values nest at most 2" in compiled.reason and "grammar path:" in compiled.reason
+    assert "free-form values nest at most 2" in compiled.reason and "engine path:" in compiled.reason
     assert re.fullmatch(compiled.regex, dumps({"p3": [[1]], "v": {"a": 1}}))
     assert not re.fullmatch(compiled.regex, dumps({"p3": [[[[1]]]], "v": "a"}))  # nested past the cap
 
@@ -79,12 +79,13 @@ def test_slash_and_backslash_quote_in_terminals():
     schema = {"type": "object", "properties": {"u": {"const": "http://a/b"}, "q": {"enum": ['x\\"y', "/"]},
                                                "any": {}}, "required": ["u", "q"]}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar"
+    assert compiled.path == "engine"
+    lark_grammar = compile_json_schema(schema, path="grammar").grammar
     for doc in ({"u": "http://a/b", "q": 'x\\"y', "any": [{}]}, {"u": "http://a/b", "q": "/"}):
         jsonschema.validate(doc, schema)
-        assert accepts(compiled.grammar, dumps(doc)), doc
+        assert compiled.accepts(dumps(doc)) and accepts(lark_grammar, dumps(doc)), doc
     for doc in ({"u": "http:/a/b", "q": "/"}, {"u": "http://a/b", "q": 'x"y'}, {"u": "http://a/b", "q": 'x\\y'}):
-        assert not accepts(compiled.grammar, dumps(doc)), doc
+        assert not compiled.accepts(dumps(doc)) and not accepts(lark_grammar, dumps(doc)), doc
 
 
 def test_overlapping_number_alternatives_become_one_rule():
@@ -104,15 +105,15 @@ def test_prefix_factored_property_names_with_additional_properties():
     schema = {"type": "object", "additionalProperties": True,
               "properties": {"tiff:ImageWidth": {"type": "string"}, "tiff:ImageLength": {"type": "string"}}}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar"
+    assert compiled.path == "engine"
     good = [{"tiff:ImageWidth": "1", "tiff:ImageLength": "2", "tiff:Image": [[{}]]}, {"tiff:ImageX": 1}, {}]
     for doc in good:
         jsonschema.validate(doc, schema)
-        assert accepts(compiled.grammar, dumps(doc)), doc
-    assert not accepts(compiled.grammar, '{"tiff:ImageWidth":1}')
+        assert compiled.accepts(dumps(doc)), doc
+    assert not compiled.accepts('{"tiff:ImageWidth":1}')
 
 
-def test_guide_falls_back_to_the_grammar_path_when_the_automaton_is_too_large():
+def test_guide_falls_back_to_the_engine_path_when_the_automaton_is_too_large():
     from tokenguide.guides.stateful import Guide
     from tokenguide.vocabulary import Vocabulary
 
@@ -121,7 +122,7 @@ def test_guide_falls_back_to_the_grammar_path_when_the_automaton_is_too_large():
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
               "additionalProperties": False}
     guide = Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False)
-    assert guide.index is None and guide.compiled.path == "grammar"
+    assert guide.index is None and guide.compiled.path == "engine"
     assert "too large" in guide.compiled.reason and "max_states" in guide.compiled.reason
     for ch in '{"n":12,"s":"ab"}':
         guide.advance(chars.index(ch))
@@ -133,25 +134,25 @@ def test_guide_falls_back_to_the_grammar_path_when_the_automaton_is_too_large():
     # a counted repeat too large for a Lark terminal: the engine path builds its automaton lazily
     big = Guide.from_json_schema({"type": "string", "pattern": "^([a-z]x){0,15000}$"}, vocab, lazy=False,
                                  max_states=3, use_cache=False)
-    assert big.compiled.path == "engine" and "terminal's automaton is too large" in big.compiled.reason
+    assert big.compiled.path == "engine" and "automaton is too large" in big.compiled.reason
     for ch in '"axbx"':
         big.advance(chars.index(ch))
     assert big.is_finished() and chars.index("a") not in big.get_tokens()
     # both paths refuse: the error names both causes
     both = {"type": "string", "pattern": "^(?=.*a)([a-z]x){0,15000}$"}
-    with pytest.raises(StateLimitError, match="grammar path cannot take this schema either"):
+    with pytest.raises(StateLimitError, match="engine path cannot take this schema either"):
         Guide.from_json_schema(both, vocab, lazy=False, max_states=3, use_cache=False)
     # one class repeated over the whole string is blocks and a tail too (strings._long_class_run)
     run = Guide.from_json_schema({"type": "string", "pattern": "^[a-z]{0,30000}$"}, vocab, lazy=False,
                                  max_states=3, use_cache=False)
-    assert run.compiled.path == "grammar"
+    assert run.compiled.path == "engine"
     for ch in '"ab"':
         run.advance(chars.index(ch))
     assert run.is_finished()
-    # a long maxLength alone is blocks and a tail on the grammar path (strings.counted_string)
+    # a long maxLength alone is blocks and a tail in the grammar-mode emission (strings.counted_string)
     long = Guide.from_json_schema({"type": "string", "maxLength": 30000}, vocab, lazy=False, max_states=3,
                                   use_cache=False)
-    assert long.compiled.path == "grammar"
+    assert long.compiled.path == "engine"
     for ch in '"ab"':
         long.advance(chars.index(ch))
     assert long.is_finished()
@@ -202,28 +203,28 @@ def test_lazy_guide_meeting_the_state_limit_at_its_first_mask_falls_back():
     # lazy: the limit is met by the first mask (its tokens, one character each, are leaves of the
     # trie: the initial state's row is all the walk makes)
     guide = Guide.from_json_schema(schema, vocab, max_states=1)
-    assert guide.compiled.path == "grammar" and "too large" in guide.compiled.reason
+    assert guide.compiled.path == "engine" and "too large" in guide.compiled.reason
     for ch in '{"s":"abc"}':
         guide.advance(chars.index(ch))
     assert guide.is_finished()
 
 
-def test_items_counted_past_the_regex_limit_take_the_grammar_path():
+def test_items_counted_past_the_regex_limit_take_the_engine_path():
     """contains with minContains over wide objects: counting them on the regex path passes its
-    200,000 characters, the grammar path counts with rules; "auto" takes it (it refused), and
-    when the grammar path cannot either, the refusal still names the counting keyword."""
+    200,000 characters, the engine path counts with rules; "auto" takes it (it refused), and
+    when the engine path cannot either, the refusal still names the counting keyword."""
     item = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(40)},
             "additionalProperties": False}
     schema = {"type": "array", "items": item, "contains": {"required": ["p0"]}, "minContains": 2, "maxItems": 8}
     with pytest.raises(UnsupportedSchemaError, match="needs a regex over"):
         compile_json_schema(schema, path="regex")
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and "too large" in compiled.reason
+    assert compiled.path == "engine" and "too large" in compiled.reason
     validator = jsonschema.Draft202012Validator(schema)
     docs = [[{"p0": "a"}, {"p0": "b"}], [{"p0": "a"}], [{"p0": "a"}, {}, {"p0": "y", "p1": "x"}], [{}] * 9,
             [{"p0": "a"}] * 8, [{"p0": "a"}] * 9, [{"p0": "a"}, {"p0": 1}], []]
     verdicts = set()
-    acceptor = grammar_acceptor(compiled.grammar)  # (Lark's own parser, built once)
+    acceptor = compiled.accepts
     for doc in docs:
         want = validator.is_valid(doc)
         verdicts.add(want)
@@ -231,11 +232,10 @@ def test_items_counted_past_the_regex_limit_take_the_grammar_path():
     assert verdicts == {True, False}
     # past the grammar's first total of alternatives, by an estimated factor the inline retry
     # with the higher total takes (json_schema.grammar._estimate); "auto" takes the engine path
-    # of the first grammar's rules instead
     wider = {**schema, "maxItems": 9}
     compiled = compile_json_schema(wider, path="grammar")
     auto = compile_json_schema(wider)
-    assert compiled.path == "grammar" and auto.path == "engine" and "Lark grammar was refused" in auto.reason
+    assert compiled.path == "grammar" and auto.path == "engine" and "too large" in auto.reason
     acceptor = grammar_acceptor(compiled.grammar)
     for doc in docs + [[{"p0": "a"}] * 9, [{"p0": "a"}] * 10, [{}] * 7 + [{"p0": "a"}] * 2]:
         assert acceptor(dumps(doc)) == jsonschema.Draft202012Validator(wider).is_valid(doc), doc

@@ -203,12 +203,12 @@ def test_guide_build_failure_counts_as_unsupported(judge, tiny):
     assert failed["guide_failed"] and "max_states" in failed["detail"]
 
 
-def test_guide_fallback_to_the_grammar_path_is_judged_on_the_grammar(judge, tiny):
+def test_guide_fallback_to_the_engine_path_is_judged_on_the_engine(judge, tiny):
     schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"enum": ["x", "y"]}},
               "required": ["a"], "additionalProperties": False}
     tests = [{"data": {"b": "x", "a": 12}, "valid": True}, {"data": {"a": "1"}, "valid": False}]
     out = judge.judge_tokenguide(schema, tests, LIMIT_S, guide_kwargs={"max_states": 2})
-    assert out["status"] == "pass" and out["path"] == "grammar" and out["fallback"].startswith("regex -> grammar")
+    assert out["status"] == "pass" and out["path"] == "engine" and out["fallback"].startswith("regex -> engine")
 
 
 def test_no_first_mask_says_guides_were_not_built_and_timeouts_are_named(judge, capsys, monkeypatch):
@@ -224,7 +224,7 @@ def test_no_first_mask_says_guides_were_not_built_and_timeouts_are_named(judge, 
     assert "tokenguide timeouts (1): Slow---1.json (judge)" in out and "llguidance timeouts (1): Slow---1.json" in out
 
 
-# a small recursive schema (grammar path): objects whose keys are out of order deep down
+# a small recursive schema (engine path): objects whose keys are out of order deep down
 NODE = {"$ref": "#/$defs/n", "$defs": {"n": {"type": "object", "properties": {
     "v": {"type": "integer"}, "c": {"type": "array", "items": {"$ref": "#/$defs/n"}}},
     "required": ["v"], "additionalProperties": False}}}
@@ -235,7 +235,7 @@ NODE_TESTS = [{"data": {"v": 1, "c": [{"c": [{"v": 3}], "v": 2}]}, "valid": True
 
 def test_guide_check_agrees_with_the_oracle_and_finds_a_disagreement(judge, tiny):
     out = judge.judge_tokenguide(NODE, NODE_TESTS, LIMIT_S, check_guide=True)
-    assert out["status"] == "pass" and out["path"] == "grammar", out
+    assert out["status"] == "pass" and out["path"] == "engine", out
     assert out["guide_check"] == {"texts": 6, "differ": []}
     # the valid instance passes only in the schema's key order, by Lark and by the guide
     from tokenguide.guides.stateful import Guide

@@ -67,7 +67,7 @@ def test_contains_in_an_open_object_takes_the_grammar_path():
     schema = _schema({"type": "object", "properties": {
         "tags": {"type": "array", "items": {"type": "string"}, "contains": {"pattern": "^a"}}}})
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     accepts = acceptor(compiled)
     deep = {"x": [[[[{"y": [[1]]}]]]]}
     for tags, ok in ((["b", "ab"], True), (["b", "ba"], False), ([], False)):

@@ -31,16 +31,23 @@ TREE = {
 }
 
 
-def parser(grammar: str):
-    return lark.Lark(grammar, parser="lalr", lexer="contextual")
+def parser(grammar):
+    """text -> accepted: Lark's LALR parser of Lark text, or a CompiledSchema's own reading."""
+    if isinstance(grammar, CompiledSchema):
+        return grammar.accepts
+    lalr = lark.Lark(grammar, parser="lalr", lexer="contextual")
+
+    def reads(text: str) -> bool:
+        try:
+            lalr.parse(text)
+        except lark.exceptions.LarkError:
+            return False
+        return True
+    return reads
 
 
 def accepts(p, text: str) -> bool:
-    try:
-        p.parse(text)
-    except lark.exceptions.LarkError:
-        return False
-    return True
+    return p(text)
 
 
 def dumps(v, compact=True) -> str:
@@ -54,12 +61,13 @@ def deep_tree(depth: int, value: int = 7) -> dict:
     return node
 
 
-def test_recursive_schema_takes_the_grammar_path_without_depth_cap():
-    compiled = compile_json_schema(TREE)
+@pytest.mark.parametrize("path", ["auto", "grammar"])
+def test_recursive_schema_takes_the_engine_path_without_depth_cap(path):
+    compiled = compile_json_schema(TREE, path=path)
     assert isinstance(compiled, CompiledSchema)
-    assert compiled.path == "grammar" and compiled.regex is None
-    assert "recursive $ref" in compiled.reason and "#/$defs/node" in compiled.reason
-    p = parser(compiled.grammar)
+    assert compiled.path == ("engine" if path == "auto" else path) and compiled.regex is None
+    assert path != "auto" or ("recursive $ref" in compiled.reason and "#/$defs/node" in compiled.reason)
+    p = parser(compiled if path == "auto" else compiled.grammar)
     validator = jsonschema.Draft202012Validator(TREE)
     good = [deep_tree(0), deep_tree(3), deep_tree(25), {"value": 0, "children": []}]
     bad = [{"value": 101}, {"children": []}, {"value": 1, "extra": 2}, {"value": 1, "children": [{"value": -1}]},
@@ -75,13 +83,14 @@ def test_recursive_schema_takes_the_grammar_path_without_depth_cap():
     assert rx.fullmatch(dumps(deep_tree(1))) and not rx.fullmatch(dumps(deep_tree(6)))
 
 
-def test_free_form_values_nest_without_cap_on_the_grammar_path():
+@pytest.mark.parametrize("path", ["auto", "grammar"])
+def test_free_form_values_nest_without_cap_on_the_engine_path(path):
     schema = {"type": "object", "properties": {"meta": {}}, "required": ["meta"]}
-    compiled = compile_json_schema(schema)  # auto: the grammar path, exact
-    assert compiled.path == "grammar" and "free-form" in compiled.reason and not compiled.depth_capped
+    compiled = compile_json_schema(schema)  # auto: the engine path, exact
+    assert compiled.path == "engine" and "free-form" in compiled.reason and not compiled.depth_capped
     capped = compile_json_schema(schema, path="regex")
     assert capped.depth_capped and "free-form values nest at most 2" in capped.reason
-    p = parser(compile_json_schema(schema, path="grammar").grammar)
+    p = parser(compiled if path == "auto" else compile_json_schema(schema, path="grammar").grammar)
     deep: object = 1
     for i in range(30):
         deep = [{"k": deep, "s": "x"}, None] if i % 2 else [deep, 1.5]
@@ -134,7 +143,7 @@ def test_both_paths_give_the_same_language(schema):
 
 
 def test_compact_whitespace_and_custom_whitespace():
-    p = parser(compile_json_schema(TREE, "").grammar)
+    p = parser(compile_json_schema(TREE, ""))
     assert accepts(p, '{"value":1,"children":[]}') and not accepts(p, '{"value": 1}')
     with pytest.raises(UnsupportedSchemaError, match="whitespace_pattern"):
         compile_json_schema(TREE, r"[ \n]*", path="grammar")

@@ -115,7 +115,7 @@ def test_grammar_keys_match_jsonschema_and_the_regex_path(extra):
 
 def test_auto_path_takes_the_exact_grammar_for_recursive_pattern_keys():
     compiled = compile_json_schema(tree(SCHEMAS[0]))
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
 
 
 def test_keys_too_large_to_write_are_still_refused_by_keyword():

@@ -124,7 +124,7 @@ def test_a_key_pattern_counted_to_255_runs_in_a_guide(gpt2_vocabulary):
     schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
               "patternProperties": {"^.{1,255}$": {"type": "integer"}}}
     guide = Guide.from_json_schema(schema, gpt2_vocabulary)
-    assert guide.compiled.path == "grammar"
+    assert guide.compiled.path == "engine"
     validator = jsonschema.Draft4Validator(schema)
     tokens = gpt2_vocabulary.tokens
     docs = [{"k" * 255: 1}, {"k" * 255: "x"}, {"k" * 256: "x"}, {"a\nb": [1, {"c": None}]}, {"": 2}, {"ab": 1.5},
@@ -241,7 +241,7 @@ def test_a_long_run_of_a_class_without_some_control_characters_builds_a_guide(gp
 
     schema = tree({"pattern": "^[^\\sA-Z]{1,1023}\\.$"})
     guide = Guide.from_json_schema(schema, gpt2_vocabulary)
-    assert guide.compiled.path == "grammar"
+    assert guide.compiled.path == "engine"
     validator = jsonschema.Draft202012Validator(schema)
     docs = [{"s": "a" * 1023 + "."}, {"s": "a" * 1024 + "."}, {"s": "x\x01\"\\é."}, {"s": "aB."}, {"s": "a\t."},
             {"s": "."}, {"kids": [{"s": "..", "kids": []}]}, {"s": "a\x1f\x0b\x08."}]

@@ -75,7 +75,7 @@ def test_closed_optional_members_take_the_exact_grammar_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
         compiled = compile_json_schema(SCHEMAS[name])
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
@@ -116,7 +116,7 @@ def test_fuzzer_seeds_take_the_grammar_path(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     accepts, valid = acceptor(compiled), oracle(schema)
     instances = gen.random_instances(schema, seed)
     assert any(map(valid, instances)) and not all(map(valid, instances))

@@ -99,14 +99,14 @@ def test_many_optional_free_form_members_take_the_grammar_path():
     names = [f"p{i}" for i in range(14)]
     schema = {"type": "object", "properties": {n: {"type": "array"} for n in names}, "additionalProperties": False}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     docs = [{"p0": [], "p13": [nested(6)]}, {n: [] for n in names}, {"p3": [[1]], "p9": []}, {}]
     docs += [{"p1": 1}, {"p14": []}, {"p2": [], "p2 ": []}]
     docs += subsets(names[:5], {n: [nested(i)] for i, n in enumerate(names)})
     guide = char_guide(schema)
     check_language(schema, docs, guide)
     # schema order: a later property before an earlier one is outside the output format
-    p = lark_parser(compiled.grammar)
+    p = lark_parser(compiled)
     assert not lark_accepts(p, '{"p3":[],"p1":[]}') and not guide_accepts(guide, '{"p3":[],"p1":[]}')
     assert not lark_accepts(p, '{"p1":[],"p1":[]}') and not lark_accepts(p, '{"p1":[],}')
 
@@ -163,10 +163,10 @@ def test_remaining_refusal_still_falls_back_to_the_capped_regex():
                                                                          "minProperties": 1}}}}
     # (written deeper, the text passes lexemes.MAX_DFA_TEXT before the levels run out)
     with pytest.raises(UnsupportedSchemaError, match="lookahead over a free-form value|an automaton is built from"):
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     with pytest.warns(UserWarning, match="depth-capped"):
         compiled = compile_json_schema(schema)
-    assert compiled.path == "regex" and compiled.depth_capped and "grammar path:" in compiled.reason
+    assert compiled.path == "regex" and compiled.depth_capped and "engine path:" in compiled.reason
 
 
 # -- strings whose keywords intersect (pattern or format with lengths): lexeme rules ---------
@@ -180,8 +180,9 @@ def test_pattern_with_max_length_becomes_rules_from_the_exact_automaton():
     schema = {"type": "object", "properties": {"s": {"type": "string", "maxLength": 8, "pattern": r"^(\d+\.\d+.*)$"},
                                                "free": {}}}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
-    assert "(?=" not in compiled.grammar and "(?!" not in compiled.grammar  # no lookahead in any terminal
+    assert compiled.path == "engine" and not compiled.depth_capped
+    lark_text = compile_json_schema(schema, path="grammar").grammar
+    assert "(?=" not in lark_text and "(?!" not in lark_text  # no lookahead in any terminal
     texts = ["1.2", "12.345", "1.2abcde", "1.2abcdef", "1.", "a1.2", "1.2\"x", "1.2\\n", "12345678", "1.2\u00e9\u4e2d",
              "1.2\U0001f600", "1.2\t", "0.0.0.0.", "1234.567"]
     docs = string_docs(texts)

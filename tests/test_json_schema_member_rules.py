@@ -94,13 +94,13 @@ def test_wide_object_with_pattern_properties_takes_the_exact_grammar_path():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no depth-capped fallback
         compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     value = {"string": "v", "boolean": False, "integer": 7}
     docs = [{"m000": "a", "m121": 1, "contexts_x": [nested(9)], "unstruct_y": nested(12)},
             {f"m{k:03}": value[kinds[k % 6]] for k in range(0, 122, 5)}, {},
             {"m001": "no"}, {"other": 1}, {"m004": "a", "contexts_x": {}}, {"unstruct_": 1, "m002": 3},
             {"m003": 1.5}, {"m121": "x", "m120": "y"}]
-    p = parser(compiled.grammar)
+    p = parser(compiled)
     for doc in docs:
         valid = jsonschema.Draft202012Validator(schema).is_valid(doc)
         text = dumps(doc)
@@ -134,8 +134,8 @@ def test_counted_items_with_alternatives_inside_get_a_rule():
     item = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
     schema = {"type": "object", "properties": {"p": {"type": "array", "items": item, "minItems": 600}}}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
-    p = parser(compiled.grammar)
+    assert compiled.path == "engine" and not compiled.depth_capped
+    p = parser(compiled)
     v = jsonschema.Draft202012Validator(schema)
     good = [{"n": str(i)} for i in range(600)]
     for doc in ({"p": good}, {"p": good + [{"n": "x", "free": [[{"d": [1]}]]}]}, {"p": good[:-1]}, {"p": good[:-1] + [{}]},
@@ -167,7 +167,7 @@ def test_alternative_objects_sharing_first_members_retry_as_right_linear_rules()
         G.grammar_from_placeholders(root, sink)  # left-linear: refused
     compiled = compile_json_schema(schema, path="grammar")
     assert compiled.path == "grammar" and not compiled.depth_capped
-    p = parser(compiled.grammar)
+    p = parser(compiled)
     v = jsonschema.Draft202012Validator(schema)
     auto = compile_json_schema(schema)  # "auto": the engine path, where the first Lark grammar is refused
     assert auto.path == "engine" and not auto.depth_capped

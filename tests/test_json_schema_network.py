@@ -224,6 +224,21 @@ def test_network_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
     _drive(guide, gpt2_vocabulary, ok.encode(), lambda state, mask: None)
 
 
+def test_network_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
+    from tokenguide.guides.network import NetworkGuide
+    from tokenguide.guides.stateful import Guide
+
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"},
+                                                         "uniqueItems": True}, "meta": {}}}
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary, path="network")
+    assert guide.compiled.path == "network" and guide.compiled.checks is not None
+    assert isinstance(guide.source.inner, NetworkGuide)
+    assert guide.accepts_tokens([])  # (nothing fed: the start)
+    ok = '{"tags":["a","b"],"meta":[{"x":[]}]}'
+    assert guide.compiled.accepts(ok) and not guide.compiled.accepts('{"tags":["a","a"]}')
+    _drive(guide, gpt2_vocabulary, ok.encode(), lambda state, mask: None)
+
+
 def test_auto_falls_back_to_the_engine_then_the_network_where_the_lark_grammar_is_refused(monkeypatch):
     from tokenguide.json_schema import engine_grammar
     from tokenguide.json_schema import grammar as grammar_mod

@@ -67,7 +67,7 @@ def test_an_unanchored_arn_pattern_fits_the_grammar_path_in_a_recursive_schema()
         "arn": {"type": "string", "pattern": arn, "maxLength": 2048},
         "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar"
+    assert compiled.path == "engine"
     accepts = acceptor(compiled)
     oracle = jsonschema.Draft202012Validator(schema)
     deep: dict = {"arn": "arn:aws::x"}

@@ -109,12 +109,12 @@ def test_required_sets_are_exact_on_the_grammar_path(name):
     assert wrong == []
 
 
-def test_free_form_extras_make_auto_take_the_grammar_path():
+def test_free_form_extras_make_auto_take_the_engine_path():
     schema = CASES["anyOf sets, open object"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     deep = {"radius": 1, "zz": chain(random.Random(1), 7, [0], "xy")}
     assert nesting(deep) == 8 and acceptor(compiled)(json.dumps(deep, separators=(",", ":")))
 

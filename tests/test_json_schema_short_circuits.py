@@ -108,17 +108,17 @@ DEEP_CONST = {"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}},
               "const": [[[[[]]]]]}
 
 
-def test_a_const_deeper_than_the_regex_paths_unrolling_takes_the_grammar_path():
+def test_a_const_deeper_than_the_regex_paths_unrolling_takes_the_engine_path():
     # the regex path's check unrolls the $ref 3 times and finds no value: not a verdict
     compiled = compile_json_schema(DEEP_CONST)
-    assert compiled.path == "grammar" and "cut at #/$defs/t/items" in compiled.reason
-    accepts = grammar_acceptor(compiled.grammar)
+    assert compiled.path == "engine" and "cut at #/$defs/t/items" in compiled.reason
+    accepts = compiled.accepts
     assert accepts("[[[[[]]]]]") and not accepts("[[[[]]]]") and not accepts("[]")
 
 
 def test_a_regex_path_cut_is_refused_by_keyword_not_called_empty():
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(DEEP_CONST, whitespace_pattern="[ ]*")  # (the grammar path takes no such pattern)
+        compile_json_schema(DEEP_CONST, whitespace_pattern="[ ]*")  # (the engine path takes no such pattern)
     err = info.value
     assert "accepts no value" not in str(err) and "raise max_recursion_depth" in str(err)
     assert err.keyword == "$ref" and err.pointer == "#/$defs/t/items"
@@ -137,8 +137,8 @@ def test_a_regex_path_cut_is_refused_by_keyword_not_called_empty():
 ])
 @pytest.mark.parametrize("whitespace, order", [(None, "schema"), ("", "any")])
 def test_auto_reuses_its_probe_emission_for_the_same_grammar(schema, whitespace, order):
-    # "auto" takes the grammar of its recursion probe's emission; "grammar" emits it afresh
+    # "auto" takes the grammar of its recursion probe's emission; "engine" emits it afresh
     auto = compile_json_schema(schema, whitespace_pattern=whitespace, property_order=order)
-    assert auto.path == "grammar"
-    fresh = compile_json_schema(schema, whitespace_pattern=whitespace, property_order=order, path="grammar")
-    assert auto.grammar == fresh.grammar
+    assert auto.path == "engine"
+    fresh = compile_json_schema(schema, whitespace_pattern=whitespace, property_order=order, path="engine")
+    assert auto.engine == fresh.engine

@@ -33,9 +33,9 @@ def dumps(v) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 
 
-def test_a_long_bounded_pattern_is_left_to_the_check_on_the_grammar_path():
+def test_a_long_bounded_pattern_is_left_to_the_check_on_the_engine_path():
     compiled = compile_json_schema(TREE)
-    assert compiled.path == "grammar" and compiled.checks is not None
+    assert compiled.path == "engine" and compiled.checks is not None
     head = "arn:aws:iam::123456789012:role/"
     docs = [{"role": head + "x" * n} for n in (0, 1, 2017, 2018, 2100)] + \
         [{"kids": [{"role": head + "é" * 2017}]}, {"kids": [{"role": head + "é" * 2018}]},
@@ -50,9 +50,9 @@ def test_an_any_of_of_annotations_says_nothing_beside_the_checked_lengths():
     depth-capped regex. A oneOf of such branches is no such thing: it accepts no value."""
     kms = {"type": "string", "maxLength": 2048, "pattern": ARN,
            "anyOf": [{"format": "AWS::KMS::Key.Arn"}, {"format": "AWS::KMS::Key.Id"}, {"description": "x"}]}
-    schema = {"properties": {"key": kms}}  # (free-form values elsewhere: the grammar path is wanted)
+    schema = {"properties": {"key": kms}}  # (free-form values elsewhere: the engine path is wanted)
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped and compiled.checks is not None
+    assert compiled.path == "engine" and not compiled.depth_capped and compiled.checks is not None
     head = "arn:aws:iam::123456789012:role/"
     docs = [{"key": head + "x" * n} for n in (1, 2017, 2018)] + \
         [[[[{"key": 1}]]], {"a": {"b": {"c": {"d": []}}}}, {"key": "arn:aws:iam::1:role/x"}, {"key": 7}]
@@ -102,7 +102,7 @@ def test_a_final_run_bounded_by_the_max_length_is_counted_by_the_check_alone():
     schema = {"type": "object", "additionalProperties": False, "properties": {
         "arn": {"type": "string", "pattern": pattern, "maxLength": 1024}, "kids": {"type": "array", "items": {"$ref": "#"}}}}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and compiled.checks is not None
+    assert compiled.path == "engine" and compiled.checks is not None
     head = "arn:s3:x::"
     docs = [{"arn": head + "k" + "é" * n} for n in (0, 1012, 1013, 1014, 1100)] + \
         [{"kids": [{"arn": "arn:a:b:123456789012:x"}]}, {"arn": "arn:a:b:12:x"}, {"arn": head + "/x"},
@@ -148,7 +148,7 @@ def test_a_lookahead_pattern_under_a_long_max_length_is_left_to_the_check():
     schema = {"type": "object", "properties": {"title": {"type": "string", "pattern": "^(?!\\s*$).+$", "maxLength": 1024},
                                                 "kids": {"type": "array", "items": {"$ref": "#"}}}}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and compiled.checks is not None and not compiled.depth_capped
+    assert compiled.path == "engine" and compiled.checks is not None and not compiled.depth_capped
     docs = [{"title": t} for t in ("a", "   ", " a ", "a" * 1024, "a" * 1025, "\t\n", "é" * 1024, "x\ny")] + \
         [{"kids": [{"kids": [{"title": " "}]}]}, {"kids": [{"kids": [{"title": "  b" * 341}]}]}]
     assert_agrees(compiled, schema, docs)
@@ -186,7 +186,7 @@ def test_length_levels_against_enumeration(pattern, lo, hi):
                 assert count == len(text) and viable, (pattern, text)
 
 
-@pytest.mark.parametrize("path", ["grammar"])
+@pytest.mark.parametrize("path", ["grammar", "engine"])
 def test_masks_are_exact_over_a_small_language(path, monkeypatch):
     """With the lexeme limit lowered to 3 states, `^a+[b"é]*$` under lengths 2..4 is left to the
     check: each mask allows exactly the tokens that keep the text a prefix of a document."""
@@ -240,12 +240,13 @@ def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why)
     assert info.value.keyword == "maxLength" and info.value.pointer == pointer and why in str(info.value)
 
 
-def test_a_token_into_a_state_that_cannot_end_within_the_bound_is_refused(monkeypatch):
+@pytest.mark.parametrize("path", ["grammar", "engine"])
+def test_a_token_into_a_state_that_cannot_end_within_the_bound_is_refused(path, monkeypatch):
     """`^(a+|b{9})$` under maxLength 5: a `b` can never end, far from the bound as it is."""
     monkeypatch.setattr(lexemes, "MAX_LEXEME_STATES", 3)
     schema = {"type": "string", "pattern": "^(a+|b{9})$", "maxLength": 5}
     docs = {dumps("a" * n) for n in range(1, 6)}
-    assert check_masks_exact(schema, docs, ["b", "ab", "aa"], "grammar") > 5
+    assert check_masks_exact(schema, docs, ["b", "ab", "aa"], path) > 5
 
 
 @pytest.mark.parametrize("alternatives, why", [

@@ -99,22 +99,22 @@ def test_union_exact_on_both_paths(name):
 
 
 @pytest.mark.parametrize("name", ["seed135", "seed341", "seed784", "seed822", "seed833", "root_any_true"])
-def test_auto_takes_the_grammar_path(name):
+def test_auto_takes_the_engine_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the depth-capped fallback warns
-        assert compile_json_schema(SCHEMAS[name]).path == "grammar"
+        assert compile_json_schema(SCHEMAS[name]).path == "engine"
 
 
 @pytest.mark.parametrize("seed", [135, 341, 784, 822, 833])
 def test_fuzz_seed_schema_on_grammar_path(seed):
     """The fuzzer's whole schema for the seed, judged as the fuzzer does (its instances, keys
-    also in schema order): now on the grammar path, no longer the depth-capped fallback."""
+    also in schema order): now on the engine path, no longer the depth-capped fallback."""
     schema = random_schema(seed, False)
     fuzz = load("fuzz_json_schema")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         verdict = fuzz.judge_schema(schema, load("schema_gen").random_instances(schema, seed) + _values(seed))
-    assert verdict["status"] == "pass" and verdict["path"] == "grammar", verdict
+    assert verdict["status"] == "pass" and verdict["path"] == "engine", verdict
     assert verdict["valid"] > 0 and verdict["invalid"] > 0
 
 

@@ -83,7 +83,7 @@ def test_unique_arrays_too_many_to_write_out_are_a_value_lexeme_on_the_grammar_p
     items = {"type": "array", "uniqueItems": True, "items": {"enum": [0, 1, 2, "x", None, False]}}
     schema = {"type": "object", "properties": {"t": items, "p": {}}, "required": ["t"]}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     pool = [0, 0.0, 1, 2, 2.00, "x", None, False, True, 3]
     values = arrays_of(pool, 3) + [list(p) for p in itertools.permutations([0, 1, 2, "x", None, False])][:40]
     values += [[0, 1, 2, "x", None, False, 1], [0, 1, 2, "x", None, False, 3], [False, None, "x", 2, 1.0, 0]]

@@ -68,7 +68,7 @@ def test_lookahead_values_beside_free_form_take_the_exact_grammar_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
         compiled = compile_json_schema(schema)
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     deep = {"a": [[[[{"b": [1]}]]]]}
     wrapped = [{"v": x, "free": deep} for x in instances] + [{"free": deep}, {"v": instances[0], "x": 1}]
     assert _wrong(schema, acceptor(compiled), wrapped) == []

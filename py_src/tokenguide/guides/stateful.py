@@ -153,11 +153,10 @@ class Guide:
 
         `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`,
         `property_order`: "schema" for keys in the schema's order, "any" for every order)
-        picks the regex path or the grammar path (recursive schemas, free-form values, regexes too
-        large; its Lark grammar, proved exact under Lark's LALR reading, is run by the LALR guide
-        `guides.cfg.FastCFGGuide`) or the engine path (`path="engine"`, also where Lark refuses
-        the grammar); a regex automaton over the state limit when it is built also
-        falls back to the grammar path (unless `path="regex"`). The guide's `compiled`
+        picks the regex path or the engine path (recursive schemas, free-form values, regexes too
+        large: the schema's rules as a grammar run by the engine, `guides.grammar.GrammarGuide`);
+        a regex automaton over the state limit when it is built also falls back to the engine
+        path (unless `path="regex"`). The guide's `compiled`
         (a CompiledSchema) says which path was taken and why. `lazy` and the other keywords as in
         `from_regex`.
         """
@@ -174,17 +173,8 @@ class Guide:
             except (StateLimitError, RegexNestingError) as exc:
                 if path == "regex":
                     raise
-                why = ""
                 try:
-                    try:
-                        regrammar = compile_json_schema(schema, path="grammar", **options)
-                    except UnsupportedSchemaError as lark_refusal:
-                        try:
-                            regrammar = compile_json_schema(schema, path="engine", **options)
-                            why = f"; engine path (the Lark grammar was refused: {lark_refusal})"
-                        except UnsupportedSchemaError:
-                            regrammar = compile_json_schema(schema, path="network", **options)
-                            why = f"; network path (the Lark grammar was refused: {lark_refusal})"
+                    regrammar = compile_json_schema(schema, path="engine", **options)
                 except UnsupportedSchemaError as refusal:
                     where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
                         f"at {refusal.pointer or '#'}"
@@ -192,9 +182,9 @@ class Guide:
                     fix = "raise max_states or simplify the schema there" if "max_states" in exc.msg else \
                         "simplify the schema there"
                     raise type(exc)(
-                        f"Guide.from_json_schema: {exc.msg}; the grammar path cannot take this schema either "
+                        f"Guide.from_json_schema: {exc.msg}; the engine path cannot take this schema either "
                         f"({why}); {fix}", exc.pattern) from None
-                compiled = dataclasses.replace(regrammar, reason=f"the regex automaton is too large ({exc.msg}){why}")
+                compiled = dataclasses.replace(regrammar, reason=f"the regex automaton is too large ({exc.msg})")
             else:
                 return cls._checked(guide, compiled, vocabulary, max_rollback)
         if compiled.path == "engine":

@@ -1,8 +1,9 @@
-"""JSON Schema to regular expression or Lark grammar, exact where it claims support.
+"""JSON Schema to regular expression or engine grammar, exact where it claims support.
 
-`compile_json_schema(schema)` chooses: the regex path below, or the grammar path (module
-`grammar`) for recursive schemas, free-form values and regexes too large, which accepts the
-same documents where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
+`compile_json_schema(schema)` chooses: the regex path below, or the engine path (module
+`engine_grammar`: the grammar-mode emission as an ir.grammar.Grammar run by the engine) for
+recursive schemas, free-form values and regexes too large, which accepts the same documents
+where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems),
 `value_checks` (uniqueItems checked on the values, beside the regex or grammar; `order_free`: maps
@@ -66,11 +67,11 @@ Output format
 * Depth (regex path only): recursive ``$ref`` cycles are unrolled ``max_recursion_depth``
   times, and free-form values (``{}``, ``true``, missing ``items``, additional properties
   without a schema) nest at most ``max_recursion_depth - 1`` non-empty arrays/objects deep;
-  deeper instances are not accepted. "auto" therefore sends such schemas to the grammar path,
-  and takes the depth-capped regex only when the grammar path refuses, with
+  deeper instances are not accepted. "auto" therefore sends such schemas to the engine path,
+  and takes the depth-capped regex only when the engine path refuses, with
   ``CompiledSchema.depth_capped`` true, a reason naming the refusal, and a warning. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
   When a cut ``$ref`` leaves the regex path no value (an enum/const value nesting deeper than
-  the unrolling), "auto" takes the grammar path or refuses (keyword ``$ref``): it reports
+  the unrolling), "auto" takes the engine path or refuses (keyword ``$ref``): it reports
   "accepts no value" only when no cut was made.
 
 Keywords
@@ -343,8 +344,7 @@ def compile_json_schema(
     property_order: Literal["schema", "any"] = "schema",
     value_checks: bool = True,
 ) -> CompiledSchema:
-    """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar or, when
-    Lark refuses that grammar, to a network of byte automata (json_schema.rule_network; see `_compile`).
+    """Compile `schema` to a regex or, when that cannot be exact, to an engine grammar (see `_compile`).
 
     With `value_checks` (default), a uniqueItems no regex or grammar can express (distinct items
     from an unbounded set: strings, integers...) is left out of the language and returned as
@@ -425,15 +425,15 @@ def _compile(
     lenient: bool,
     property_order: str,
 ) -> CompiledSchema:
-    """Compile `schema` to a regex or, when that cannot be exact, to a Lark grammar.
+    """Compile `schema` to a regex or, when that cannot be exact, to an engine grammar.
 
-    "auto" takes the grammar path (exact, nesting without limit) for recursive schemas (a `$ref`
+    "auto" takes the engine path (exact, nesting without limit) for recursive schemas (a `$ref`
     cycle), for schemas with free-form values (`{}`, `true`, arrays without `items`, additional
     properties without a schema: the regex path would nest them at most
     `max_recursion_depth - 1` deep) and for schemas whose regex would be too large; the regex
-    path otherwise. When the grammar path refuses a schema the regex path can take, "auto"
+    path otherwise. When the engine path refuses a schema the regex path can take, "auto"
     returns the depth-capped regex with `depth_capped` set, a `reason` that says so and the
-    grammar path's refusal, and a warning. The grammar path accepts exactly the same documents
+    engine path's refusal, and a warning. The engine path accepts exactly the same documents
     as the regex path where both apply; it supports the default whitespace pattern or "" only.
     Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
@@ -465,11 +465,11 @@ def _compile(
     refused, refusal = "", None
     if recursion is not None:
         try:
-            text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+            built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError as exc:
-            refused, refusal = f"grammar path: {exc}", exc
+            refused, refusal = f"engine path: {exc}", exc
         else:
-            return _grammar_schema(f"recursive $ref to {recursion}", text)
+            return CompiledSchema("engine", f"recursive $ref to {recursion}", engine=built)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -480,38 +480,39 @@ def _compile(
             raise
         # its depth limits, not the schema, left no value (a recursive $ref cut where a value,
         # or an enum/const value's check, goes deeper): not a verdict on the schema
-        if recursion is None:  # (the grammar path is not tried yet: its checks unroll deeper)
+        if recursion is None:  # (the engine path is not tried yet: its checks unroll deeper)
             try:
-                text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+                built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
             except UnsupportedSchemaError as gexc:
-                refused = f"grammar path: {gexc}"
+                refused = f"engine path: {gexc}"
             else:
-                return _grammar_schema("the regex path finds no value with recursive $refs unrolled "
-                                       f"max_recursion_depth times (cut at {exc.cut})", text)
+                return CompiledSchema("engine", "the regex path finds no value with recursive $refs unrolled "
+                                      f"max_recursion_depth times (cut at {exc.cut})", engine=built)
         raise UnsupportedSchemaError(
             f"the regex path finds no value with recursive $refs unrolled max_recursion_depth="
             f"{max_recursion_depth} times (cut at {exc.cut}; raise max_recursion_depth), and "
-            + (refused or "the grammar path does not take it"), "$ref", exc.cut) from None
+            + (refused or "the engine path does not take it"), "$ref", exc.cut) from None
     except UnsupportedSchemaError as exc:
         counting = "needs a regex over" in str(exc)  # items counted (contains, prefixItems): rules count smaller
         if "characters long" not in str(exc) and "nests too deeply" not in str(exc) and not counting:
             raise
-        if refusal is not None:  # the grammar path refused already: not again (its retries take seconds)
+        if refusal is not None:  # the engine path refused already: not again
             raise refusal from None
         try:
-            text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+            built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError:
             if counting:
-                raise exc from None  # (names the counting keyword, where the grammar's refusal may not)
+                raise exc from None  # (names the counting keyword, where the engine's refusal may not)
             raise
-        return _grammar_schema(f"the regex would be too large ({exc})", text)
+        return CompiledSchema("engine", f"the regex would be too large ({exc})", engine=built)
     if free and recursion is None:
         try:
-            text, _ = _grammar(schema, whitespace_pattern, lenient, order, first)
+            built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
         except UnsupportedSchemaError as exc:
-            refused = f"grammar path: {exc}"
+            refused = f"engine path: {exc}"
         else:
-            return _grammar_schema("free-form values (nesting without limit on the grammar path)", text)
+            return CompiledSchema("engine", "free-form values (nesting without limit on the engine path)",
+                                  engine=built)
     for w in caught:
         warnings.warn(w.message, stacklevel=2)
     if recursion is None and not free:
@@ -662,6 +663,27 @@ def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: s
     from .engine_grammar import grammar_from_emission
 
     return _from_emission(schema, whitespace_pattern, lenient, order, grammar_from_emission)
+
+
+def _auto_engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str,
+                 first: list | None = None) -> Any:
+    """"auto"'s engine path: `_engine`, from the grammar-mode emission made already
+    (`_recursion_or_empty`'s `first`, used once) where that emission was made without refusal."""
+    from .engine_grammar import grammar_from_emission
+
+    made = first.pop() if first else None
+    if made is not None and not isinstance(made, UnsupportedSchemaError):
+        root, sink, norm = made
+        try:
+            built = grammar_from_emission(root, sink)
+        except UnsupportedSchemaError:
+            pass  # (the emission with oneOf over open objects told apart by their keys may do)
+        else:
+            if norm.ignored:
+                listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
+                warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
+            return built
+    return _engine(schema, whitespace_pattern, lenient, order)
 
 
 def _from_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str, build: Any) -> Any:
