@@ -115,7 +115,7 @@ def test_optional_members_with_additional_properties():
     names = ["a", "b", "c", "d", "e", "f"]
     schema = {"type": "object", "properties": {n: {"type": ["string", "null"]} for n in names}
               | {"g": {"type": "integer", "minimum": 0}}}
-    assert compile_json_schema(schema).path == "grammar"  # free-form additional properties
+    assert compile_json_schema(schema).path == "engine"  # free-form additional properties
     values = {n: (None if i % 2 else "x") for i, n in enumerate(names)} | {"g": 3}
     docs = subsets(names + ["g"], values)
     docs += [{"zz": nested(7)}, {"a": "x", "zz": {"q": [1]}, "yy": 2}, {"b": None, "g": -1}, {"g": "1"}]
@@ -197,7 +197,7 @@ def test_pattern_with_max_length_becomes_rules_from_the_exact_automaton():
 def test_format_with_min_length_and_non_ascii_pattern():
     schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 3, "maxLength": 4,
                                                      "pattern": "^[a-zé中]+$"}, "free": {}}}
-    assert compile_json_schema(schema).path == "grammar"
+    assert compile_json_schema(schema).path == "engine"
     check_language(schema, string_docs(["ab", "abc", "abcd", "abcde", "éé中", "中中中中中", "ab中", "abZ", "\U0001f600abc"]))
     dated = {"type": "object", "properties": {"s": {"type": "string", "format": "date", "maxLength": 9}, "free": {}}}
     p = lark_parser(compile_json_schema(dated, path="grammar").grammar)

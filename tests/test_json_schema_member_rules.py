@@ -120,7 +120,7 @@ def test_alternatives_starting_with_an_optional_space_before_a_rule():
                   {"properties": {"radius": num, "shape": {"const": "circle"}}},
                   {"properties": {"length": num, "shape": {"const": "rectangle"}, "width": num}},
                   {"properties": {"base": num, "height": num, "shape": {"const": "triangle"}}}]}}}
-    assert compile_json_schema(schema).path == "grammar"  # exact, not the depth-capped regex
+    assert compile_json_schema(schema).path == "engine"  # exact, not the depth-capped regex
     docs = [{"shape": "circle"}, {"radius": 2, "shape": "circle"}, {"length": 3, "shape": "rectangle", "width": 1},
             {"shape": "square"}, {"radius": 1}, {"base": 1, "height": 2, "shape": "triangle"},
             {"height": 1, "shape": "rectangle"}, {"radius": "2", "shape": "circle"}, {"shape": "circle", "x": [[1]]},

@@ -224,52 +224,6 @@ def test_network_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
     _drive(guide, gpt2_vocabulary, ok.encode(), lambda state, mask: None)
 
 
-def test_network_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
-    from tokenguide.guides.network import NetworkGuide
-    from tokenguide.guides.stateful import Guide
-
-    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"},
-                                                         "uniqueItems": True}, "meta": {}}}
-    guide = Guide.from_json_schema(schema, gpt2_vocabulary, path="network")
-    assert guide.compiled.path == "network" and guide.compiled.checks is not None
-    assert isinstance(guide.source.inner, NetworkGuide)
-    assert guide.accepts_tokens([])  # (nothing fed: the start)
-    ok = '{"tags":["a","b"],"meta":[{"x":[]}]}'
-    assert guide.compiled.accepts(ok) and not guide.compiled.accepts('{"tags":["a","a"]}')
-    _drive(guide, gpt2_vocabulary, ok.encode(), lambda state, mask: None)
-
-
-def test_auto_falls_back_to_the_engine_then_the_network_where_the_lark_grammar_is_refused(monkeypatch):
-    from tokenguide.json_schema import engine_grammar
-    from tokenguide.json_schema import grammar as grammar_mod
-    from tokenguide.json_schema.grammar_checks import refuse
-
-    schema = RECURSIVE[1]
-    lark_text = compile_json_schema(schema).grammar
-
-    def refused(root, sink):
-        raise refuse("the grammar is not LALR(1) (a conflict made up for this test)")
-
-    monkeypatch.setattr(grammar_mod, "grammar_from_placeholders", refused)
-    engine = compile_json_schema(schema)
-    assert engine.path == "engine" and "made up for this test" in engine.reason and engine.engine is not None
-    monkeypatch.setattr(engine_grammar, "grammar_from_emission", refused)
-    c = compile_json_schema(schema)
-    assert c.path == "network" and "made up for this test" in c.reason and c.network is not None
-    from tokenguide.guides.cfg.grammar import build_lark
-
-    parser = build_lark(lark_text)
-    for doc in [1, [1, [2, {"a": [3]}]], {"a": {"b": {}}}, [[[[[[[[[[]]]]]]]]]]]:
-        text = dumps(doc)
-        parser.parse(text)
-        assert c.accepts(text) and engine.accepts(text)
-    for text in ["[1,]", '{"a"}', "[[]", "1.5", "{1:2}"]:
-        assert not c.accepts(text) and not engine.accepts(text)
-    with pytest.raises(UnsupportedSchemaError, match="no value|not LALR"):
-        compile_json_schema({"$defs": {"n": {"$ref": "#/$defs/n"}}, "$ref": "#/$defs/n"})
-
-
-
 def test_callees_that_read_nothing_are_taken_and_cannot_loop():
     call = "\\x" + format(CALL_BYTES[0], "02x")
     code = {bytes((CALL_BYTES[0],)): 1}

@@ -30,6 +30,7 @@ from ..ir.lexemes import (
 from ..ir.lookaheads import has_lookaround, tree_with_lookaheads
 from ..regex.parser import parse as parse_regex
 from .grammar_checks import refuse
+from .automaton_regex import lookahead_free
 from .lexemes import HOLE_CHARS, char_moves
 from .text import STRING
 
@@ -267,25 +268,35 @@ class _Lowering:
                     reaches.add(q)
                     changed = True
         rule_of = {q: f"{name}_q{q}" for q in reaches}
-        for q in reaches:
-            alts: list[Any] = []
+
+        def rest(q: int) -> list[Any]:
+            """The rest of the value from state `q` that reads no hole: nothing (where `q` may
+            end) or one lexeme."""
+            out: list[Any] = []
             state = lexeme_of(q)
             if state.nullable:
-                alts.append(Seq(()))
-            plain = inter(state, no_holes)  # the rest of the value without a hole
+                out.append(Seq(()))
+            plain = inter(state, no_holes)
             if plain is not EMPTY and plain is not EPSILON:
                 nonempty = inter(plain, _NONEMPTY)
                 if nonempty is not EMPTY:
-                    alts.append(self.lexeme(nonempty, name))
+                    out.append(self.lexeme(nonempty, name))
+            return out
+
+        for q in reaches:
+            alts: list[Any] = rest(q)
             for t, ranges in moves[q].items():
-                if t not in reaches:
+                # after a hole, the state it leads to: its rule, or (reaching no hole) its rest
+                after = [Ref(rule_of[t])] if t in reaches else rest(t)
+                if not after:
                     continue
+                then = after[0] if len(after) == 1 else Choice(tuple(after))
                 text_ranges: list[tuple[int, int]] = []
                 for lo, hi in ranges:
                     for a, z in _split_holes(lo, hi):
                         if a in _HOLES:
-                            alts.append(Seq((self.call(holes[a]) if a in holes else Choice(()), Ref(rule_of[t]))))
-                        else:
+                            alts.append(Seq((self.call(holes[a]) if a in holes else Choice(()), then)))
+                        elif t in reaches:  # (text into a state that reaches no hole: in `rest(q)`)
                             text_ranges.append((a, z))
                 if text_ranges:
                     alts.append(Seq((self.lexeme(chars(text_ranges), name), Ref(rule_of[t]))))
@@ -341,12 +352,20 @@ def parse_body(name: str, text: str) -> tuple:
 
 
 def _expression(text: str, name: str, lookaheads: bool) -> Lexeme:
-    """The lexeme expression of a placeholder-free regex text (fullmatch)."""
+    """The lexeme expression of a placeholder-free regex text (fullmatch); a lexeme whose
+    lookaheads have no intersection form (under an unbounded repeat) is its exact automaton
+    written back as a regex without lookaheads (automaton_regex.lookahead_free)."""
     tree = _parse(name, text)
     try:
         if lookaheads:
             return tree_with_lookaheads(tree, text)
         return from_regex_tree(tree, text)
     except (RegexError, StateLimitError) as exc:
+        plain = lookahead_free(text) if lookaheads else None
+        if plain is not None:
+            try:
+                return from_regex_tree(parse_regex(plain), plain)
+            except (RegexError, StateLimitError):
+                pass
         raise refuse(f"lexeme {name!r} has no engine form ({exc})") from None
 
