@@ -3,8 +3,8 @@ mask times and forced tokens it shows, and the builder's offer of the live guide
 cannot make an index of.
 
 Oracles run here in CPython and are independent of the page's guide: the reference CFG algorithm
-(ReferenceCFGGuide) on the grammar path, the eager Index on the regex path, and jsonschema for the
-documents stepped through.
+(ReferenceCFGGuide) on the grammar path's Lark text where the page runs the engine path, the
+eager Index on the regex path, and jsonschema for the documents stepped through.
 """
 
 from __future__ import annotations
@@ -80,14 +80,14 @@ def test_recursive_schema_steps_match_the_reference_grammar_guide(page, small_vo
     use_vocab(page, small_vocab)
     start_schema(page, RECURSIVE)
     compiled = compile_json_schema(RECURSIVE)
-    assert compiled.path == "grammar"
+    assert compiled.path == "engine"
     info = page.get_by_test_id("guide-schema-info")
-    expect(info).to_have_attribute("data-path", "grammar")
+    expect(info).to_have_attribute("data-path", "engine")
     expect(info).to_contain_text(compiled.reason)  # the page says why the library chose the path
     expect(page.get_by_test_id("guide-desc")).to_contain_text("Guide.from_json_schema")
 
     vocab = Vocabulary.from_file(small_vocab)
-    oracle = ReferenceCFGGuide(compiled.grammar, Tokenizer(vocab))
+    oracle = ReferenceCFGGuide(compile_json_schema(RECURSIVE, path="grammar").grammar, Tokenizer(vocab))
     state = oracle.initial_state
     masks = 0
     for piece in ["{", '"', "c", '":', "[", "{}", ",", "{", "}", "]", "}"]:
@@ -121,7 +121,7 @@ def test_recursive_schema_steps_match_the_reference_grammar_guide(page, small_vo
 
 
 def test_why_not_this_token_on_a_schema(page, small_vocab):
-    """Explain on the grammar path: the byte walk (where the token's bytes die) and the parser's view."""
+    """Explain on the engine path: the byte walk (where the token's bytes die) and the parser's view."""
     page.get_by_test_id("guide-reset").click()
     guide_idle(page)
     step(page, PIECES.index("{"))

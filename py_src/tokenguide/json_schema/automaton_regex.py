@@ -4,7 +4,7 @@ A grammar terminal cannot hold a lookahead, but a lookahead confined to one JSON
 that matches one pattern and not another, say) describes a regular language. `lookahead_free`
 builds the minimal DFA of such a regex (tokenguide's compiler decides lookaheads exactly), reads
 its moves one code point at a time (`lexemes.char_moves`) and eliminates states, cheapest
-first, into one regex for the same strings, so that the grammar path can make it (part of) a
+first, into one regex for the same strings, so that grammar mode (the engine path) can make it (part of) a
 terminal. Automata or regexes past the bounds below give None (the caller refuses).
 """
 
@@ -101,13 +101,14 @@ def eliminate(edges: dict[int, dict[int, str]], start: int, finals: Iterable[int
     return out[begin].get(end)
 
 
-def lookahead_free(regex: str, reserved: tuple[int, int] | None = None) -> str | None:
+def lookahead_free(regex: str, reserved: tuple[int, int] | None = None, max_states: int = MAX_ELIMINATED_STATES,
+                   max_chars: int = MAX_ELIMINATED_CHARS) -> str | None:
     """A regex without lookarounds for the strings `regex` fullmatches (exactly), or None when
-    its automaton or the regex would be too large, when it matches nothing, or when a single
-    character of `reserved` (an inclusive code point range, such as the grammar path's
-    placeholders) would have to be written as a literal."""
+    its automaton or the regex would be too large (`max_states`, `max_chars`), when it matches
+    nothing, or when a single character of `reserved` (an inclusive code point range, such as
+    grammar mode's placeholders) would have to be written as a literal."""
     d = lexeme_dfa(regex)
-    if d is None or not d.finals or d.num_states > MAX_ELIMINATED_STATES:
+    if d is None or not d.finals or d.num_states > max_states:
         return None
     memo: dict = {}
     edges: dict[int, dict[int, str]] = {}
@@ -118,7 +119,7 @@ def lookahead_free(regex: str, reserved: tuple[int, int] | None = None) -> str |
             if reserved is not None and any(lo == hi and reserved[0] <= lo <= reserved[1] for lo, hi in rs):
                 return None
             edges[q][t] = ranges_to_class(rs)
-    text = eliminate(edges, 0, d.finals, MAX_ELIMINATED_CHARS)
+    text = eliminate(edges, 0, d.finals, max_chars)
     if not text or _depths(text)[0] > MAX_NESTING:
         return None  # only the empty string (no terminal can be empty), or too deep to parse
     return text

@@ -38,6 +38,8 @@ __all__ = ["MAX_HOLE_STATES", "grammar_from_emission"]
 
 #: states of a value lexeme's automaton walked to lower it around its holes (beyond: refused)
 MAX_HOLE_STATES = 4_000
+#: characters of a lexeme's automaton written back as a regex without lookaheads (`_expression`)
+_MAX_FREE_CHARS = 400_000
 _NONEMPTY = rep(chars(((0, 0x10FFFF),)), 1, None)
 _STRING_TREE = parse_regex(STRING)
 _STRING_ITEMS = _STRING_TREE[1]
@@ -49,9 +51,28 @@ def grammar_from_emission(root: str, sink: Any) -> Grammar:
     """The Grammar of root regex `root` and the rules, lexemes and numbers of `sink` (a
     grammar.GrammarSink); refused (UnsupportedSchemaError) where it would not be exact."""
     try:
-        return _Lowering(sink).grammar(root)
+        grammar = _Lowering(sink).grammar(root)
     except RecursionError:
         raise UnsupportedSchemaError("the schema nests too deeply for the engine path", None, "#") from None
+    stuck = _unproductive(grammar)
+    if stuck:
+        raise UnsupportedSchemaError(
+            f"the schema accepts no finite value through rule {stuck[0]} (a recursion without a base case)",
+            "$ref", "#")
+    return grammar
+
+
+def _unproductive(grammar: Grammar) -> list[str]:
+    """The rules of `grammar` that derive no finite text (sorted; helper rules left out)."""
+    names, prods = grammar.productions()
+    productive = [False] * len(names)
+    changed = True
+    while changed:
+        changed = False
+        for lhs, rhs in prods:
+            if not productive[lhs] and all(x < 0 or productive[x] for x in rhs):
+                productive[lhs] = changed = True
+    return sorted(name for i, name in enumerate(names) if not productive[i] and name in grammar.rules)
 
 
 class _Break:
@@ -361,7 +382,8 @@ def _expression(text: str, name: str, lookaheads: bool) -> Lexeme:
             return tree_with_lookaheads(tree, text)
         return from_regex_tree(tree, text)
     except (RegexError, StateLimitError) as exc:
-        plain = lookahead_free(text) if lookaheads else None
+        # (a lexeme of the engine may be a long regex: limits well above a Lark terminal's)
+        plain = lookahead_free(text, max_states=MAX_HOLE_STATES, max_chars=_MAX_FREE_CHARS) if lookaheads else None
         if plain is not None:
             try:
                 return from_regex_tree(parse_regex(plain), plain)
