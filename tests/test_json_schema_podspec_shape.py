@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import warnings
 
 import pytest
 
@@ -296,3 +297,24 @@ def test_a_retry_past_a_limit_is_followed_by_the_member_rules():
         for text in (json.dumps(doc, separators=(",", ":")), json.dumps(doc)):
             assert lark_accepts(p, text) == valid, text
     assert verdicts[True] >= 6 and verdicts[False] >= 10
+
+
+def test_open_podspec_shape_takes_the_engine_path_with_member_rules():
+    """auto: the regex is too large and the plain grammar-mode emission outgrows the regex limit
+    in one object; the engine path's retry writes every object's optional members as rules
+    (as the Lark grammar path's retry did), and agrees with jsonschema on instances."""
+    schema = opened(podspec_like(1, wide=60))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = compile_json_schema(schema)
+    assert compiled.path == "engine" and not compiled.depth_capped
+    check = jsonschema.Draft202012Validator(schema).is_valid
+    rng = random.Random(1)
+    seen = {True: 0, False: 0}
+    for _ in range(20):
+        doc = instance(schema, schema, rng)
+        for d in (doc, mutate(doc, rng)):
+            valid = check(d)
+            seen[valid] += 1
+            assert compiled.accepts(json.dumps(d, separators=(",", ":"))) == valid, d
+    assert seen[True] >= 10 and seen[False] >= 1
