@@ -7,6 +7,7 @@ copies of a wide object collided in LALR (Reduce/Reduce). Oracle: jsonschema, bo
 from __future__ import annotations
 
 import itertools
+import warnings
 import json
 
 import jsonschema
@@ -73,6 +74,10 @@ def test_object_union_with_an_if_and_values_told_apart(kind):
     path writes an overlapping oneOf's objects in another key order: its lookaheads' skeleton.)"""
     schema = {kind: [STEP, PLUGIN]}
     compiled = compile_json_schema(schema, path="grammar")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no depth-capped fallback)
+        auto = compile_json_schema(schema)  # the engine path (its conditionals retry for the oneOf)
+    assert auto.path == "engine" and not auto.depth_capped
     oracle = jsonschema.Draft202012Validator(schema)
     names = ["image", "commands", "opt0", "settings", "detach", "entrypoint", "failure"]  # (both branches' order)
     verdicts = set()
@@ -83,4 +88,5 @@ def test_object_union_with_an_if_and_values_told_apart(kind):
                 want = oracle.is_valid(v)
                 verdicts.add(want)
                 assert compiled.accepts(json.dumps(v, separators=(",", ":"))) == want, v
+                assert auto.accepts(json.dumps(v, separators=(",", ":"))) == want, v
     assert verdicts == {True, False}

@@ -687,12 +687,15 @@ def _auto_engine(schema: Any, whitespace_pattern: str | None, lenient: bool, ord
 
 
 def _from_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str, build: Any) -> Any:
-    """`build(root, sink)` of the grammar-mode emission; with oneOf over open objects told apart
-    by their keys when the plain emission is refused, and with every object's optional members
+    """`build(root, sink)` of the grammar-mode emission; when the plain emission is refused, with
+    object unions and ifs on members' values as member chains (`conditionals`: woodpecker-ci's
+    steps), then with oneOf over open objects told apart by their keys, and with every object's optional members
     as rules when an object's text outgrew the regex limit (objects open to undeclared members
     nested deep: Kubernetes kinds)."""
     refusal = None
-    for flags in ({}, {"open_objects": True}, {"member_rules": True}):
+    for flags in ({}, {"conditionals": True}, {"open_objects": True}, {"member_rules": True}):
+        if "conditionals" in flags and not _mentions(schema, lambda d: "if" in d or "anyOf" in d or "oneOf" in d):
+            continue
         if "open_objects" in flags and not _mentions(schema, lambda d: "oneOf" in d):
             continue
         if "member_rules" in flags and _REGEX_TOO_LONG not in str(refusal):
