@@ -283,8 +283,6 @@ def _language_acceptor(compiled):
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         return lambda x: rx.fullmatch(x) is not None
-    if compiled.path == "network":
-        return lambda x: compiled.network.accepts(x.encode("utf-8"))
     if compiled.path == "engine":
         import dataclasses
 
@@ -532,9 +530,9 @@ def compare_report(results: list[dict], args, elapsed: float) -> None:
     capped = sum(1 for r in passing if r.get("depth_capped"))
     falls = sum(1 for r in passing if r.get("fallback"))
     print(f"\ntokenguide passing schemas by path: regex {paths['regex']} ({capped} of them depth-capped: the "
-          f"engine path refused them), engine {paths['engine']}, grammar {paths['grammar']}, network {paths['network']}"
+          f"engine path refused them), engine {paths['engine']}, grammar {paths['grammar']}"
           + (f" ({falls} of them fell back from the regex path when the guide was built)" if first_mask else ""))
-    for path in ("regex", "engine", "grammar", "network"):
+    for path in ("regex", "engine", "grammar"):
         c = Counter(r["status"] for r in tg if r.get("path") == path)
         print(f"tokenguide on the {path} path: pass {c['pass']}, wrong {c['wrong']}, unsupported {c['unsupported']}, "
               f"timeout {c['timeout']}; first mask of passing schemas p50 | p90 | max: "

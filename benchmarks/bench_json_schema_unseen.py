@@ -588,7 +588,7 @@ def report(results: list[dict], args: argparse.Namespace, elapsed: float) -> Non
         print(f"- {r['status']}: {r['name']}: {r.get('reason', '')}")
     tg = [r["tokenguide"] for r in judged]
     paths = Counter(t.get("path") for t in tg if t["status"] in ("pass", "depth-capped ok"))
-    print(f"\ntokenguide passing by path: regex {paths['regex']}, grammar {paths['grammar']}, network {paths['network']}")
+    print(f"\ntokenguide passing by path: regex {paths['regex']}, grammar {paths['grammar']}, engine {paths['engine']}")
     times = sorted(t["compile_time"] for t in tg if "compile_time" in t)
     if times:
         print(f"tokenguide compile time: p50 {statistics.median(times) * 1000:.0f} ms, "

@@ -111,7 +111,7 @@ class TokenguideWalk(Tokenguide):
         return Guide.from_grammar(_grammar_text("json") if kind == "json" else text, self.vocab)
 
     def note(self, guide) -> str:
-        """The path tokenguide chose (regex, grammar, network), "" elsewhere."""
+        """The path tokenguide chose (regex, engine, grammar), "" elsewhere."""
         compiled = getattr(guide, "compiled", None)
         return getattr(compiled, "path", "") or ""
 
@@ -152,7 +152,7 @@ class TokenguideEngineWalk(TokenguideWalk):
         return Guide(self.engine.from_lark(_grammar_text("json") if kind == "json" else text, self.vocab))
 
     def note(self, guide) -> str:
-        """The path tokenguide chose (regex, grammar, network), "" elsewhere."""
+        """The path tokenguide chose (regex, engine, grammar), "" elsewhere."""
         return ""
 
 

@@ -17,7 +17,7 @@ import lark.lexer
 
 class CompiledReader:
     """A CompiledSchema read through the parser's interface: `parse(text)` raises LarkError
-    where the compiled schema (its engine recogniser, regex or network) does not accept `text`."""
+    where the compiled schema (its engine recogniser or regex) does not accept `text`."""
 
     def __init__(self, compiled: Any):
         self.compiled = compiled
@@ -57,13 +57,11 @@ def grammar_acceptor(grammar: str) -> Callable[[str], bool]:
 
 def acceptor(compiled: Any) -> Callable[[str], bool]:
     """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar
-    path, the network itself on the network path, the engine's recogniser on the engine path; and, when the compile left uniqueItems to check
+    path, the engine's recogniser on the engine path; and, when the compile left uniqueItems to check
     on the values, that check."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         base = lambda text: rx.fullmatch(text) is not None  # noqa: E731
-    elif compiled.path == "network":
-        base = lambda text: compiled.network.accepts(text.encode("utf-8"))  # noqa: E731
     elif compiled.path == "engine":
         base = dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
     else:

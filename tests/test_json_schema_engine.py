@@ -1,9 +1,9 @@
 """The engine path (compile_json_schema(path="engine"): json_schema.engine_grammar, guides.grammar.GrammarGuide).
 
-Oracles: the network path and Lark's LALR parser of the grammar path (each where it takes the
-schema) and the regex path for the language, on the schemas of the network and grammar tests and
-random or deep documents; `jsonschema` for validity (no invalid instance accepted); for masks,
-every token read byte by byte through the engine on its own, and the network guide's masks.
+Oracles: Lark's LALR parser of the grammar path (where it takes the schema) and the regex path
+for the language, on the schemas of the grammar tests and recursive ones, random or deep
+documents; `jsonschema` for validity (no invalid instance accepted); for masks, every token read
+byte by byte through the engine on its own.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import test_json_schema_lookahead_holes as holes_tests  # noqa: E402
 from grammar_oracle import acceptor  # noqa: E402
 from random_json import random_values  # noqa: E402
 from test_json_schema_grammar import DIFF_SCHEMAS, DIFF_VALUES, TREE, deep_tree  # noqa: E402
-from test_json_schema_network import RECURSIVE  # noqa: E402
 
 from tokenguide.guides.grammar import GrammarGuide  # noqa: E402
 from tokenguide.errors import ArgumentError, InvalidTokenError, UnsupportedSchemaError  # noqa: E402
@@ -42,7 +41,18 @@ def _validator(schema):
     return jsonschema.validators.validator_for(schema)(schema)
 
 
-#: every schema of the network and grammar tests, by name
+#: recursive schemas and free-form values (the grammar path's first cases)
+RECURSIVE = [
+    TREE,
+    {"$defs": {"v": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/v"}},
+                               {"type": "object", "additionalProperties": {"$ref": "#/$defs/v"}}]}},
+     "$ref": "#/$defs/v"},
+    {"type": "object", "properties": {"name": {"type": "string", "maxLength": 4}, "meta": {}}, "required": ["name"]},
+    {"type": "array", "items": {"type": "object", "properties": {"k": {"enum": ["a", "b"]}, "rest": True},
+                                "additionalProperties": False}},
+]
+
+#: every schema of the grammar tests and the recursive ones, by name
 SCHEMAS = {
     **{f"diff{i}": s for i, s in enumerate(DIFF_SCHEMAS)},
     **{f"recursive{i}": s for i, s in enumerate(RECURSIVE)},
@@ -69,7 +79,7 @@ def _documents(seed: int) -> list:
 def _paths(schema) -> dict:
     """The other paths that take `schema`: name -> text acceptor."""
     out = {}
-    for path in ("network", "grammar"):
+    for path in ("grammar",):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -80,12 +90,12 @@ def _paths(schema) -> dict:
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
-def test_engine_language_equals_the_network_and_grammar_paths(name):
+def test_engine_language_equals_the_grammar_path(name):
     schema = SCHEMAS[name]
     engine = compile_json_schema(schema, path="engine")
     assert engine.path == "engine" and engine.engine is not None
     others = _paths(schema)
-    assert others, "the network or grammar path takes every schema of their tests"
+    assert others, "the grammar path takes every schema of its tests"
     validator = _validator(schema)
     docs = _documents(len(name))
     if name == "wide_event":
@@ -177,14 +187,13 @@ MASK_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(MASK_CASES)))
-def test_engine_masks_are_each_tokens_own_walk_and_the_network_guides(case, gpt2_vocabulary):
+def test_engine_masks_are_each_tokens_own_walk(case, gpt2_vocabulary):
     from tokenguide.guides.stateful import Guide
 
     schema, doc = MASK_CASES[case]
     vocab = gpt2_vocabulary
     engine = Guide.from_json_schema(schema, vocab, path="engine")
     assert isinstance(engine.source, GrammarGuide)
-    network = Guide.from_json_schema(schema, vocab, path="network")
     inner = engine.source
     rnd = random.Random(case)
     every = range(vocab.vocab_size)
@@ -192,7 +201,6 @@ def test_engine_masks_are_each_tokens_own_walk_and_the_network_guides(case, gpt2
     ids = _tokens_of(vocab, text)
     for step, token in enumerate(ids + [vocab.eos_token_id]):
         mask = engine.mask_bytes()
-        assert mask == network.mask_bytes(), step  # the same language, the same vocabulary: the same masks
         state = engine.get_state()
         sample = every if step in (0, 3) else rnd.sample(every, 3000)
         for t in sample:
@@ -203,7 +211,6 @@ def test_engine_masks_are_each_tokens_own_walk_and_the_network_guides(case, gpt2
         assert bool(mask[token >> 3] >> (token & 7) & 1)
         if token != vocab.eos_token_id:
             engine.advance(token, return_tokens=False)
-            network.advance(token, return_tokens=False)
     assert engine.is_finished() or engine.get_state().can_end()
 
 
@@ -242,3 +249,9 @@ def test_engine_guide_with_unique_items_checked_on_the_values(gpt2_vocabulary):
     with pytest.raises(InvalidTokenError):
         for token in dup:
             guide.advance(token, return_tokens=False)
+
+
+def test_the_network_path_is_replaced_by_the_engine():
+    """path='network' (its own byte-automaton network, guide and token trie) is gone: a clear error names the engine."""
+    with pytest.raises(ArgumentError, match="path='engine'"):
+        compile_json_schema({"type": "integer"}, path="network")

@@ -102,10 +102,9 @@ def test_anyof_of_objects_in_items_is_exact_on_the_grammar_path():
     assert compiled.path == "grammar" and not compiled.depth_capped
     assert auto.path == "engine" and not auto.depth_capped
     lark_accepts, engine_accepts = acceptor(compiled), acceptor(auto)
-    network_accepts = acceptor(compile_json_schema(SP343_LIKE, path="network"))
 
     def accepts(text):
-        assert lark_accepts(text) == engine_accepts(text) == network_accepts(text), text
+        assert lark_accepts(text) == engine_accepts(text), text
         return lark_accepts(text)
     leaves = LEAVES + ["A", "B", "abc"]
     items = _instances(7, 400, leaves, "abcdefjv") + [

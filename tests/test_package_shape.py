@@ -19,10 +19,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("errors",),  # every public error
     ("arguments",),  # argument checks shared by the public entry points
     ("display",),  # token display for the CLI and the web app (plain functions over bytes)
-    ("regex",),  # regex text -> byte automata (re semantics, ECMA-262 syntax, networks)
+    ("regex",),  # regex text -> byte automata (re semantics, ECMA-262 syntax)
     ("vocabulary",),  # Hugging Face files -> token bytes, EOS, the Tokenizer adapter
     ("ir",),  # lexemes (regex trees over code-point sets) and the grammar IR
-    ("json_schema",),  # JSON Schema -> regex text, Lark grammar or rule network
+    ("json_schema",),  # JSON Schema -> regex text, engine grammar (or Lark grammar on request)
     ("grammars",),  # bundled Lark grammars and the Lark reader into the IR (%json bodies via json_schema)
     ("index",),  # token trie, regex Index / LazyIndex, the .outlines format
     ("engine",),  # the Earley matcher over the IR and its masks

@@ -191,11 +191,6 @@ class Guide:
             from .grammar import GrammarGuide
 
             guide = cls(GrammarGuide(compiled.engine, vocabulary), max_rollback)
-        elif compiled.path == "network":
-            from ..vocabulary import as_tokenizer
-            from .network import NetworkGuide
-
-            guide = cls(NetworkGuide(compiled.network, as_tokenizer(vocabulary)), max_rollback)
         else:
             from ..vocabulary import as_tokenizer
             from .cfg import FastCFGGuide

@@ -10,7 +10,7 @@ where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
 inside its items), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
 together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
-`member_rules` (wide objects as left-linear rules), `rule_network` (the network path), `engine_grammar`
+`member_rules` (wide objects as left-linear rules), `engine_grammar`
 (the engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide).
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
@@ -174,7 +174,6 @@ from .numbers import int_range_regex
 from .text import MAX_REGEX_CHARS, is_atom_like
 from .text_counts import distinct_values_at_least
 from .json_values import parse_document
-from .rule_network import network_from_placeholders
 from .value_checks import ValueChecks, find_violation
 from ..regex.lazy import lazy_regex
 
@@ -272,9 +271,9 @@ def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
 
 @dataclass(frozen=True)
 class CompiledSchema:
-    """What `compile_json_schema` chose: `path` is "regex", "grammar", "network" or "engine", `reason` says
-    why, and `regex` (Python re, fullmatch), `grammar` (Lark LALR, for CFGGuide) or `network` (a
-    regex.network.RuleNetwork, for NetworkGuide) holds the result.
+    """What `compile_json_schema` chose: `path` is "regex", "grammar" or "engine", `reason` says
+    why, and `regex` (Python re, fullmatch), `grammar` (Lark LALR text, on request only) or `engine`
+    (an ir.grammar.Grammar, for guides.grammar.GrammarGuide) holds the result.
     `depth_capped`: the regex rejects valid instances nested deeper than its limits."""
 
     path: str
@@ -282,8 +281,6 @@ class CompiledSchema:
     regex: str | None = None
     grammar: str | None = None
     depth_capped: bool = False
-    #: the network path's automata (a regex.network.RuleNetwork), where `path` is "network"
-    network: Any = None
     #: the engine path's grammar (an ir.grammar.Grammar, for guides.grammar.GrammarGuide), where `path` is "engine"
     engine: Any = None
     #: arrays whose distinct items and strings whose regex syntax the regex/grammar leaves out, to
@@ -295,8 +292,6 @@ class CompiledSchema:
         re.fullmatch or the grammar with Lark, and the uniqueItems and regex checks on its values)?"""
         if self.path == "regex":
             ok = re.fullmatch(self.regex, text) is not None
-        elif self.path == "network":
-            ok = self.network.accepts(text.encode("utf-8"))
         elif self.path == "engine":
             ok = _engine_recogniser(self).accepts_bytes(text.encode("utf-8"))
         else:
@@ -339,7 +334,7 @@ def compile_json_schema(
     whitespace_pattern: str | None = None,
     max_recursion_depth: int = 3,
     *,
-    path: Literal["auto", "regex", "grammar", "network", "engine"] = "auto",
+    path: Literal["auto", "regex", "grammar", "engine"] = "auto",
     lenient: bool = False,
     property_order: Literal["schema", "any"] = "schema",
     value_checks: bool = True,
@@ -438,9 +433,11 @@ def _compile(
     Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
-    if path not in ("auto", "regex", "grammar", "network", "engine"):
-        raise ArgumentError("compile_json_schema: path must be 'auto', 'regex', 'grammar', 'network' or 'engine', "
-                            f"got {path!r}")
+    if path == "network":
+        raise ArgumentError("compile_json_schema: path='network' was replaced by the grammar engine: pass "
+                            "path='engine' (the same rules, run by one Earley recogniser)")
+    if path not in ("auto", "regex", "grammar", "engine"):
+        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex', 'grammar' or 'engine', got {path!r}")
     max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("compile_json_schema", "lenient", lenient)
     order = check_property_order("compile_json_schema", property_order)
@@ -451,13 +448,9 @@ def _compile(
         return CompiledSchema("regex", "requested" + ("; " + _cap(max_recursion_depth, free, recursive) if capped else ""),
                               regex=regex, depth_capped=capped)
     if path == "grammar":
-        return _grammar_schema("requested", _lark_grammar(schema, whitespace_pattern, lenient, order)[0])
+        return CompiledSchema("grammar", "requested", grammar=_lark_grammar(schema, whitespace_pattern, lenient, order)[0])
     if path == "engine":
         return CompiledSchema("engine", "requested", engine=_engine(schema, whitespace_pattern, lenient, order))
-    if path == "network":
-        network = _network(schema, whitespace_pattern, lenient, order)
-        network.why = "network path (requested)"
-        return _grammar_schema("requested", network)
     recursion, empty, first = _recursion_or_empty(schema, lenient, whitespace_pattern, order)
     if empty is not None:  # proved on the grammar path, whose recursion is not cut off: no retry
         whitespace_regex(whitespace_pattern)  # (an invalid pattern is still reported as such)
@@ -598,7 +591,7 @@ def _recursion_or_empty(schema: Any, lenient: bool, whitespace_pattern: str | No
                         order: str = "schema") -> tuple[str | None, UnsupportedSchemaError | None, list]:
     """`_recursion`; the "accepts no value" error when its grammar-mode emission found the
     schema empty (exact there: recursive $refs are rules, not unrolled to a limit); and a list
-    holding that emission, for `_grammar` to take as its first (its outcome, or the error it
+    holding that emission, for `_auto_engine` to take as its first (its outcome, or the error it
     raised), when `whitespace_pattern` is one the grammar path takes (else emitted with "": [])."""
     if not _has_ref(schema):
         return None, None, []
@@ -622,39 +615,6 @@ def _has_ref(node: Any) -> bool:
     if isinstance(node, list):
         return any(_has_ref(v) for v in node)
     return False
-
-
-@dataclass(frozen=True)
-class EngineChoice:
-    """What "auto"'s grammar path made for the engine: the ir.grammar.Grammar, and why it was taken."""
-
-    grammar: Any
-    why: str
-
-
-def _grammar_schema(reason: str, made: Any) -> CompiledSchema:
-    """The CompiledSchema of what `_grammar` made: Lark text, an EngineChoice (engine path) or a
-    RuleNetwork (network path)."""
-    if isinstance(made, str):
-        return CompiledSchema("grammar", reason, grammar=made)
-    if isinstance(made, EngineChoice):
-        return CompiledSchema("engine", f"{reason}; {made.why}", engine=made.grammar)
-    return CompiledSchema("network", f"{reason}; {made.why}", network=made)
-
-
-def _grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
-             first: list | None = None) -> tuple[Any, Any]:
-    """"auto"'s grammar path: `_lark_grammar` with the engine path (the same rules run by the
-    engine, json_schema.engine_grammar: no lexer and no LALR table to refuse them), else the
-    network path (json_schema.rule_network), tried on the emission whose first Lark grammar is
-    refused. (Where every emission is refused, those paths' own emissions, the same ones, would
-    be too.) Returns (Lark text, EngineChoice or RuleNetwork, the emission's sink)."""
-    return _lark_grammar(schema, whitespace_pattern, lenient, order, first, network=True)
-
-
-def _network(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
-    """The network path: the grammar-mode emission as a RuleNetwork (json_schema.rule_network)."""
-    return _from_emission(schema, whitespace_pattern, lenient, order, network_from_placeholders)
 
 
 def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
@@ -716,12 +676,10 @@ def _from_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, o
 
 
 def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
-                  first: list | None = None, network: bool = False) -> tuple[Any, Any]:
+                  first: list | None = None) -> tuple[Any, Any]:
     """The grammar path: Lark grammar text, checked to mean exactly what it says. `first`: a
     list holding its first emission made already (`_recursion_or_empty`) or the error that
-    emission raised, taken out (used once: the grammar writer adds to its sink). With
-    `network`, a RuleNetwork of the same emission where its first grammar is refused, before
-    the retries (which emit the schema again, each: gitlab-ci took 149 s to be refused)."""
+    emission raised, taken out (used once: the grammar writer adds to its sink)."""
     from .grammar import grammar_from_placeholders
 
     made = first.pop() if first else None
@@ -758,23 +716,6 @@ def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, or
     try:
         return grammar_from_placeholders(root, sink), sink
     except UnsupportedSchemaError as first:
-        if network:
-            # the same rules run by the engine (an Earley recogniser: no LALR table, no lexer
-            # choosing between terminals), else as a network of byte automata
-            from .engine_grammar import grammar_from_emission
-
-            try:
-                return EngineChoice(grammar_from_emission(root, sink),
-                                    f"engine path (the Lark grammar was refused: {first})"), sink
-            except UnsupportedSchemaError:
-                pass
-            try:
-                rules = network_from_placeholders(root, sink)
-            except UnsupportedSchemaError:
-                pass
-            else:
-                rules.why = f"network path (the Lark grammar was refused: {first})"
-                return rules, sink
         # wide objects as right-linear rules: alternatives of objects sharing their first
         # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
         # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
