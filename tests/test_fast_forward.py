@@ -4,7 +4,7 @@ JSON documents valid against a schema are encoded by the Hugging Face tokenizer 
 Llama 3, Qwen3, Gemma 3, and Llama 2 after a newline, its dummy prefix in place); the guide
 follows those canonical tokens, and wherever it offers fast-forward tokens they must be exactly
 the tokenizer's next tokens. Forced bytes are checked against the documents' own text, on the
-regex path and the grammar path, with the default whitespace and with none.
+regex path and the engine path, with the default whitespace and with none.
 """
 
 from __future__ import annotations
@@ -111,11 +111,11 @@ def follow(guide, ff, ids, text: bytes):
     return forwarded, len(ids)
 
 
-@pytest.mark.parametrize("schema,docs", [(FLAT, FLAT_DOCS), (TREE, TREE_DOCS)], ids=["regex-path", "grammar-path"])
+@pytest.mark.parametrize("schema,docs", [(FLAT, FLAT_DOCS), (TREE, TREE_DOCS)], ids=["regex-path", "engine-path"])
 @pytest.mark.parametrize("whitespace", [None, ""], ids=["default-ws", "compact"])
 def test_forced_tokens_are_the_tokenizers_own(tokenizer, schema, docs, whitespace):
     name, hf, adapted, ff = tokenizer
-    assert compile_json_schema(schema).path == ("regex" if schema is FLAT else "grammar")
+    assert compile_json_schema(schema).path == ("regex" if schema is FLAT else "engine")
     template = Guide.from_json_schema(schema, adapted, whitespace_pattern=whitespace)
     forwarded = total = 0
     for doc in docs:
