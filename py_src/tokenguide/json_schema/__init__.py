@@ -549,8 +549,9 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
                       order: str = "schema", right_linear: bool = False, unions: bool = False,
                       member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False,
-                      conditionals: bool = False, open_objects: bool = False):
-    """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
+                      conditionals: bool = False, open_objects: bool = False, engine: bool = False):
+    """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser);
+    `engine`: for the engine path (long counted strings as one lexeme, not Lark's blocks)."""
     from .grammar import GrammarSink, schema_uses_placeholders
 
     ws = whitespace_regex(whitespace_pattern)
@@ -563,7 +564,7 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
     sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives, conditionals,
-                       open_objects)
+                       open_objects, engine)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -599,7 +600,8 @@ def _recursion_or_empty(schema: Any, lenient: bool, whitespace_pattern: str | No
     norm = Normalizer(schema, 1, lenient, grammar=True)
     empty = None
     try:
-        first: Any = _grammar_emission(schema, whitespace_pattern if reusable else "", lenient, norm, order)
+        first: Any = _grammar_emission(schema, whitespace_pattern if reusable else "", lenient, norm, order,
+                                       engine=True)
     except EmptySchemaError as exc:
         empty = exc if exc.cut is None else None  # (cut: an enum check's unrolling, not a proof)
         first = exc
@@ -661,7 +663,8 @@ def _from_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, o
         if "member_rules" in flags and _REGEX_TOO_LONG not in str(refusal):
             continue
         try:
-            root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags)
+            root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, engine=True,
+                                                 **flags)
             built = build(root, sink)
         except EmptySchemaError:
             raise

@@ -67,8 +67,9 @@ class GrammarSink:
 
     def __init__(self, ws: str, right_linear: bool = False, unions: bool = False, member_rules: bool = False,
                  value_rules: bool = False, many_alternatives: bool = False, conditionals: bool = False,
-                 open_objects: bool = False) -> None:
+                 open_objects: bool = False, engine: bool = False) -> None:
         self.ws = ws
+        self.engine = engine  # written for the engine path (strings.counted_string: one counted lexeme)
         # oneOf over open objects as branches told apart by their keys (one_of.open_objects_exclusive):
         # a retry, taken when `saw_open_objects` (the branches may not fit where automata do)
         self.open_objects = open_objects

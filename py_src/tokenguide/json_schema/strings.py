@@ -60,9 +60,11 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_
     fewer than K and the quote): rule i, after i blocks, reads another block or the tail that
     ends a string of lo..hi characters. Past the lower bound, unbounded above, the tail is
     `STRING_CHAR*"` (a loop, small). Past MAX_STRING_BLOCKS blocks, a maxLength is counted
-    digit by digit instead (`_digit_string`), after the lo // K blocks every string has."""
+    digit by digit instead (`_digit_string`), after the lo // K blocks every string has. The
+    engine path (`em.sink.engine`) counts any length in one lexeme, as the regex path does:
+    its mask walks count characters (engine.slices)."""
     k = STRING_BLOCK
-    if em.sink is None or max(lo, hi or 0) <= 2 * k:
+    if em.sink is None or em.sink.engine or max(lo, hi or 0) <= 2 * k:
         return '"' + rep(char, lo, hi) + '"'
     block = rep(char, k, k)
     last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)

@@ -1,0 +1,73 @@
+"""Long length-bounded strings on the engine path: one counted lexeme (not the Lark path's blocks
+of 128 characters), its masks equal to each token's own byte walk on GPT-2 (every token) at
+counts around the bounds and past the trie's window, and its language equal to jsonschema's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+jsonschema = pytest.importorskip("jsonschema")
+
+from tokenguide.guides.grammar import GrammarGuide  # noqa: E402
+from tokenguide.json_schema import compile_json_schema  # noqa: E402
+
+SCHEMA = {"type": "object", "properties": {
+    "s": {"type": "string", "minLength": 300, "maxLength": 1000},
+    "p": {"type": "string", "pattern": "^[a-z é]+$", "maxLength": 600},
+    "u": {"type": "string", "minLength": 400}}, "additionalProperties": False}
+PIECES = ["a", "é", "日", "\n", '"', "\\", "\U0001f600", " ", "bc"]
+
+
+def text_of(n: int, seed: int) -> str:
+    """n characters, mostly ASCII, some multi-byte and some written as JSON escapes."""
+    out = []
+    while len(out) < n:
+        out.extend(PIECES[(len(out) * 7 + seed) % len(PIECES)] if (len(out) + seed) % 5 == 0 else "x")
+    return "".join(out[:n])
+
+
+def doc(key: str, n: int, seed: int = 1, plain: bool = False) -> str:
+    text = ("é " * n)[:n] if plain else text_of(n, seed)
+    return json.dumps({key: text}, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.fixture(scope="module")
+def guide(gpt2_vocabulary):
+    compiled = compile_json_schema(SCHEMA, path="engine")
+    assert compiled.path == "engine"
+    grammar = compiled.engine
+    # one lexeme per string value: no rule per block of characters (the Lark path's device)
+    assert len(grammar.rules) < 8, sorted(grammar.rules)
+    return GrammarGuide(grammar, gpt2_vocabulary)
+
+
+def test_language_equals_jsonschema(guide):
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    seen = {True: 0, False: 0}
+    for key, counts, plain in (("s", (0, 127, 128, 129, 256, 299, 300, 301, 640, 999, 1000, 1001, 1130), False),
+                               ("p", (1, 128, 599, 600, 601), True), ("u", (0, 129, 399, 400, 401, 1200), False)):
+        for n in counts:
+            for seed in (0, 3):
+                text = doc(key, n, seed, plain)
+                expected = validator.is_valid(json.loads(text))
+                assert guide.accepts_bytes(text.encode()) == expected, (key, n, seed)
+                seen[expected] += 1
+    assert seen[True] >= 15 and seen[False] >= 12
+
+
+@pytest.mark.parametrize("key,counts,plain", [("s", (0, 128, 299, 300, 640, 999, 1000), False),
+                                              ("p", (0, 127, 590, 599, 600), True), ("u", (5, 399, 400, 700), False)])
+def test_masks_equal_each_tokens_own_walk(guide, gpt2_vocabulary, key, counts, plain):
+    eos = gpt2_vocabulary.eos_token_id
+    for n in counts:
+        prefix = doc(key, n, 2, plain)[:-2].encode()  # inside the string, n characters read
+        state = guide.advance_bytes(guide.initial_state, prefix)
+        assert state is not None, (key, n)
+        allowed = set(guide.allowed_token_ids(state))
+        for t in range(gpt2_vocabulary.vocab_size):
+            if t == eos:
+                continue
+            walked = guide.advance_bytes(state, gpt2_vocabulary.id_to_bytes(t)) is not None
+            assert walked == (t in allowed), (key, n, t, gpt2_vocabulary.id_to_bytes(t))
