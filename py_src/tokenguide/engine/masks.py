@@ -137,7 +137,7 @@ class TrieWalks:
                 if exits:
                     deep.append(m)
             if len(small) > 4 * SMALL_SET:
-                big |= self._ids_bits(small)
+                big |= self.trie.ids_mask(small, len(small))
                 small = []
             merged = (big or None, tuple(small))
             found = (merged, tuple(deep))
@@ -335,7 +335,7 @@ class TrieWalks:
             else:
                 small.extend(part)
         if big or len(small) > SMALL_SET:
-            return big | self._ids_bits(small) if small else big
+            return big | self.trie.ids_mask(small, len(small)) if small else big
         return tuple(small)
 
     def _remember(self, cache: dict, key: Any, value: Any, size: int) -> None:
@@ -553,17 +553,8 @@ class TrieWalks:
     def _bits(self, keys: list[int]) -> Any:
         """The token ids of `keys`: a tuple when there are few (setting them costs less than
         copying a vocabulary-wide int), else an int bit set."""
-        trie = self.trie
-        flat, id_start = trie.flat_ids, trie.id_start
-        if len(keys) <= SMALL_SET:
-            return tuple(t for k in keys for t in flat[id_start[k] : id_start[k + 1]])
-        return self._ids_bits(t for k in keys for t in flat[id_start[k] : id_start[k + 1]])
-
-    def _ids_bits(self, ids: Any) -> int:
-        out = bytearray((self.vocab_size + 7) // 8)
-        for t in ids:
-            out[t >> 3] |= 1 << (t & 7)
-        return int.from_bytes(out, "little")
+        ids = self.trie.key_ids(keys)
+        return tuple(ids) if len(keys) <= SMALL_SET else self.trie.ids_mask(ids, len(keys))
 
 
 _WALKS: list[tuple[Any, TrieWalks]] = []

@@ -4,7 +4,7 @@
 allowed from `state`, as `walker.TrieWalker` does, over an automaton whose rows are made on
 demand (`regex.lazy`): dead branches are skipped and a subtree whose bytes all loop on the state
 it reached is one range. A row's byte masks are made by C-level passes, not per byte.
-`ranges_mask` turns such ranges into the token-id bitmask.
+`TokenTrie.ranges_mask` turns such ranges into the token-id bitmask.
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ from typing import Any
 
 from .trie import TokenTrie
 
-__all__ = ["LazyTrieWalker", "ranges_mask"]
+__all__ = ["LazyTrieWalker"]
 
 _BITS = bytes.maketrans(b"\x00\x01", b"01")
 _ALL_BYTES = (1 << 256) - 1
-#: a key range holding at least this many ids is taken through the trie's block masks
-_WIDE_RANGE = 1024
 #: kept segments (ranges in all) and segment masks (bytes in all) per walker; past them, start again
 MAX_SEGMENT_RANGES = 2_000_000
 MAX_SEGMENT_MASK_BYTES = 64 << 20
@@ -118,7 +116,6 @@ class LazyTrieWalker:
         segment met from a second start state keeps its mask, united with the others; the rest
         are set together."""
         trie = self.trie
-        id_start = trie.id_start
         masks = self._masks
         found = 0
         small_lo: list[int] = []
@@ -130,9 +127,9 @@ class LazyTrieWalker:
                 found |= m[1]
                 continue
             los, his = seg[0], seg[1]
-            if m is not None and sum(map(id_start.__getitem__, his)) - sum(map(id_start.__getitem__, los)) >= SEGMENT_MASK_IDS:
+            if m is not None and trie.count_ids(los, his) >= SEGMENT_MASK_IDS:
                 # a segment met again (from another start state) keeps its own mask
-                m = ranges_mask(trie, los, his)
+                m = trie.ranges_mask(los, his)
                 masks[key] = (seg, m)
                 self._mask_bytes += len(trie.position) // 8
                 found |= m
@@ -144,7 +141,7 @@ class LazyTrieWalker:
         if self._mask_bytes > MAX_SEGMENT_MASK_BYTES:
             masks.clear()
             self._mask_bytes = 0
-        return found | ranges_mask(trie, small_lo, small_hi) if small_lo else found
+        return found | trie.ranges_mask(small_lo, small_hi) if small_lo else found
 
     def _subtree(self, i: int, ns: int) -> tuple[array, array, array]:
         """The ranges of the subtree of node `i` (at depth 1), reached in state `ns`."""
@@ -204,74 +201,3 @@ class LazyTrieWalker:
                 last_next = ns
             last_hi = hi
         return los, his, nexts
-
-
-def ranges_mask(trie: TokenTrie, los, his) -> int:
-    """The token ids of the key ranges los[i]..his[i]-1 as a bitmask integer (bit t: token t).
-
-    Adjacent ranges are merged; when they hold more than half the ids, the ranges between them
-    are set instead and the result complemented. Wide ranges come from the trie's block masks
-    (`TokenTrie.range_mask`), the ids of narrow ones are set one by one: one byte per token id
-    when there are many (packed at the end by one C-level pass), else bits of a packed bitmap."""
-    id_start = trie.id_start
-    merged_lo: list[int] = []
-    merged_hi: list[int] = []
-    last = -1
-    for lo, hi in zip(los, his):
-        if lo == last:
-            merged_hi[-1] = hi
-        else:
-            merged_lo.append(lo)
-            merged_hi.append(hi)
-        last = hi
-    count = sum(map(id_start.__getitem__, merged_hi)) - sum(map(id_start.__getitem__, merged_lo))
-    total = len(trie.flat_ids)
-    invert = 2 * count > total
-    if invert:  # the gaps between the ranges, within the ordinary tokens
-        gaps_lo = [0] + merged_hi
-        gaps_hi = merged_lo + [trie.num_keys]
-        merged_lo, merged_hi = gaps_lo, gaps_hi
-        count = total - count
-    mask = _ids_mask(trie, merged_lo, merged_hi, count)
-    return _ordinary(trie) ^ mask if invert else mask
-
-
-def _ids_mask(trie: TokenTrie, los: list[int], his: list[int], count: int) -> int:
-    flat, id_start = trie.flat_ids, trie.id_start
-    size = len(trie.position)
-    wide = 0
-    if count * 16 > size:
-        flags = bytearray(size)  # one byte per token id
-        for lo, hi in zip(los, his):
-            a = id_start[lo]
-            b = id_start[hi]
-            if b - a >= _WIDE_RANGE:
-                wide |= trie.range_mask(lo, hi)
-            elif a < b:
-                for t in flat[a:b]:
-                    flags[t] = 1
-        return int(flags[::-1].translate(_BITS), 2) | wide
-    bitmap = bytearray((size + 7) // 8)
-    for lo, hi in zip(los, his):
-        a = id_start[lo]
-        b = id_start[hi]
-        if b - a >= _WIDE_RANGE:
-            wide |= trie.range_mask(lo, hi)
-        elif a < b:
-            for t in flat[a:b]:
-                bitmap[t >> 3] |= 1 << (t & 7)
-    return int.from_bytes(bitmap, "little") | wide
-
-
-_ORDINARY: list[tuple[TokenTrie, int]] = []
-
-
-def _ordinary(trie: TokenTrie) -> int:
-    """The mask of every token id of the trie, kept for the last few tries."""
-    for known, mask in _ORDINARY:
-        if known is trie:
-            return mask
-    mask = trie.range_mask(0, trie.num_keys)
-    _ORDINARY.insert(0, (trie, mask))
-    del _ORDINARY[4:]
-    return mask

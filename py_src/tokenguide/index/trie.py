@@ -11,7 +11,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from itertools import chain
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..vocabulary import require_vocabulary
 
@@ -174,10 +174,38 @@ class TokenTrie:
             by_id.update(dict.fromkeys(seg, ns))
         return tokens, array("I", map(by_id.__getitem__, tokens))
 
+    def key_ids(self, keys) -> Iterator[int]:
+        """The token ids of the keys `keys` (key numbers), key by key, each key's ascending."""
+        flat = self.flat_ids
+        if self.one_id_per_key:
+            return map(flat.__getitem__, keys)
+        id_start = self.id_start
+        return chain.from_iterable(flat[id_start[k] : id_start[k + 1]] for k in keys)
+
+    def ids_mask(self, ids: Iterable[int], count: int) -> int:
+        """The token ids `ids` as a bitmask integer (bit t set = token t); `count`, about how many
+        there are, only picks the way: a few are shifted in, many (over 1/16 of the vocabulary) set
+        one byte per id and packed by one C-level pass, the rest set as bits of a packed bitmap."""
+        if count <= 8:
+            mask = 0
+            for t in ids:
+                mask |= 1 << t
+            return mask
+        size = len(self.position)
+        if count * 16 > size:
+            flags = bytearray(size)
+            for t in ids:
+                flags[t] = 1
+            return int(flags[::-1].translate(_BITS), 2)
+        bitmap = bytearray((size + 7) // 8)
+        for t in ids:
+            bitmap[t >> 3] |= 1 << (t & 7)
+        return int.from_bytes(bitmap, "little")
+
     def range_mask(self, lo: int, hi: int) -> int:
         """The token ids of keys lo..hi-1 as a bitmask integer (bit t set = token t).
 
-        Whole blocks come from prefix masks (one XOR), the ragged ends from a small bitmap. Blocks
+        Whole blocks come from prefix masks (one XOR), the ragged ends from `ids_mask`. Blocks
         hold about 256 ids each, and a key with more ids than that is a block of its own, so a
         range costs a few C-level operations on vocab_size bits plus at most ~512 ids in Python.
         """
@@ -188,20 +216,51 @@ class TokenTrie:
             return self._keys_mask(lo, hi)
         return prefix[last] ^ prefix[first] | self._keys_mask(lo, bounds[first]) | self._keys_mask(bounds[last], hi)
 
+    def ranges_mask(self, los, his) -> int:
+        """The token ids of the ascending, disjoint key ranges los[i]..his[i]-1 as a bitmask integer.
+
+        Adjacent ranges are merged; when they hold more than half the ids, the ranges between them
+        are set instead and the result complemented. Ranges of at least 1024 ids come from the
+        block masks (`range_mask`), the ids of the others from `ids_mask`."""
+        id_start = self.id_start
+        merged_lo: list[int] = []
+        merged_hi: list[int] = []
+        last = -1
+        for lo, hi in zip(los, his):
+            if lo == last:
+                merged_hi[-1] = hi
+            else:
+                merged_lo.append(lo)
+                merged_hi.append(hi)
+            last = hi
+        count = sum(map(id_start.__getitem__, merged_hi)) - sum(map(id_start.__getitem__, merged_lo))
+        total = len(self.flat_ids)
+        invert = 2 * count > total
+        if invert:  # the gaps between the ranges, within the ordinary tokens
+            merged_lo, merged_hi = [0] + merged_hi, merged_lo + [self.num_keys]
+            count = total - count
+        flat = self.flat_ids
+        wide = 0
+        narrow = []
+        for lo, hi in zip(merged_lo, merged_hi):
+            a = id_start[lo]
+            b = id_start[hi]
+            if b - a >= _WIDE_RANGE:
+                wide |= self.range_mask(lo, hi)
+                count -= b - a
+            elif a < b:
+                narrow.append(flat[a:b])
+        mask = self.ids_mask(chain.from_iterable(narrow), count) | wide
+        return self._prefix_masks()[1][-1] ^ mask if invert else mask
+
     def _keys_mask(self, lo: int, hi: int) -> int:
-        ids = self.flat_ids[self.id_start[lo] : self.id_start[hi]] if lo < hi else ()
-        if len(ids) <= 8:
-            mask = 0
-            for t in ids:
-                mask |= 1 << t
-            return mask
-        bitmap = bytearray((len(self.position) + 7) // 8)
-        for t in ids:
-            bitmap[t >> 3] |= 1 << (t & 7)
-        return int.from_bytes(bitmap, "little")
+        a = self.id_start[lo]
+        b = self.id_start[hi] if lo < hi else a
+        return self.ids_mask(self.flat_ids[a:b], b - a) if a < b else 0
 
     def _prefix_masks(self) -> tuple[list[int], list[int]]:
-        """(block boundaries as key numbers, prefix[j] = ids of keys below boundary j), built once."""
+        """(block boundaries as key numbers, prefix[j] = the ids of the keys below boundary j),
+        built once: prefix[-1] holds every id of the trie."""
         if self._prefix is None:
             bounds = [0]
             id_start = self.id_start
@@ -226,6 +285,8 @@ class TokenTrie:
 
 
 _BLOCK = 256  # token ids per prefix-mask block
+_WIDE_RANGE = 1024  # a key range holding at least this many ids is taken through the block masks
+_BITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
 class PreparedVocabulary:
