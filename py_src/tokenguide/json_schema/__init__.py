@@ -187,6 +187,10 @@ _ALTERNATIVES_LIMITS = re.compile("expand into more than|alternatives once Lark"
 _REGEX_TOO_LONG = "characters long"  # emit.Emitter.value's refusal of a text past MAX_REGEX_CHARS
 # every object's optional members as right-linear rules (the retry for wide and large objects)
 _RIGHT_LINEAR_MEMBERS = {"member_rules": True, "right_linear": True}
+#: the engine path's emission, written once: object unions and ifs on members' values as member
+#: chains, oneOf over open objects told apart by their keys, long counted strings as one lexeme
+#: (the Earley engine takes any context-free grammar: no table size or conflict to avoid)
+ENGINE_EMISSION = {"conditionals": True, "open_objects": True, "engine": True}
 
 
 def load_schema(schema: Any) -> dict | bool:
@@ -601,7 +605,7 @@ def _recursion_or_empty(schema: Any, lenient: bool, whitespace_pattern: str | No
     empty = None
     try:
         first: Any = _grammar_emission(schema, whitespace_pattern if reusable else "", lenient, norm, order,
-                                       engine=True)
+                                       **ENGINE_EMISSION)
     except EmptySchemaError as exc:
         empty = exc if exc.cut is None else None  # (cut: an enum check's unrolling, not a proof)
         first = exc
@@ -619,63 +623,33 @@ def _has_ref(node: Any) -> bool:
     return False
 
 
-def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
-    """The engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide
-    (json_schema.engine_grammar)."""
-    from .engine_grammar import grammar_from_emission
-
-    return _from_emission(schema, whitespace_pattern, lenient, order, grammar_from_emission)
-
-
 def _auto_engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str,
                  first: list | None = None) -> Any:
-    """"auto"'s engine path: `_engine`, from the grammar-mode emission made already
-    (`_recursion_or_empty`'s `first`, used once) where that emission was made without refusal."""
+    """"auto"'s engine path: `_engine`, from the engine emission made already
+    (`_recursion_or_empty`'s `first`, used once) where there is one."""
+    made = first.pop() if first else None
+    if made is None:
+        return _engine(schema, whitespace_pattern, lenient, order)
+    if isinstance(made, UnsupportedSchemaError):
+        raise made
+    return _engine_grammar(*made)
+
+
+def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
+    """The engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide
+    (json_schema.engine_grammar), one emission with the engine's choices (ENGINE_EMISSION)."""
+    return _engine_grammar(*_grammar_emission(schema, whitespace_pattern, lenient, order=order, **ENGINE_EMISSION))
+
+
+def _engine_grammar(root: str, sink: Any, norm: Any) -> Any:
+    """The Grammar of one engine emission (warning once of the keywords it ignored)."""
     from .engine_grammar import grammar_from_emission
 
-    made = first.pop() if first else None
-    if made is not None and not isinstance(made, UnsupportedSchemaError):
-        root, sink, norm = made
-        try:
-            built = grammar_from_emission(root, sink)
-        except UnsupportedSchemaError:
-            pass  # (the emission with oneOf over open objects told apart by their keys may do)
-        else:
-            if norm.ignored:
-                listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-                warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=4)
-            return built
-    return _engine(schema, whitespace_pattern, lenient, order)
-
-
-def _from_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str, build: Any) -> Any:
-    """`build(root, sink)` of the grammar-mode emission; when the plain emission is refused, with
-    object unions and ifs on members' values as member chains (`conditionals`: woodpecker-ci's
-    steps), then with oneOf over open objects told apart by their keys, and with every object's optional members
-    as rules when an object's text outgrew the regex limit (objects open to undeclared members
-    nested deep: Kubernetes kinds)."""
-    refusal = None
-    for flags in ({}, {"conditionals": True}, {"open_objects": True}, {"member_rules": True}):
-        if "conditionals" in flags and not _mentions(schema, lambda d: "if" in d or "anyOf" in d or "oneOf" in d):
-            continue
-        if "open_objects" in flags and not _mentions(schema, lambda d: "oneOf" in d):
-            continue
-        if "member_rules" in flags and _REGEX_TOO_LONG not in str(refusal):
-            continue
-        try:
-            root, sink, norm = _grammar_emission(schema, whitespace_pattern, lenient, order=order, engine=True,
-                                                 **flags)
-            built = build(root, sink)
-        except EmptySchemaError:
-            raise
-        except UnsupportedSchemaError as exc:
-            refusal = refusal or exc
-            continue
-        if norm.ignored:
-            listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-            warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=5)
-        return built
-    raise refusal
+    built = grammar_from_emission(root, sink)
+    if norm.ignored:
+        listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
+        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=5)
+    return built
 
 
 def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",

@@ -27,6 +27,10 @@ __all__ = ["object_regex"]
 
 
 _INLINE_OPTIONALS = 3  # in grammar mode, more optional members than this become rules of their own
+# on the engine path, an object with optional members whose members' text is longer than this becomes
+# rules (one rule per distinct body): written inline, objects nested in objects repeat their
+# members' text (all-optional members twice) and $ref targets met many times are copied each time
+_INLINE_CHARS = 2_000
 
 
 class _TooBig(Exception):
@@ -211,7 +215,8 @@ def members_chain(sep: str, members: list[str | None], req: list[bool], extra: s
             return None
     items = [(m, r) for m, r in zip(members, req) if m is not None]
     optionals = sum(not r for _, r in items)
-    if sink is not None and optionals > (0 if sink.member_rules else _INLINE_OPTIONALS):
+    if sink is not None and optionals > (0 if sink.member_rules or (sink.engine and sum(len(m) for m, _ in items) > _INLINE_CHARS)
+                                         else _INLINE_OPTIONALS):
         return sink.object_members(sep, items, extra)
     if sink is not None and optionals:
         sink.inline_optionals = True  # a retry with member rules would write this object differently
