@@ -181,6 +181,21 @@ def _ordered(x, order: list[str]):
     return x
 
 
+#: the keys of the `_action` schemas in their declaration order: the output format's order, which
+#: the engine writes for `runs` (the regex path writes the oneOf's objects under the `if`'s
+#: lookaheads in the order of their skeleton, as json_key_order models it)
+ACTION_ORDER = ["name", "outputs", "runs", "using", "main", "steps", "image", "o", "p", "value", "description"]
+
+
+def _keys(x) -> set:
+    """Every key of every object in `x`."""
+    if isinstance(x, dict):
+        return set(x).union(*(_keys(v) for v in x.values()))
+    if isinstance(x, list):
+        return set().union(*(_keys(v) for v in x))
+    return set()
+
+
 NOT_DEEP = {"a": {"type": "object", "properties": {"a": {}, "b": {"type": "array", "maxItems": 0}}, "required": ["b"]}}
 
 UV = {"type": "object", "properties": {"method": {"const": "uv"}}, "required": ["method"]}
@@ -277,7 +292,8 @@ def test_negation_is_exact(monkeypatch, name, path, way):
     order = KeyOrder(schema)  # as the benchmarks judge: as written, or with keys in the output order
 
     def accepted(x):
-        return any(accepts(json.dumps(y, separators=(",", ":"))) for y in (x, order.reorder(x)))
+        spellings = [x, order.reorder(x)] + ([_ordered(x, ACTION_ORDER)] if _keys(x) <= set(ACTION_ORDER) else [])
+        return any(accepts(json.dumps(y, separators=(",", ":"))) for y in spellings)
 
     wrong = [x for x in instances if validator.is_valid(x) != accepted(x)]
     assert wrong == []

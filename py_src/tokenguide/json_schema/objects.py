@@ -215,8 +215,8 @@ def members_chain(sep: str, members: list[str | None], req: list[bool], extra: s
             return None
     items = [(m, r) for m, r in zip(members, req) if m is not None]
     optionals = sum(not r for _, r in items)
-    if sink is not None and optionals > (0 if sink.member_rules or (sink.engine and sum(len(m) for m, _ in items) > _INLINE_CHARS)
-                                         else _INLINE_OPTIONALS):
+    long = sink is not None and sink.engine and sum(len(m) for m, _ in items) > _INLINE_CHARS
+    if sink is not None and optionals > (0 if sink.member_rules or long else _INLINE_OPTIONALS):
         return sink.object_members(sep, items, extra)
     if sink is not None and optionals:
         sink.inline_optionals = True  # a retry with member rules would write this object differently
