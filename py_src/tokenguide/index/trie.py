@@ -85,7 +85,7 @@ class TokenTrie:
     """Sorted keys (token byte strings, or their byte-class sequences) as a trie in pre-order arrays.
 
     Keys are numbered in sorted order, so every subtree holds a contiguous range of keys.
-    Node i has `labels[i]` (the symbol read to reach it), `depths[i]`, `ends[i]` (the
+    Node i has `labels[i]` (the symbol read to reach it), `depths[i]`, `parents[i]`, `ends[i]` (the
     first node after its subtree), `below[i]` (a bit mask of the symbols in its subtree,
     below the node itself), `children[i]` (the mask of its children's symbols), `ends_key[i]`, and `keys_before[i]` (how many keys end at
     nodes before i): the keys of the subtree of i are keys_before[i] .. keys_before[ends[i]].
@@ -119,6 +119,7 @@ class TokenTrie:
             children[parents[i]] |= bit
         self.labels = labels
         self.depths = depths
+        self.parents = parents
         self.ends = ends
         self.below = below
         self.children = children
