@@ -6,6 +6,8 @@ lexemes: items (dotted item, origin row), the lexemes it expects, whether the te
 there, and the lexer state a next lexeme starts from. `Row.scan(finals)` is the row after a
 lexeme that any of the automata `finals` accepted (cached per row), so any context-free grammar
 is read: ambiguity, left and right recursion, and lexemes that match the same text.
+Rows are made once per kernel (`EarleyGrammar.row_of`), and `EarleyGrammar.joined` makes the one
+row of several begun at the same place, so readings of an ambiguous text never multiply.
 Nullable rules are handled as Aycock and Horspool do (a predicted nullable rule is also
 stepped over at once).
 """
@@ -62,7 +64,9 @@ class EarleyGrammar:
             if absorbs_itself(grammar.lexemes[j]):
                 self.absorbing_bits |= 1 << j
         self._starts: dict[int, tuple] = {}
-        self.root = Row(self, None, [])
+        #: every row made, by its kernel: readings that reach the same items share one row
+        self.rows_by_kernel: dict[frozenset, "Row"] = {}
+        self.root = Row(self, frozenset())
         self.root.close([(k, self.root) for k in self.first_items[start]], start)
 
     @staticmethod
@@ -93,6 +97,19 @@ class EarleyGrammar:
             return self.lexemes_of.get(LEXER_STATES.automaton[lexer_state], 0)
         return 0
 
+    def row_of(self, kernel: frozenset) -> "Row":
+        """The row of kernel items `kernel` (made once: readings that reach the same items share it)."""
+        row = self.rows_by_kernel.get(kernel)
+        if row is None:
+            row = self.rows_by_kernel[kernel] = Row(self, kernel)
+            row.close(list(kernel), self.start)
+        return row
+
+    def joined(self, rows: list) -> "Row":
+        """One row for the rows begun at the same place of the text by different readings (the
+        union of their kernels: the Earley set there), so ambiguous readings never multiply."""
+        return self.row_of(frozenset().union(*(r.kernel for r in rows)))
+
     def start_states(self, allowed: int) -> tuple[int, ...]:
         """The boundary lexer states for the lexemes of bit set `allowed` (one per automaton
         that can match something), or (EMPTY,) when there is none."""
@@ -120,12 +137,12 @@ class Row:
     """An Earley set: items, expected lexemes, whether the text may end, and the boundary lexer
     states a next lexeme starts from (`lexer_start`; `lexer_resume` after an ignored lexeme)."""
 
-    __slots__ = ("grammar", "items", "waiting", "expected", "accepts", "lexer_start", "lexer_resume", "_scans", "serial")
+    __slots__ = ("grammar", "kernel", "items", "waiting", "expected", "accepts", "lexer_start", "lexer_resume",
+                 "_scans")
 
-    _count = 0
-
-    def __init__(self, grammar: EarleyGrammar, parent: Optional["Row"], kernel: list):
+    def __init__(self, grammar: EarleyGrammar, kernel: frozenset):
         self.grammar = grammar
+        self.kernel = kernel
         self.items: list[tuple[int, Any]] = []
         self.waiting: dict[int, list] = {}
         self.expected = 0
@@ -133,8 +150,6 @@ class Row:
         self.lexer_start: tuple = ()
         self.lexer_resume: tuple = ()
         self._scans: dict[int, Any] = {}
-        Row._count += 1
-        self.serial = Row._count
 
     def close(self, kernel: list, start: int) -> None:
         """Add `kernel` and everything predicted and completed from it."""
@@ -190,12 +205,17 @@ class Row:
             hit = lexemes & self.expected
             if hit:
                 next_symbol = g.next_symbol
-                kernel = [(k + 1, o) for k, o in self.items if (s := next_symbol[k]) is not None and s < 0 and hit >> (-1 - s) & 1]
-                row = Row(g, self, kernel)
-                row.close(kernel, g.start)
-                out.extend((row, t) for t in row.lexer_start if t != EMPTY or row.accepts or row.expected & g.special_bits)
+                row = g.row_of(frozenset((k + 1, o) for k, o in self.items
+                                         if (s := next_symbol[k]) is not None and s < 0 and hit >> (-1 - s) & 1))
+                out.extend(row.starts())
             if lexemes & g.ignore_bits:
                 out.extend((self, t) for t in self.lexer_resume
                            if t != EMPTY or self.accepts or self.expected & g.special_bits)
             found = self._scans[lexemes] = tuple(out)
         return found
+
+    def starts(self) -> tuple:
+        """The (this row, boundary lexer state) pairs a next lexeme starts from, leaving out the
+        empty state where the text may not end and no special token is expected."""
+        g = self.grammar
+        return tuple((self, t) for t in self.lexer_start if t != EMPTY or self.accepts or self.expected & g.special_bits)

@@ -62,8 +62,11 @@ class Matcher:
                                                if t != EMPTY or root.accepts or root.expected & self.earley.special_bits))
 
     def step_pairs(self, pairs: Iterable, byte: int) -> tuple:
-        """The (row, lexer state) pairs alive after one more byte (empty: none)."""
+        """The (row, lexer state) pairs alive after one more byte (empty: none). The rows that
+        lexemes ending at this byte begin are joined into one (the Earley set here), so the
+        readings of an ambiguous text never multiply."""
         out: dict = {}
+        begun: dict = {}
         rows = LEXER_STATES.rows
         finals_bits = self.earley.finals_bits
         for row, t in pairs:
@@ -77,7 +80,15 @@ class Matcher:
             fb = finals_bits(v)
             if fb:
                 for pair in row.scan(fb):
-                    out[pair] = None
+                    if pair[0] is row:  # an ignored lexeme: the row resumes
+                        out[pair] = None
+                    else:
+                        begun[pair[0]] = None
+        if len(begun) > 1:
+            begun = {self.earley.joined(list(begun)): None}
+        for row in begun:
+            for pair in row.starts():
+                out[pair] = None
         return tuple(out)
 
     def special_pairs(self, pairs: Iterable, token_id: int) -> tuple:

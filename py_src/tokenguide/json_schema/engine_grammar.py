@@ -259,9 +259,12 @@ class _Lowering:
     # -- value lexemes with holes and lookaheads ---------------------------------------------
     def automaton_body(self, name: str, text: str, holes: dict[int, str]) -> Any:
         """A value lexeme with holes and lookaheads from its exact automaton (derivatives of
-        its expression, hole characters as text): a rule per state that may still reach a hole,
-        moving one character (or one hole: its rule) at a time, and from each state the rest of
-        the value that reads no hole as one lexeme (the state's own expression, without holes)."""
+        its expression, hole characters as text): from each state that may still reach a hole,
+        either the rest of the value that reads no hole as one lexeme (the state's own expression,
+        without holes) or a rule that reads at least one hole, moving one character (or one hole:
+        its rule) at a time. The two never read the same text, so a text has one reading (a rest
+        lexeme begun at every character, beside the character moves, gave a reading per
+        position, multiplied at every value: 44 s to read a 652-byte Snowplow document)."""
         expr = _expression(text, name, lookaheads=True)
         dfa = _ByteRows(LexemeDFA(expr))
         no_holes = rep(chars(_without_holes()), 0, None)
@@ -289,6 +292,7 @@ class _Lowering:
                     reaches.add(q)
                     changed = True
         rule_of = {q: f"{name}_q{q}" for q in reaches}
+        holed_of = {q: f"{name}_h{q}" for q in reaches}  # the texts from q that read a hole
 
         def rest(q: int) -> list[Any]:
             """The rest of the value from state `q` that reads no hole: nothing (where `q` may
@@ -305,7 +309,7 @@ class _Lowering:
             return out
 
         for q in reaches:
-            alts: list[Any] = rest(q)
+            alts: list[Any] = []
             for t, ranges in moves[q].items():
                 # after a hole, the state it leads to: its rule, or (reaching no hole) its rest
                 after = [Ref(rule_of[t])] if t in reaches else rest(t)
@@ -320,8 +324,9 @@ class _Lowering:
                         elif t in reaches:  # (text into a state that reaches no hole: in `rest(q)`)
                             text_ranges.append((a, z))
                 if text_ranges:
-                    alts.append(Seq((self.lexeme(chars(text_ranges), name), Ref(rule_of[t]))))
-            self.out.rules[rule_of[q]] = Choice(tuple(alts))
+                    alts.append(Seq((self.lexeme(chars(text_ranges), name), Ref(holed_of[t]))))
+            self.out.rules[holed_of[q]] = Choice(tuple(alts))
+            self.out.rules[rule_of[q]] = Choice(tuple(rest(q)) + (Ref(holed_of[q]),))
         if start not in reaches:
             return self.lexeme(inter(expr, no_holes), name)
         return Ref(rule_of[start])
