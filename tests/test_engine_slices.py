@@ -98,3 +98,31 @@ def test_masks_stay_exact_past_the_slice_bound(gpt2_vocabulary, monkeypatch):
     guide = GrammarGuide.from_lark(GRAMMAR, gpt2_vocabulary)
     _check(guide, gpt2_vocabulary, PREFIXES[:8], every=False)
     assert not walks._slices
+
+
+def test_long_tokens_outside_the_slice_jump_by_count_llama3():
+    """Llama 3's tokens past the window made of a run of the slice's characters and then a byte
+    outside it (`//----...--\\n`): the walk jumps over the run by its count (slices.after_chars).
+    Every such token, at counts where the run and what follows it just fit and just do not."""
+    if not LLAMA3.exists():
+        pytest.skip(f"{LLAMA3} is missing: run `python3 build.py test` (it installs web/node_modules)")
+    from tokenguide.engine.masks import walks_for
+    from tokenguide.vocabulary import Vocabulary
+
+    vocabulary = Vocabulary.from_file(LLAMA3)
+    grammar = 'start: "[" ITEM "]"\nITEM: /#(?:[^"\\n\\\\]|\\n\\n?){0,90}"/\n'
+    guide = GrammarGuide.from_lark(grammar, vocabulary)
+    walks = walks_for(vocabulary)
+    long_ids = [t for k in walks.long_keys for t in walks.prepared.ids[k]]
+    assert len(long_ids) > 100
+    seen = {True: 0, False: 0}
+    for j in (0, 8, 9, 10, 11, 12, 40):
+        state = guide.advance_bytes(guide.initial_state, b"[#" + b"a" * j)
+        allowed = set(guide.allowed_token_ids(state))
+        for t in long_ids + list(range(0, vocabulary.vocab_size, 997)):
+            data = vocabulary.id_to_bytes(t)
+            walked = guide.advance_bytes(state, data) is not None
+            assert walked == (t in allowed), (j, t, data)
+            if t in long_ids:
+                seen[walked] += 1
+    assert seen[True] > 50 and seen[False] > 50

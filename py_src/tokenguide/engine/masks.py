@@ -18,7 +18,7 @@ from ..index.trie import PreparedVocabulary, prepare_vocabulary
 from ..ir.lexemes import from_regex, lexeme_of
 from ..ir.windows import within_window
 from .lexer import LEXER_STATES
-from .slices import CharSlice, chars_in, slice_view
+from .slices import CharSlice, after_chars, chars_in, slice_view
 
 __all__ = ["JSON_STRING_CHARS", "TrieWalks", "prepare_walks", "walks_for"]
 
@@ -291,11 +291,46 @@ class TrieWalks:
         if view is not None and not view[3]:  # string contents: a slice token lives by its count alone
             counts = view[0].counts
             most = None if view[2] is None else self._chars_before(node) + view[2] + 1
+            lead = view[0].lead
+            expr = lexeme_of(LEXER_STATES.machine_state[state])
+            jumps: dict[int, int] = {}
         for k in self.long_keys[lo:hi]:
-            if counts is not None and counts[k]:
-                if most is None or counts[k] <= most:
-                    keys.append(k)
-                continue
+            if counts is not None:
+                if counts[k]:
+                    if most is None or counts[k] <= most:
+                        keys.append(k)
+                    continue
+                # another token: its leading characters of the slice move the state by their count
+                # alone (no exit among them: T is not nullable), straight to the state after them
+                run, width = lead(k, base)
+                if run:
+                    if view[2] is not None and run > view[2]:
+                        continue
+                    jumped = jumps.get(run)
+                    if jumped is None:
+                        jumped = jumps[run] = LEXER_STATES.at(LEXER_STATES.automaton[state], after_chars(expr, run).id)
+                    path = paths[k]
+                    d = base + width
+                    states[d] = jumped
+                    valid = base  # (the states above d were not made: no prefix shared with the next path)
+                    previous = ()
+                    alive = True
+                    while d < len(path):
+                        p = path[d]
+                        r = rows[states[d]]
+                        if r is None:
+                            r = row_of(states[d])
+                        nxt = r[labels[p]]
+                        if nxt < 0:
+                            alive = False
+                            break
+                        d += 1
+                        states[d] = nxt
+                        if final[nxt] and children[p] and d > window:
+                            exits.setdefault(nxt, []).append(p)
+                    if alive:
+                        keys.append(k)
+                    continue
             path = paths[k]
             d = base
             limit = min(len(previous), valid)
@@ -578,6 +613,7 @@ def prepare_walks(vocabulary: Any) -> TrieWalks:
     """`walks_for(vocabulary)` with the slice of JSON string contents built: what a server does
     once per vocabulary (as llguidance builds its token slices with its tokenizer)."""
     walks = walks_for(vocabulary)
+    walks.trie.range_mask(0, 1)  # (builds the trie's prefix masks, which whole subtrees' token sets come from)
     chars = walks.slice_of(from_regex(JSON_STRING_CHARS))
     chars.mixed_nodes(walks.trie)
     chars.exit_nodes(walks.trie)

@@ -16,9 +16,9 @@ from itertools import accumulate
 from typing import Any
 
 from ..ir.derivatives import derivative
-from ..ir.lexemes import ALT, CHARS, EMPTY, EPSILON, REP, SEQ, Lexeme
+from ..ir.lexemes import ALT, CHARS, EMPTY, EPSILON, REP, SEQ, Lexeme, rep, seq
 
-__all__ = ["CharSlice", "MIN_SLICE_CHARS", "chars_in", "slice_view"]
+__all__ = ["CharSlice", "MIN_SLICE_CHARS", "after_chars", "chars_in", "slice_view"]
 
 #: a character set gets a slice only when it holds at least this many code points (the negated
 #: classes of string contents): a walk over a small set dies fast without one
@@ -55,6 +55,23 @@ def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
         if derivative(tail, b) is not EMPTY or any(derivative(x, b) is not EMPTY for x in others):
             return None
     return plain, lo, hi, tail.nullable
+
+
+def after_chars(expr: Lexeme, count: int) -> Lexeme:
+    """`expr`, a `C{lo,hi} T` that `slice_view` takes, after `count` characters of P: `C{lo-count,
+    hi-count} T` (EMPTY past hi). Each such character reads one item C (X and T cannot start with
+    it), so the state after any `count` of them is this one expression."""
+    if expr.kind is SEQ:
+        head, tail = expr.args
+    else:
+        head, tail = expr, EPSILON
+    if head.kind is REP:
+        item, lo, hi = head.args
+    else:
+        item, lo, hi = head, 1, 1
+    if hi is not None and count > hi:
+        return EMPTY
+    return seq(rep(item, max(lo - count, 0), None if hi is None else hi - count), tail)
 
 
 class CharSlice:
@@ -95,8 +112,26 @@ class CharSlice:
         #: an ASCII byte that is a character of P (every character of P leads to the same state),
         #: None when P has none
         self.plain_byte = next((b for b in range(0x80) if fits(chr(b))), None)
+        self._tokens = tokens
+        self._fits_one = re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in plain.args[0]) + "]").fullmatch
+        self._leads: dict[tuple[int, int], tuple[int, int]] = {}
         self._mixed: list[int] | None = None
         self._exits: list[list[int]] | None = None
+
+    def lead(self, key: int, start: int) -> tuple[int, int]:
+        """(characters, bytes) of the longest run of whole characters of P at the start of
+        key `key`'s bytes from offset `start` (cached: asked of the few long tokens)."""
+        found = self._leads.get((key, start))
+        if found is None:
+            text = self._tokens[key][start:].decode("utf-8", "surrogateescape")
+            fits = self._fits_one
+            n = 0
+            for ch in text:
+                if "\udc80" <= ch <= "\udcff" or not fits(ch):  # (an escaped byte: not a whole character)
+                    break
+                n += 1
+            found = self._leads[(key, start)] = (n, len(text[:n].encode("utf-8")))
+        return found
 
     def alive(self, hi: int | None, before: int) -> int:
         """The slice tokens of at most `before + hi` characters (all of them for hi None)."""
