@@ -37,6 +37,9 @@ HAND_PICKED = {
     "ignorecase": r"(?i)stra(ß|ss)e|k",
     "ignorecase_class": r"(?i)[a-z]{2}[^k]",
     "counted": r"(ab|a){2,3}b{0,2}",
+    "stars_subset": r"[0-9]*(?:[a-z0-9.]|\\n)*!",  # x* y* is y* when every x is a y (ir.lexemes._seq2)
+    "stars_overlap": r"[a-c]*[b-z]*!",  # ... and only then
+    "stars_superset": r"[a-z0-9]*[0-9]*(?:x|[0-9])*",
     "counted_exact": r"(x[yz]){3}",
     "nested_counts": r"((a|bc){1,2}d){2}",
     "optional_chain": r"a?b?c?d?e?",

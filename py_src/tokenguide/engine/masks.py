@@ -15,16 +15,20 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ..index.trie import PreparedVocabulary, prepare_vocabulary
+from ..ir.derivatives import EmptinessBudgetError
 from ..ir.lexemes import from_regex, lexeme_of
 from ..ir.windows import within_window
 from .lexer import LEXER_STATES
-from .slices import CharSlice, after_chars, chars_in, slice_view
+from .slices import CharSlice, after_chars, chars_in, live_count, slice_view
 
-__all__ = ["JSON_STRING_CHARS", "TrieWalks", "prepare_walks", "walks_for"]
+__all__ = ["JSON_LINE_CHARS", "JSON_STRING_CHARS", "TrieWalks", "prepare_walks", "walks_for"]
 
 #: the plain characters of a JSON string (its other characters are escapes), whose slice
 #: `prepare_walks` builds ahead
 JSON_STRING_CHARS = r'[^"\\\x00-\x1f]'
+#: those but the line terminators: the characters of a pattern's `.` in a JSON string (`.*` and
+#: `.{0,n}` are common), whose slice `prepare_walks` builds ahead too
+JSON_LINE_CHARS = r'[^"\\\x00-\x1f\u2028\u2029]'
 #: cached summaries per vocabulary, and the bytes their token bit sets may take together (a
 #: summary at the trie root holds up to vocab_size bits: 16 KB for Llama 3)
 MAX_WALKS = 400_000
@@ -543,9 +547,15 @@ class TrieWalks:
     def _slice_view(self, state: int) -> Any:
         """(CharSlice, lo, hi, exits past lo) when `state` reads string contents of a large character set
         (`slices.slice_view`), else None; the slice is built once per character set."""
-        view = slice_view(lexeme_of(LEXER_STATES.machine_state[state]))
+        expr = lexeme_of(LEXER_STATES.machine_state[state])
+        view = slice_view(expr)
         if view is not None:
             plain, lo, hi, exits_past = view
+            try:
+                hi = live_count(expr, lo, hi)  # (an intersection: the counts it stays non-empty for)
+            except EmptinessBudgetError:
+                view = None
+        if view is not None:
             if plain.id not in self._slices and len(self._slices) >= MAX_SLICES:
                 view = None  # slices are kept for good: past a few character sets, walk as before
             else:
@@ -614,7 +624,8 @@ def prepare_walks(vocabulary: Any) -> TrieWalks:
     once per vocabulary (as llguidance builds its token slices with its tokenizer)."""
     walks = walks_for(vocabulary)
     walks.trie.range_mask(0, 1)  # (builds the trie's prefix masks, which whole subtrees' token sets come from)
-    chars = walks.slice_of(from_regex(JSON_STRING_CHARS))
-    chars.mixed_nodes(walks.trie)
-    chars.exit_nodes(walks.trie)
+    for plain in (JSON_STRING_CHARS, JSON_LINE_CHARS):
+        chars = walks.slice_of(from_regex(plain))
+        chars.mixed_nodes(walks.trie)
+        chars.exit_nodes(walks.trie)
     return walks

@@ -15,10 +15,11 @@ import re
 from itertools import accumulate
 from typing import Any
 
-from ..ir.derivatives import derivative
-from ..ir.lexemes import ALT, CHARS, EMPTY, EPSILON, REP, SEQ, Lexeme, rep, seq
+from ..ir.derivatives import derivative, is_live
+from ..ir.lexemes import ALT, AND, CHARS, EMPTY, EPSILON, REP, SEQ, Lexeme, chars, conj, rep, seq
+from ..regex.ranges import intersection
 
-__all__ = ["CharSlice", "MIN_SLICE_CHARS", "after_chars", "chars_in", "slice_view"]
+__all__ = ["CharSlice", "MIN_SLICE_CHARS", "after_chars", "chars_in", "live_count", "slice_view"]
 
 #: a character set gets a slice only when it holds at least this many code points (the negated
 #: classes of string contents): a walk over a small set dies fast without one
@@ -28,7 +29,22 @@ MIN_SLICE_CHARS = 4096
 def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
     """(P, lo, hi, T nullable) when `expr` is `C{lo,hi} T` as above (T may be the empty string)
     with P a set of at least MIN_SLICE_CHARS code points (hi None: no bound); None otherwise.
-    Exits on slice tokens come only after lo characters, and only when T is nullable."""
+    Exits on slice tokens come only after lo characters, and only when T is nullable.
+
+    An intersection of such expressions is one too: P the intersection of their sets (each
+    character of it reads one item on every side), lo the largest, hi the smallest, T nullable
+    where every side's is (the caller checks that the intersection stays non-empty: `live_count`)."""
+    if expr.kind is AND:
+        views = [slice_view(x) for x in expr.args]
+        if any(v is None for v in views):
+            return None
+        sets = views[0][0].args[0]
+        for v in views[1:]:
+            sets = intersection(sets, v[0].args[0])
+        if sum(b - a + 1 for a, b in sets) < MIN_SLICE_CHARS:
+            return None
+        his = [v[2] for v in views if v[2] is not None]
+        return chars(sets), max(v[1] for v in views), min(his) if his else None, all(v[3] for v in views)
     if expr.kind is SEQ:
         head, tail = expr.args
     else:
@@ -61,6 +77,8 @@ def after_chars(expr: Lexeme, count: int) -> Lexeme:
     """`expr`, a `C{lo,hi} T` that `slice_view` takes, after `count` characters of P: `C{lo-count,
     hi-count} T` (EMPTY past hi). Each such character reads one item C (X and T cannot start with
     it), so the state after any `count` of them is this one expression."""
+    if expr.kind is AND:
+        return conj(*(after_chars(x, count) for x in expr.args))
     if expr.kind is SEQ:
         head, tail = expr.args
     else:
@@ -72,6 +90,27 @@ def after_chars(expr: Lexeme, count: int) -> Lexeme:
     if hi is not None and count > hi:
         return EMPTY
     return seq(rep(item, max(lo - count, 0), None if hi is None else hi - count), tail)
+
+
+def live_count(expr: Lexeme, lo: int, hi: int | None) -> int | None:
+    """For an intersection that `slice_view` takes as (P, lo, hi, ...): the most characters of P
+    after which it can still match (None: any number), at most hi. The sides may each go on
+    while their intersection cannot (`"a` against `"b` after the count); going on is monotone
+    (what can match after c + 1 characters can after c), so the live counts are 0..result, and
+    past lo without bound the state no longer changes. EmptinessBudgetError as `is_live`."""
+    if expr.kind is not AND:
+        return hi
+    top = lo if hi is None else hi
+    if is_live(after_chars(expr, top)):
+        return hi
+    low, high = -1, top  # live at low (or none when -1), dead at high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if is_live(after_chars(expr, mid)):
+            low = mid
+        else:
+            high = mid
+    return max(low, 0)
 
 
 class CharSlice:

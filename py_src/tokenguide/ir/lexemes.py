@@ -190,6 +190,8 @@ def _seq2(a: Lexeme, b: Lexeme) -> Lexeme:
         return b
     if b is EPSILON:
         return a
+    if a.kind is REP and a.args[1] == 0 and a.args[2] is None and _star_covers(b, a.args[0]):
+        return b  # x* y* is y* where every x is a y: `[0-9]*(.)*"` after a pattern's digits
     spine = []
     while a.kind is SEQ:
         spine.append(a.args[0])
@@ -199,6 +201,29 @@ def _seq2(a: Lexeme, b: Lexeme) -> Lexeme:
         b = _make((SEQ, head.id, b.id), SEQ, (head, b), head.nullable and b.nullable,
                   head.text and b.text, head.boolean or b.boolean)
     return b
+
+
+_covers: dict[tuple[int, int], bool] = {}
+
+
+def _star_covers(b: Lexeme, x: Lexeme) -> bool:
+    """`b` starts with a y* (no bounds) whose items include every single character of the set `x`
+    (y that set's superset, or an alternation holding one): then x* b is b."""
+    if x.kind is not CHARS:
+        return False
+    head = b.args[0] if b.kind is SEQ else b
+    if head.kind is not REP or head.args[1] != 0 or head.args[2] is not None:
+        return False
+    y = head.args[0]
+    key = (x.id, y.id)
+    found = _covers.get(key)
+    if found is None:
+        sets = [m for m in (y.args if y.kind is ALT else (y,)) if m.kind is CHARS]
+        found = any(not charset.difference(x.args[0], m.args[0]) for m in sets)
+        if len(_covers) > 100_000:
+            _covers.clear()
+        _covers[key] = found
+    return found
 
 
 def alt(*items: Lexeme) -> Lexeme:
