@@ -91,12 +91,13 @@ class LexerStates:
             a = self.automaton[state]
             machine_row = _MACHINES[a].row(self.machine_state[state])
             ids = self.ids
-            found = [-1] * 256
-            for b, s in enumerate(machine_row):
+            named = {-1: -1}  # machine state -> lexer state, once per distinct target (rows repeat a few)
+            for s in dict.fromkeys(machine_row):  # (in byte order: states numbered as before)
                 if s >= 0:
                     key = (a, s)
                     nxt = ids.get(key)
-                    found[b] = nxt if nxt is not None else self._intern(key, a, s, False)
+                    named[s] = nxt if nxt is not None else self._intern(key, a, s, False)
+            found = list(map(named.__getitem__, machine_row))
             self.rows[state] = found
         return found
 

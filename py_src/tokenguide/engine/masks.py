@@ -19,7 +19,7 @@ from ..ir.derivatives import EmptinessBudgetError
 from ..ir.lexemes import from_regex, lexeme_of
 from ..ir.windows import within_window
 from .lexer import LEXER_STATES
-from .slices import CharSlice, after_chars, chars_in, live_count, slice_view
+from .slices import CharSlice, after_chars, chars_in, live_count, never_reads, slice_view
 
 __all__ = ["JSON_LINE_CHARS", "JSON_STRING_CHARS", "TrieWalks", "prepare_walks", "walks_for"]
 
@@ -298,6 +298,7 @@ class TrieWalks:
             lead = view[0].lead
             expr = lexeme_of(LEXER_STATES.machine_state[state])
             jumps: dict[int, int] = {}
+            deaf: dict[int, bool] = {}  # byte -> the state cannot read it after any count
         for k in self.long_keys[lo:hi]:
             if counts is not None:
                 if counts[k]:
@@ -310,6 +311,14 @@ class TrieWalks:
                 if run:
                     if view[2] is not None and run > view[2]:
                         continue
+                    path = paths[k]
+                    if base + width < len(path):
+                        b = labels[path[base + width]]
+                        dead = deaf.get(b)
+                        if dead is None:
+                            dead = deaf[b] = never_reads(expr, b)
+                        if dead:  # (a control character after `//----`: dead whatever the count)
+                            continue
                     jumped = jumps.get(run)
                     if jumped is None:
                         jumped = jumps[run] = LEXER_STATES.at(LEXER_STATES.automaton[state], after_chars(expr, run).id)

@@ -19,11 +19,24 @@ from ..ir.derivatives import derivative, is_live
 from ..ir.lexemes import ALT, AND, CHARS, EMPTY, EPSILON, REP, SEQ, Lexeme, chars, conj, rep, seq
 from ..regex.ranges import intersection
 
-__all__ = ["CharSlice", "MIN_SLICE_CHARS", "after_chars", "chars_in", "live_count", "slice_view"]
+__all__ = ["CharSlice", "MIN_SLICE_CHARS", "after_chars", "chars_in", "live_count", "never_reads", "slice_view"]
 
 #: a character set gets a slice only when it holds at least this many code points (the negated
 #: classes of string contents): a walk over a small set dies fast without one
 MIN_SLICE_CHARS = 4096
+
+
+_SIZES: dict[int, int] = {}
+
+
+def _size(plain: Lexeme) -> int:
+    """How many code points the CHARS lexeme `plain` holds (remembered: asked at every state)."""
+    found = _SIZES.get(plain.id)
+    if found is None:
+        if len(_SIZES) > 100_000:
+            _SIZES.clear()
+        found = _SIZES[plain.id] = sum(b - a + 1 for a, b in plain.args[0])
+    return found
 
 
 def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
@@ -63,7 +76,7 @@ def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
         others = tuple(x for x in item.args if x is not plain)
     else:
         return None
-    if sum(b - a + 1 for a, b in plain.args[0]) < MIN_SLICE_CHARS:
+    if _size(plain) < MIN_SLICE_CHARS:
         return None
     for b in range(256):
         if derivative(plain, b) is EMPTY:
@@ -90,6 +103,19 @@ def after_chars(expr: Lexeme, count: int) -> Lexeme:
     if hi is not None and count > hi:
         return EMPTY
     return seq(rep(item, max(lo - count, 0), None if hi is None else hi - count), tail)
+
+
+def never_reads(expr: Lexeme, byte: int) -> bool:
+    """`expr`, a `C{lo,hi} T` that `slice_view` takes, cannot read `byte` after any count of P's
+    characters: neither an item (X) nor T starts with it (on some side of an intersection)."""
+    if expr.kind is AND:
+        return any(never_reads(x, byte) for x in expr.args)
+    if expr.kind is SEQ:
+        head, tail = expr.args
+    else:
+        head, tail = expr, EPSILON
+    item = head.args[0] if head.kind is REP else head
+    return derivative(item, byte) is EMPTY and derivative(tail, byte) is EMPTY
 
 
 def live_count(expr: Lexeme, lo: int, hi: int | None) -> int | None:
