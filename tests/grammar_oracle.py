@@ -8,7 +8,9 @@ grammars (json_schema.grammar_checks has already proved their terminals apart).
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+from pathlib import Path
 from typing import Any, Callable
 
 import lark
@@ -72,3 +74,11 @@ def acceptor(compiled: Any) -> Callable[[str], bool]:
     from tokenguide.json_schema.value_checks import find_violation
 
     return lambda text: base(text) and find_violation(compiled.checks, parse_document(text)) is None
+
+
+def schema_lark(name: str) -> str:
+    """The Lark text the JSON Schema grammar path wrote for the schema named `name` in
+    fixtures/schema_lark_grammars.json: realistic LALR inputs for the Lark guides' tests, kept as
+    data (independent of the JSON Schema compiler's paths)."""
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "schema_lark_grammars.json"
+    return json.loads(fixtures.read_text(encoding="utf-8"))[name]["lark"]

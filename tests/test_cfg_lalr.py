@@ -16,10 +16,11 @@ import pytest
 from lark import Lark
 from lark.exceptions import GrammarError as LarkGrammarError
 
+from grammar_oracle import schema_lark
+
 from tokenguide.grammars import GRAMMAR_PATH
 from tokenguide.guides.cfg.grammar import build_lark, clear_lark_cache, parse_table
 from tokenguide.guides.cfg.lalr import canonical_table, closure_of
-from tokenguide.json_schema import compile_json_schema
 
 
 
@@ -62,7 +63,7 @@ SCHEMAS = [
 
 @pytest.mark.parametrize("index", range(len(SCHEMAS)))
 def test_json_schema_grammars(index):
-    text = compile_json_schema(SCHEMAS[index], path="grammar").grammar
+    text = schema_lark(f"lalr_{index}")  # (the grammar path's text for SCHEMAS[index])
     assert our_table(text, strict=True) == lark_table(text, strict=True)
 
 
@@ -101,9 +102,7 @@ def test_closure_of_cycles_and_chains():
 _NUMBERING = r"""
 import sys
 from tokenguide.guides.cfg.grammar import build_lark, parse_table
-from tokenguide.json_schema import compile_json_schema
-text = compile_json_schema({"type": "object", "properties": {"a": {"type": "integer"},
-                            "b": {"type": "array", "items": {"$ref": "#"}}}}, path="grammar").grammar
+text = TEXT
 table = parse_table(build_lark(text))
 print(sorted((s, sorted((k, str(a), b if str(a) == "Shift" else str(b)) for k, (a, b) in row.items()))
              for s, row in table.states.items()), table.start_states, table.end_states)
@@ -125,7 +124,8 @@ def test_state_numbers_and_conflicts_are_the_same_under_every_hash_seed():
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=src)
-        run = subprocess.run([sys.executable, "-c", _NUMBERING], env=env, capture_output=True, text=True, check=True)
+        code = _NUMBERING.replace("TEXT", repr(schema_lark("numbering")), 1)
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         outputs.add(run.stdout)
     (out,) = outputs
     assert "Reduce/Reduce collision" in out and "'start': 0" in out

@@ -14,6 +14,8 @@ import random
 import pytest
 from lark.exceptions import GrammarError as LarkGrammarError
 
+from grammar_oracle import schema_lark
+
 from tokenguide import grammars
 from tokenguide.guides.cfg import FastCFGGuide, ReferenceCFGGuide
 from tokenguide.guides.cfg import grammar as cfg_grammar
@@ -187,24 +189,6 @@ def test_terminal_scanners_are_shared_and_bounded(monkeypatch):
     assert cfg_grammar.shared_scanner("a5+", 0).scan("a555").match_end == 4
 
 
-def test_json_schema_check_and_guide_analyse_the_grammar_once():
-    from tokenguide.guides.stateful import Guide
-    from tokenguide.json_schema import compile_json_schema
-
-    cfg_grammar.clear_lark_cache()
-    schema = {"type": "object", "properties": {"tag": {}, "n": {"type": "integer"}}, "required": ["tag"]}
-    compiled = compile_json_schema(schema, path="grammar")
-    assert compiled.path == "grammar"
-    checked = cfg_grammar.build_lark(compiled.grammar, strict=True)
-    assert len(cfg_grammar._lark_cache) == 1  # the check built it
-    guide = Guide.from_json_schema(schema, vocab_of(PIECES), path="grammar")
-    assert guide.source.parser is checked
-    cfg_grammar.clear_lark_cache()
-    again = Guide.from_json_schema(schema, vocab_of(PIECES), path="grammar")
-    assert again.source.parser is not checked
-    assert again.mask_bytes() == guide.mask_bytes()
-
-
 SCHEMAS = [
     {"type": "object", "properties": {"tag": {}, "n": {"type": "number"}}, "required": ["tag"]},
     {"$defs": {"t": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/t"}},
@@ -213,11 +197,9 @@ SCHEMAS = [
 
 
 def grammar_texts() -> list[str]:
-    from tokenguide.json_schema import compile_json_schema
-
     texts = [grammars.json, grammars.arithmetic, grammars.csv, 'start: e\ne: e "+" e | "1"\n',
              'start: a b c\na: "a"*\nb: ("b" a)?\nc: "c" | "d" c\n']  # nullable rules
-    return texts + [compile_json_schema(s, path="grammar").grammar for s in SCHEMAS]
+    return texts + [schema_lark(f"caches_{i}") for i in range(len(SCHEMAS))]  # (the grammar path's texts)
 
 
 def canonical_table(table) -> tuple:
@@ -313,7 +295,7 @@ def test_lark_builds_its_grammar_parser_without_the_collision_report():
         lark.Lark('start: "a" | "ab"', parser="lalr")
         assert asked, "a plain Lark no longer reports collisions"
         print("ok")
-    """
+    """.replace("TEXT", repr(schema_lark("tree_k")), 1)
     src = str(Path(__file__).resolve().parents[1] / "py_src")
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
@@ -322,7 +304,7 @@ def test_lark_builds_its_grammar_parser_without_the_collision_report():
 
 def test_grammars_build_and_guide_without_interegular():
     """tokenguide needs no interegular (not a dependency): with it missing, Lark's strict parser
-    (the JSON Schema grammar path's check), a schema's grammar and a CFG guide over it all work."""
+    (once the JSON Schema grammar path's check), a schema's grammar and a CFG guide over it all work."""
     import os
     import subprocess
     import sys
@@ -335,21 +317,19 @@ def test_grammars_build_and_guide_without_interegular():
         assert not lark.lexer.has_interegular
         from tokenguide.guides.cfg import FastCFGGuide
         from tokenguide.guides.cfg.grammar import build_lark
-        from tokenguide.json_schema import compile_json_schema
         from tokenguide.vocabulary import Tokenizer, Vocabulary
         tree = build_lark('start: "a" B\\nB: /b+/\\n', strict=True).parse("abb")
         assert [t.value for t in tree.children] == ["bb"], tree
-        schema = {"$defs": {"n": {"type": "object", "properties": {"k": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}
-        compiled = compile_json_schema(schema, path="grammar")
+        text = TEXT  # the grammar path's Lark text for a schema of objects {"k": ...} nesting without end
         pieces = ["<eos>", "{", "}", '"k"', ":", '{"k":{}}']
-        guide = FastCFGGuide(compiled.grammar, Tokenizer(Vocabulary(0, {p: i for i, p in enumerate(pieces)})))
+        guide = FastCFGGuide(text, Tokenizer(Vocabulary(0, {p: i for i, p in enumerate(pieces)})))
         state = guide.initial_state
         assert guide.allowed_token_ids(state) == [1, 5], guide.allowed_token_ids(state)
         state = guide.get_next_state(state, 5)
         assert 0 in guide.allowed_token_ids(state)
         assert "interegular" not in {m.split(".")[0] for m in sys.modules if sys.modules[m] is not None}
         print("ok")
-    """
+    """.replace("TEXT", repr(schema_lark("tree_k")), 1)
     src = str(Path(__file__).resolve().parents[1] / "py_src")
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)

@@ -1,6 +1,6 @@
 """The engine path (compile_json_schema(path="engine"): json_schema.engine_grammar, guides.grammar.GrammarGuide).
 
-Oracles: Lark's LALR parser of the grammar path (where it takes the schema) and the regex path
+Oracles: jsonschema (documents with their keys in the output format's order) and the regex path
 for the language, on the schemas of the grammar tests and recursive ones, random or deep
 documents; `jsonschema` for validity (no invalid instance accepted); for masks, every token read
 byte by byte through the engine on its own.
@@ -21,6 +21,7 @@ jsonschema = pytest.importorskip("jsonschema")
 import test_json_schema_grammar_expansion as expansion  # noqa: E402
 import test_json_schema_grammar_keys as keys_tests  # noqa: E402
 import test_json_schema_lookahead_holes as holes_tests  # noqa: E402
+from benchmark_modules import load  # noqa: E402
 from grammar_oracle import acceptor  # noqa: E402
 from random_json import random_values  # noqa: E402
 from test_json_schema_grammar import DIFF_SCHEMAS, DIFF_VALUES, TREE, deep_tree  # noqa: E402
@@ -35,6 +36,18 @@ from tokenguide.json_schema import compile_json_schema  # noqa: E402
 
 def dumps(v, compact=True) -> str:
     return json.dumps(v, separators=(",", ":") if compact else (", ", ": "), ensure_ascii=False)
+
+
+KeyOrder = load("json_key_order").KeyOrder
+
+
+def _output_format_validator(schema):
+    """jsonschema's validator of the schema's draft with the output format's integers: a float
+    (json.dumps writes `1.0`) is never an integer; formats checked."""
+    cls = jsonschema.validators.validator_for(schema)
+    checker = cls.TYPE_CHECKER.redefine(
+        "integer", lambda _, x: isinstance(x, int) and not isinstance(x, bool))
+    return jsonschema.validators.extend(cls, type_checker=checker)(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 def _validator(schema):
@@ -76,40 +89,25 @@ def _documents(seed: int) -> list:
                                        [{"k": "a", "rest": {"z": [[]]}}]]
 
 
-def _paths(schema) -> dict:
-    """The other paths that take `schema`: name -> text acceptor."""
-    out = {}
-    for path in ("grammar",):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                out[path] = acceptor(compile_json_schema(schema, path=path))
-        except UnsupportedSchemaError:
-            pass
-    return out
-
-
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
-def test_engine_language_equals_the_grammar_path(name):
+def test_engine_language_agrees_with_jsonschema(name):
+    """Each document, its keys put in the output format's order (benchmarks/json_key_order.py),
+    compact and with spaces, is accepted exactly when jsonschema finds it valid."""
     schema = SCHEMAS[name]
     engine = compile_json_schema(schema, path="engine")
     assert engine.path == "engine" and engine.engine is not None
-    others = _paths(schema)
-    assert others, "the grammar path takes every schema of its tests"
-    validator = _validator(schema)
+    validator = _output_format_validator(schema)
+    reorder = KeyOrder(schema).reorder
     docs = _documents(len(name))
     if name == "wide_event":
         rnd = random.Random(5)
         docs = [expansion._value(rnd, schema) for _ in range(40)] + docs[:60]
     verdicts = set()
     for doc in docs:
-        for text in (dumps(doc), dumps(doc, compact=False)):
-            mine = engine.accepts(text)
-            for path, theirs in others.items():
-                assert mine == theirs(text), (path, text)
-            verdicts.add(mine)
-        if engine.accepts(dumps(doc)):
-            assert validator.is_valid(doc), doc  # never an invalid instance accepted
+        want = validator.is_valid(doc)
+        for text in (dumps(reorder(doc)), dumps(reorder(doc), compact=False)):
+            assert engine.accepts(text) == want, text
+        verdicts.add(want)
     assert True in verdicts or name.startswith("holes_")
 
 
@@ -255,3 +253,34 @@ def test_the_network_path_is_replaced_by_the_engine():
     """path='network' (its own byte-automaton network, guide and token trie) is gone: a clear error names the engine."""
     with pytest.raises(ArgumentError, match="path='engine'"):
         compile_json_schema({"type": "integer"}, path="network")
+
+
+def test_the_engine_path_emits_a_schema_once(monkeypatch):
+    """No retries: whether the engine path takes a schema or refuses it, its grammar-mode
+    emission runs once (an anyOf of objects, 400 and 5,000 members, a refused `not`)."""
+    import tokenguide.json_schema as js
+
+    calls: list[dict] = []
+    emission = js._grammar_emission
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return emission(*args, **kwargs)
+
+    monkeypatch.setattr(js, "_grammar_emission", spy)
+    anyof = {"type": "array", "items": {"anyOf": [
+        {"type": "object", "properties": {k: {"type": "integer" if i % 2 else "string"} for k in "abcdefgh"[i:i + 5]},
+         "additionalProperties": False} for i in range(4)]}}  # a name with two meanings: not one object (object_unions)
+    deep: dict = {"type": "array", "maxItems": 0}
+    for key in "edcba":
+        deep = {"type": "object", "properties": {key: deep}, "required": [key], "minProperties": 1}
+    refused = {"type": "object", "properties": {"v": {"not": deep}}}
+    wide = [{"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(n)},
+             "additionalProperties": False} for n in (400, 5000)]
+    for schema in [anyof, *wide, refused]:
+        calls.clear()
+        try:
+            compile_json_schema(schema, path="engine")
+        except UnsupportedSchemaError as exc:
+            assert schema is refused and exc.keyword == "not"
+        assert len(calls) == 1

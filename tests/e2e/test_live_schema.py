@@ -3,8 +3,14 @@ mask times and forced tokens it shows, and the builder's offer of the live guide
 cannot make an index of.
 
 Oracles run here in CPython and are independent of the page's guide: the reference CFG algorithm
+<<<<<<< ours
 (ReferenceCFGGuide) on the grammar path's Lark text where the page runs the engine path, the
 eager Index on the regex path, and jsonschema for the documents stepped through.
+=======
+(ReferenceCFGGuide) on the Lark text the JSON Schema grammar path wrote for the recursive schema
+(kept in tests/fixtures) where the page runs the engine path, the eager Index on the regex path,
+and jsonschema for the documents stepped through.
+>>>>>>> theirs
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from _webapp import (  # noqa: E402,F401  (app, page: the shared page fixtures)
     small_vocab_file,
     wait_state,
 )
+
+from grammar_oracle import schema_lark  # noqa: E402
 
 from tokenguide.guides import ReferenceCFGGuide  # noqa: E402  (the slow exact algorithm: an independent oracle)
 from tokenguide.index import Index  # noqa: E402
@@ -87,7 +95,7 @@ def test_recursive_schema_steps_match_the_reference_grammar_guide(page, small_vo
     expect(page.get_by_test_id("guide-desc")).to_contain_text("Guide.from_json_schema")
 
     vocab = Vocabulary.from_file(small_vocab)
-    oracle = ReferenceCFGGuide(compile_json_schema(RECURSIVE, path="grammar").grammar, Tokenizer(vocab))
+    oracle = ReferenceCFGGuide(schema_lark("live_schema_recursive"), Tokenizer(vocab))
     state = oracle.initial_state
     masks = 0
     for piece in ["{", '"', "c", '":', "[", "{}", ",", "{", "}", "]", "}"]:
