@@ -17,7 +17,6 @@ import pytest
 
 from tokenguide import ArgumentError, Guide, Vocabulary
 from tokenguide.guides.fast_forward import FastForward, hf_encoder
-from tokenguide.json_schema import compile_json_schema
 
 pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="the Hugging Face tokenizers are CPython-only")
 
@@ -111,12 +110,13 @@ def follow(guide, ff, ids, text: bytes):
     return forwarded, len(ids)
 
 
-@pytest.mark.parametrize("schema,docs", [(FLAT, FLAT_DOCS), (TREE, TREE_DOCS)], ids=["regex-path", "engine-path"])
+@pytest.mark.parametrize("schema,docs,path", [(FLAT, FLAT_DOCS, "regex"), (FLAT, FLAT_DOCS, "auto"), (TREE, TREE_DOCS, "auto")],
+                         ids=["flat-regex-path", "flat-engine-path", "tree-engine-path"])
 @pytest.mark.parametrize("whitespace", [None, ""], ids=["default-ws", "compact"])
-def test_forced_tokens_are_the_tokenizers_own(tokenizer, schema, docs, whitespace):
+def test_forced_tokens_are_the_tokenizers_own(tokenizer, schema, docs, path, whitespace):
     name, hf, adapted, ff = tokenizer
-    assert compile_json_schema(schema).path == ("regex" if schema is FLAT else "engine")
-    template = Guide.from_json_schema(schema, adapted, whitespace_pattern=whitespace)
+    template = Guide.from_json_schema(schema, adapted, whitespace_pattern=whitespace, path=path)
+    assert template.compiled.path == ("regex" if path == "regex" else "engine")
     forwarded = total = 0
     for doc in docs:
         text = json.dumps(doc, ensure_ascii=False, separators=(",", ":") if whitespace == "" else None)

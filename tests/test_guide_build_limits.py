@@ -149,22 +149,23 @@ def many_optional_properties(n: int) -> dict:
     return {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(n)}, "additionalProperties": False}
 
 
-def test_schema_whose_regex_nests_deeply_builds_on_the_regex_path(gpt2_vocabulary):
-    """150 optional properties nest their regex about 150 deep (the grammar path refuses them:
-    too many optional parts in a row), so the guide needs the deep regex."""
+def test_schema_whose_regex_nests_deeply_builds_on_both_paths(gpt2_vocabulary):
+    """150 optional properties nest their regex about 150 deep: the regex path's guide builds
+    from the deep regex, and "auto" runs the engine path, with the same language."""
     schema = many_optional_properties(150)
-    compiled = compile_json_schema(schema)
+    compiled = compile_json_schema(schema, path="regex")
     assert compiled.path == "regex" and sre.outline(compiled.regex).max_depth > 100
-    guide = Guide.from_json_schema(schema, gpt2_vocabulary)
-    assert guide.compiled.path == "regex"
+    guides = [Guide.from_json_schema(schema, gpt2_vocabulary, path="regex"), Guide.from_json_schema(schema, gpt2_vocabulary)]
+    assert [g.compiled.path for g in guides] == ["regex", "engine"]
     rx = re.compile(compiled.regex)
-    for instance in ({}, {"p0": 1, "p149": -2}, {f"p{i}": i for i in range(0, 150, 7)}):
-        text = json.dumps(instance, separators=(",", ":"))
-        assert rx.fullmatch(text)
-        assert walk_text(guide, text, gpt2_vocabulary), text
-    for bad in ('{"p149":1,"p0":2}', '{"p0":1,}', '{"q":1}'):
-        assert rx.fullmatch(bad) is None
-        assert not walk_text(guide, bad, gpt2_vocabulary), bad
+    for guide in guides:
+        for instance in ({}, {"p0": 1, "p149": -2}, {f"p{i}": i for i in range(0, 150, 7)}):
+            text = json.dumps(instance, separators=(",", ":"))
+            assert rx.fullmatch(text)
+            assert walk_text(guide, text, gpt2_vocabulary), text
+        for bad in ('{"p149":1,"p0":2}', '{"p0":1,}', '{"q":1}'):
+            assert rx.fullmatch(bad) is None
+            assert not walk_text(guide, bad, gpt2_vocabulary), bad
 
 
 def walk_text(guide: Guide, text: str, vocabulary) -> bool:
@@ -292,21 +293,23 @@ MID_STATES = 30  # the first mask fits, a long string does not
 
 def test_json_schema_guide_meeting_max_states_mid_generation_stays_exact(gpt2_vocabulary):
     schema = {"type": "string", "pattern": f"^{WINDOW}$"}
-    guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=MID_STATES, max_rollback=4)
+    guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=MID_STATES, max_rollback=4, path="regex")
     assert guide.compiled.path == "regex"
     for text in INSTANCES + ['"' + "ab" * 60 + 'bab"', '"' + "ba" * 70 + 'abbbb"']:
         assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
     assert guide.renewals > 0
 
 
-def test_automaton_over_max_states_builds_on_the_engine_path(gpt2_vocabulary):
-    """Eager (lazy=False) or with a lookahead (the whole automaton up front): the limit is met
-    while building, and the guide is the engine path's, accepting what jsonschema accepts."""
+def test_automaton_over_max_states_needs_no_regex_on_the_engine_path(gpt2_vocabulary):
+    """Eager (lazy=False) or lazy: the regex path meets the limit while building; "auto" runs the
+    engine path whatever max_states says, accepting what jsonschema accepts."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
               "required": ["n"], "additionalProperties": False}
     for kwargs in ({"lazy": False, "use_cache": False}, {"lazy": True}):
+        with pytest.raises(StateLimitError, match="max_states=3"):
+            Guide.from_json_schema(schema, gpt2_vocabulary, max_states=3, path="regex", **kwargs)
         guide = Guide.from_json_schema(schema, gpt2_vocabulary, max_states=3, **kwargs)
-        assert guide.compiled.path == "engine" and "max_states=3" in guide.compiled.reason
+        assert guide.compiled.path == "engine"
         for text in INSTANCES:
             assert walk_text(guide, text, gpt2_vocabulary) == jsonschema_valid(schema, text), text
 
@@ -318,14 +321,14 @@ def test_both_paths_refused_names_the_place_and_the_fix(gpt2_vocabulary):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         guide = Guide.from_json_schema(schema, gpt2_vocabulary, lazy=False, use_cache=False, max_states=50)
-    assert guide.compiled.path == "engine" and "free-form" in guide.compiled.reason
+    assert guide.compiled.path == "engine" and "engine path takes it" in guide.compiled.reason
     assert guide.accepts_tokens(gpt2_vocabulary.get(t)[0] for t in ['{"', "p", "599", '":', "7", "}"])
     # a lookahead over a string of 30,000 characters: a lexeme past 2,000 states for the engine path too
     both = {"type": "string", "pattern": "^(?=.*a)([a-z]x){0,15000}$"}
     with pytest.raises(StateLimitError) as info:
         Guide.from_json_schema(both, gpt2_vocabulary, lazy=False, use_cache=False, max_states=50)
     text = str(info.value)
-    assert "max_states=50" in text and "engine path cannot take this schema either" in text
+    assert "max_states=50" in text and "the engine path refuses it (" in text
     assert "at #/pattern" in text and "raise max_states" in text
     with pytest.raises(StateLimitError, match="max_states=2"):
         Guide.from_json_schema({"type": "string", "pattern": f"^{WINDOW}$"}, gpt2_vocabulary, max_states=2, path="regex")

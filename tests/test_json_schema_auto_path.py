@@ -1,5 +1,5 @@
-"""compile_json_schema(path="auto") never gives a depth-capped language silently: it takes the
-engine path for recursive schemas, free-form values and regexes too large (issue 13, 39).
+"""compile_json_schema(path="auto") takes the engine path wherever it takes the schema, and the
+regex only where the engine path refuses, never depth-capped silently (issue 13, 39).
 
 Oracles: Python's `re.fullmatch` (regex path), Lark's own LALR parser (explicit grammar path),
 `jsonschema` (validity of the instances, against the engine's recogniser).
@@ -42,9 +42,9 @@ def nested(depth: int) -> object:
     return v
 
 
-def test_free_form_values_take_the_exact_engine_path():
+def test_auto_takes_the_exact_engine_path_for_every_schema_it_takes():
     compiled = compile_json_schema(FREE)
-    assert compiled.path == "engine" and "free-form" in compiled.reason and not compiled.depth_capped
+    assert compiled.path == "engine" and "engine path takes it" in compiled.reason and not compiled.depth_capped
     deep = {"meta": nested(12), "tags": [nested(9)]}
     jsonschema.validate(deep, FREE)
     assert compiled.accepts(dumps(deep))
@@ -52,8 +52,20 @@ def test_free_form_values_take_the_exact_engine_path():
     regex = compile_json_schema(FREE, path="regex")
     assert regex.depth_capped and "nest at most 2" in regex.reason
     assert re.fullmatch(regex.regex, dumps({"meta": nested(2)})) and not re.fullmatch(regex.regex, dumps(deep))
-    plain = compile_json_schema({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False})
-    assert plain.path == "regex" and not plain.depth_capped and "no free-form" in plain.reason
+    # a schema the regex path takes exactly: the engine path all the same, with the same language
+    closed = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"enum": ["x", [1]]}},
+              "additionalProperties": False}
+    plain = compile_json_schema(closed)
+    assert plain.path == "engine" and not plain.depth_capped and plain.regex is None
+    exact = compile_json_schema(closed, path="regex")
+    assert exact.path == "regex" and not exact.depth_capped
+    validator = jsonschema.Draft202012Validator(closed)
+    for text in ('{}', '{"a":1}', '{"a":1,"b":"x"}', '{"b":[1]}', '{"a":1.5}', '{"b":"y"}', '{"c":1}', '{"b":"x","a":1}',
+                 '{"a":-0}', '{"a":01}', '{ "a" : 2 }', '{"a":2,}', '[]'):
+        want = re.fullmatch(exact.regex, text) is not None
+        assert plain.accepts(text) == want, text
+        if want:
+            assert validator.is_valid(json.loads(text)), text
 
 
 def test_refused_engine_path_falls_back_to_a_regex_that_says_it_is_capped():
@@ -71,7 +83,8 @@ def test_refused_engine_path_falls_back_to_a_regex_that_says_it_is_capped():
     with pytest.warns(UserWarning, match="depth-capped"):
         compiled = compile_json_schema(schema)
     assert compiled.path == "regex" and compiled.depth_capped
-    assert "free-form values nest at most 2" in compiled.reason and "engine path:" in compiled.reason
+    assert "free-form values nest at most 2" in compiled.reason and "engine path refuses it (" in compiled.reason
+    assert "lookahead" in compiled.reason
     assert re.fullmatch(compiled.regex, dumps({"p3": [[1]], "v": {"a": 1}}))
     assert not re.fullmatch(compiled.regex, dumps({"p3": [[[[1]]]], "v": "a"}))  # nested past the cap
 
@@ -114,7 +127,7 @@ def test_prefix_factored_property_names_with_additional_properties():
     assert not compiled.accepts('{"tiff:ImageWidth":1}')
 
 
-def test_guide_falls_back_to_the_engine_path_when_the_automaton_is_too_large():
+def test_guides_take_the_engine_path_where_the_regex_automaton_would_be_too_large():
     from tokenguide.guides.stateful import Guide
     from tokenguide.vocabulary import Vocabulary
 
@@ -124,24 +137,32 @@ def test_guide_falls_back_to_the_engine_path_when_the_automaton_is_too_large():
               "additionalProperties": False}
     guide = Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False)
     assert guide.index is None and guide.compiled.path == "engine"
-    assert "too large" in guide.compiled.reason and "max_states" in guide.compiled.reason
     for ch in '{"n":12,"s":"ab"}':
         guide.advance(chars.index(ch))
     assert guide.is_finished()
-    regex = Guide.from_json_schema(schema, vocab)
+    regex = Guide.from_json_schema(schema, vocab, path="regex")
     assert regex.index is not None and regex.compiled.path == "regex"
+    engine = Guide.from_json_schema(schema, vocab)
+    assert engine.compiled.path == "engine"
+    for ch in '{"n":12,"s":"ab"}':  # the same tokens allowed at every step on both paths
+        assert engine.get_tokens() == regex.get_tokens(), ch
+        regex.advance(chars.index(ch))
+        engine.advance(chars.index(ch))
+    assert regex.is_finished() and engine.is_finished() and engine.get_tokens() == regex.get_tokens()
     with pytest.raises(StateLimitError):
         Guide.from_json_schema(schema, vocab, lazy=False, max_states=3, use_cache=False, path="regex")
     # a counted repeat too large for a Lark terminal: the engine path builds its automaton lazily
     big = Guide.from_json_schema({"type": "string", "pattern": "^([a-z]x){0,15000}$"}, vocab, lazy=False,
                                  max_states=3, use_cache=False)
-    assert big.compiled.path == "engine" and "automaton is too large" in big.compiled.reason
+    assert big.compiled.path == "engine"
     for ch in '"axbx"':
         big.advance(chars.index(ch))
     assert big.is_finished() and chars.index("a") not in big.get_tokens()
-    # both paths refuse: the error names both causes
+    # the engine path refuses, the regex fallback's automaton is too large: the error names both causes
     both = {"type": "string", "pattern": "^(?=.*a)([a-z]x){0,15000}$"}
-    with pytest.raises(StateLimitError, match="engine path cannot take this schema either"):
+    with pytest.raises(UnsupportedSchemaError):
+        compile_json_schema(both, path="engine")
+    with pytest.raises(StateLimitError, match=r"max_states.*the engine path refuses it \("):
         Guide.from_json_schema(both, vocab, lazy=False, max_states=3, use_cache=False)
     # one class repeated over the whole string is blocks and a tail too (strings._long_class_run)
     run = Guide.from_json_schema({"type": "string", "pattern": "^[a-z]{0,30000}$"}, vocab, lazy=False,
@@ -160,12 +181,22 @@ def test_guide_falls_back_to_the_engine_path_when_the_automaton_is_too_large():
 
 
 def test_depth_capped_warning_is_issued_once_per_compile():
+    # a recursive $ref beside other keywords: the engine path refuses, "auto" takes the regex
+    # unrolled 3 times, and says so once
     schema = {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n", "maxItems": 2}}}, "$ref": "#/$defs/n"}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         compiled = compile_json_schema(schema)
-    assert compiled.depth_capped and "unrolled 3 times" in compiled.reason
+    assert compiled.path == "regex" and compiled.depth_capped and "unrolled 3 times" in compiled.reason
+    assert "engine path refuses it (" in compiled.reason and "'$ref'" in compiled.reason
     assert [str(w.message).count("depth-capped") for w in caught] == [1]
+    # a recursive schema the engine takes: exact, no warning
+    recursive = {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}, "maxItems": 2}}, "$ref": "#/$defs/n"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exact = compile_json_schema(recursive)
+    assert exact.path == "engine" and not exact.depth_capped and not caught
+    assert exact.accepts(dumps([[[[[[]]]]], []])) and not exact.accepts(dumps([[[], [], []]]))
 
 
 def test_many_optional_parts_get_rules_of_their_own():
@@ -194,7 +225,7 @@ def test_lark_grammar_skips_only_the_collision_report():
         LarkGrammar('start: "a"\n%ignore WS\n%declare WS\n')
 
 
-def test_lazy_guide_meeting_the_state_limit_at_its_first_mask_falls_back():
+def test_lazy_guide_that_would_meet_the_state_limit_runs_on_the_engine():
     from tokenguide.guides.stateful import Guide
     from tokenguide.vocabulary import Vocabulary
 
@@ -203,8 +234,10 @@ def test_lazy_guide_meeting_the_state_limit_at_its_first_mask_falls_back():
     schema = {"type": "object", "properties": {"s": {"type": "string", "maxLength": 40}}, "additionalProperties": False}
     # lazy: the limit is met by the first mask (its tokens, one character each, are leaves of the
     # trie: the initial state's row is all the walk makes)
+    with pytest.raises(StateLimitError):
+        Guide.from_json_schema(schema, vocab, max_states=1, path="regex")
     guide = Guide.from_json_schema(schema, vocab, max_states=1)
-    assert guide.compiled.path == "engine" and "too large" in guide.compiled.reason
+    assert guide.compiled.path == "engine"
     for ch in '{"s":"abc"}':
         guide.advance(chars.index(ch))
     assert guide.is_finished()
@@ -220,7 +253,7 @@ def test_items_counted_past_the_regex_limit_take_the_engine_path():
     with pytest.raises(UnsupportedSchemaError, match="needs a regex over"):
         compile_json_schema(schema, path="regex")
     compiled = compile_json_schema(schema)
-    assert compiled.path == "engine" and "too large" in compiled.reason
+    assert compiled.path == "engine"
     validator = jsonschema.Draft202012Validator(schema)
     docs = [[{"p0": "a"}, {"p0": "b"}], [{"p0": "a"}], [{"p0": "a"}, {}, {"p0": "y", "p1": "x"}], [{}] * 9,
             [{"p0": "a"}] * 8, [{"p0": "a"}] * 9, [{"p0": "a"}, {"p0": 1}], []]
@@ -236,7 +269,7 @@ def test_items_counted_past_the_regex_limit_take_the_engine_path():
     wider = {**schema, "maxItems": 9}
     compiled = compile_json_schema(wider, path="grammar")
     auto = compile_json_schema(wider)
-    assert compiled.path == "grammar" and auto.path == "engine" and "too large" in auto.reason
+    assert compiled.path == "grammar" and auto.path == "engine"
     acceptor = grammar_acceptor(compiled.grammar)
     for doc in docs + [[{"p0": "a"}] * 9, [{"p0": "a"}] * 10, [{}] * 7 + [{"p0": "a"}] * 2]:
         assert acceptor(dumps(doc)) == jsonschema.Draft202012Validator(wider).is_valid(doc), doc

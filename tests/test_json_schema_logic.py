@@ -228,8 +228,10 @@ def test_grammar_path_writes_lookahead_values_as_automata():
     schema = {"type": "integer", "not": {"minimum": 3}}
     grammar = compile_json_schema(schema, path="grammar")
     assert grammar.path == "grammar" and "(?" not in grammar.grammar
-    auto = compile_json_schema(schema)
-    assert auto.path == "regex" and re.fullmatch(auto.regex, "2") and not re.fullmatch(auto.regex, "3")
+    regex = compile_json_schema(schema, path="regex")
+    assert regex.path == "regex" and re.fullmatch(regex.regex, "2") and not re.fullmatch(regex.regex, "3")
+    auto = compile_json_schema(schema)  # the engine path: the same language
+    assert auto.path == "engine" and auto.accepts("2") and auto.accepts("-7") and not auto.accepts("3")
 
 
 def _five_deep(inner: dict) -> dict:

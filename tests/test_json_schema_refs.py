@@ -115,7 +115,9 @@ def test_recursive_ref_through_an_embedded_resource():
         "v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "tree.json"}}}, "additionalProperties": False}},
               "$ref": "tree.json"}
     compiled = compile_json_schema(schema)
-    assert compiled.path == "engine" and "tree" in compiled.reason
+    assert compiled.path == "engine"
+    capped = compile_json_schema(schema, path="regex")  # the recursion is found through the resource
+    assert capped.depth_capped and "recursive $ref unrolled" in capped.reason
     agree(schema, [{"v": 1}, {"v": 1, "kids": [{"v": 2}]}, {"v": "x"}, {"kids": [{"v": "x"}]}, {"w": 1}])
 
 

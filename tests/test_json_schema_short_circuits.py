@@ -53,10 +53,13 @@ def test_notnames10_is_refused_not_called_empty():
 
 def test_an_enum_value_deeper_than_the_free_form_depth_is_kept():
     schema = {"enum": [[[[[1]]]], [[["x"]]]], "items": {}}
-    compiled = compile_json_schema(schema)
+    regex = compile_json_schema(schema, path="regex").regex
+    compiled = compile_json_schema(schema)  # "auto": the engine path, the same language
+    assert compiled.path == "engine"
     for v in schema["enum"]:
-        assert re.fullmatch(compiled.regex, json.dumps(v, separators=(",", ":")))
-    assert not re.fullmatch(compiled.regex, "[[[[2]]]]")
+        assert re.fullmatch(regex, json.dumps(v, separators=(",", ":")))
+        assert compiled.accepts(json.dumps(v, separators=(",", ":")))
+    assert not re.fullmatch(regex, "[[[[2]]]]") and not compiled.accepts("[[[[2]]]]")
 
 
 def test_auto_reports_the_grammar_paths_emptiness_but_an_invalid_whitespace_pattern_first():
@@ -110,8 +113,11 @@ DEEP_CONST = {"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}},
 
 def test_a_const_deeper_than_the_regex_paths_unrolling_takes_the_engine_path():
     # the regex path's check unrolls the $ref 3 times and finds no value: not a verdict
+    with pytest.raises(UnsupportedSchemaError, match="accepts no value") as info:
+        compile_json_schema(DEEP_CONST, path="regex")
+    assert getattr(info.value, "cut", None) == "#/$defs/t/items"  # (cut there: not proved)
     compiled = compile_json_schema(DEEP_CONST)
-    assert compiled.path == "engine" and "cut at #/$defs/t/items" in compiled.reason
+    assert compiled.path == "engine" and "engine path takes it" in compiled.reason
     accepts = compiled.accepts
     assert accepts("[[[[[]]]]]") and not accepts("[[[[]]]]") and not accepts("[]")
 

@@ -629,15 +629,15 @@ def test_rollback_and_refused_tokens(gpt2_vocabulary):
     assert guide.mask_bytes() == before
 
 
-def test_the_check_survives_the_fall_back_to_the_grammar_path():
-    """A regex automaton over its state limit sends Guide.from_json_schema to the grammar path: the
-    check goes along (a guide without it would accept repeated items)."""
+def test_the_check_goes_along_on_both_paths():
+    """Guide.from_json_schema runs the engine path (whatever the regex automaton's state limit):
+    the check goes along (a guide without it would accept repeated items); on the regex path too."""
     vocab, tokens = char_vocabulary([])
     guide = Guide.from_json_schema(STRINGS, vocab, lazy=False, max_states=3, use_cache=False)
-    assert "too large" in guide.compiled.reason and guide.compiled.checks is not None
+    assert guide.compiled.path == "engine" and guide.compiled.checks is not None
     assert guide.accepts_tokens([tokens.index(c) for c in '["a","b"]'])
     assert not guide.accepts_tokens([tokens.index(c) for c in '["a","a"]'])
-    eager = Guide.from_json_schema(STRINGS, vocab, lazy=False, use_cache=False)  # (a RegexGuide inside)
+    eager = Guide.from_json_schema(STRINGS, vocab, lazy=False, use_cache=False, path="regex")  # (a RegexGuide inside)
     assert eager.compiled.path == "regex" and eager.accepts_tokens([tokens.index(c) for c in '["a","b"]'])
     assert not eager.accepts_tokens([tokens.index(c) for c in '["a","a"]'])
 

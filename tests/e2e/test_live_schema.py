@@ -3,14 +3,10 @@ mask times and forced tokens it shows, and the builder's offer of the live guide
 cannot make an index of.
 
 Oracles run here in CPython and are independent of the page's guide: the reference CFG algorithm
-<<<<<<< ours
-(ReferenceCFGGuide) on the grammar path's Lark text where the page runs the engine path, the
-eager Index on the regex path, and jsonschema for the documents stepped through.
-=======
 (ReferenceCFGGuide) on the Lark text the JSON Schema grammar path wrote for the recursive schema
-(kept in tests/fixtures) where the page runs the engine path, the eager Index on the regex path,
-and jsonschema for the documents stepped through.
->>>>>>> theirs
+(kept in tests/fixtures) where the page runs the engine path, the eager Index of the regex
+path's regex (the same language) for a schema both paths take, and jsonschema for the documents
+stepped through.
 """
 
 from __future__ import annotations
@@ -159,15 +155,17 @@ def greedy_path(text: str, vocab) -> list[int]:
     return out
 
 
-def test_regex_path_schema_on_gpt2_matches_the_index(page):
+def test_schema_on_gpt2_runs_on_the_engine_with_the_regex_index_language(page):
+    """A schema both paths take: the page runs the engine path (the library's choice), and shows
+    at every step exactly the tokens the regex path's eager Index allows."""
     use_vocab(page, None)
     start_schema(page, PERSON)
     compiled = compile_json_schema(PERSON)
-    assert compiled.path == "regex"
-    expect(page.get_by_test_id("guide-schema-info")).to_have_attribute("data-path", "regex")
+    assert compiled.path == "engine"
+    expect(page.get_by_test_id("guide-schema-info")).to_have_attribute("data-path", "engine")
     expect(page.get_by_test_id("guide-schema-info")).to_contain_text(compiled.reason)
     vocab = Vocabulary.from_file(GPT2_VOCAB)
-    index = Index(compiled.regex, vocab)  # the eager index (the page walks a lazy one)
+    index = Index(compile_json_schema(PERSON, path="regex").regex, vocab)  # the eager regex-path index
     state = index.initial_state
     document = '{"name":"Ada","age":36}'
     for token in greedy_path(document, vocab):

@@ -92,8 +92,9 @@ class RegexGuide(BaseGuide):
         property_order: str = "schema",
         **kwargs: Any,
     ) -> "RegexGuide":
-        """A guide for JSON matching `schema` (a dict or JSON text), via build_regex_from_schema
-        (`property_order`: "schema" or "any", as there)."""
+        """A guide for JSON matching `schema` (a dict or JSON text) on the regex path, via
+        build_regex_from_schema (`property_order` as there): a RegexGuide is an index, so recursive
+        schemas and free-form values are depth-capped; `Guide.from_json_schema` runs the engine path."""
         from ..json_schema import build_regex_from_schema
 
         regex = build_regex_from_schema(

@@ -16,7 +16,6 @@ Where outlines-core 0.2.14 differs, on purpose:
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from typing import Any, Iterable, Optional
 
@@ -152,20 +151,18 @@ class Guide:
         """A guide for JSON documents valid against `schema` (a dict or JSON text).
 
         `compile_json_schema` (with `whitespace_pattern`, `max_recursion_depth`, `lenient`, `path`,
-        `property_order`: "schema" for keys in the schema's order, "any" for every order)
-        picks the regex path or the engine path (recursive schemas, free-form values, regexes too
-        large: the schema's rules as a grammar run by the engine, `guides.grammar.GrammarGuide`);
-        a regex automaton over the state limit when it is built also falls back to the engine
-        path (unless `path="regex"`). The guide's `compiled`
-        (a CompiledSchema) says which path was taken and why. `lazy` and the other keywords as in
-        `from_regex`.
+        `property_order`: "schema" for keys in the schema's order, "any" for every order): with
+        `path="auto"`, the engine path (the schema's rules as a grammar run by the engine,
+        `guides.grammar.GrammarGuide`) wherever it takes the schema, a regex index only where the
+        engine path refuses it. The guide's `compiled` (a CompiledSchema) says which path was taken
+        and why. `lazy` and the other keywords as in `from_regex` (regex path only).
         """
-        from ..errors import RegexNestingError, StateLimitError, UnsupportedSchemaError
+        from ..errors import RegexNestingError, StateLimitError
         from ..json_schema import compile_json_schema
 
-        options = dict(whitespace_pattern=whitespace_pattern, max_recursion_depth=max_recursion_depth,
-                       lenient=lenient, property_order=property_order)
-        compiled = compile_json_schema(schema, path=path, **options)
+        compiled = compile_json_schema(schema, path=path, whitespace_pattern=whitespace_pattern,
+                                       max_recursion_depth=max_recursion_depth, lenient=lenient,
+                                       property_order=property_order)
         if compiled.path == "regex":
             try:
                 guide = cls.from_regex(compiled.regex, vocabulary, max_rollback=max_rollback, lazy=lazy, **kwargs)
@@ -173,20 +170,10 @@ class Guide:
             except (StateLimitError, RegexNestingError) as exc:
                 if path == "regex":
                     raise
-                try:
-                    regrammar = compile_json_schema(schema, path="engine", **options)
-                except UnsupportedSchemaError as refusal:
-                    where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else \
-                        f"at {refusal.pointer or '#'}"
-                    why = str(refusal) if where in str(refusal) else f"{refusal}; {where}"
-                    fix = "raise max_states or simplify the schema there" if "max_states" in exc.msg else \
-                        "simplify the schema there"
-                    raise type(exc)(
-                        f"Guide.from_json_schema: {exc.msg}; the engine path cannot take this schema either "
-                        f"({why}); {fix}", exc.pattern) from None
-                compiled = dataclasses.replace(regrammar, reason=f"the regex automaton is too large ({exc.msg})")
-            else:
-                return cls._checked(guide, compiled, vocabulary, max_rollback)
+                fix = "raise max_states or simplify the schema there" if "max_states" in exc.msg else \
+                    "simplify the schema there"
+                raise type(exc)(f"Guide.from_json_schema: {exc.msg}; {compiled.reason}; {fix}", exc.pattern) from None
+            return cls._checked(guide, compiled, vocabulary, max_rollback)
         if compiled.path == "engine":
             from .grammar import GrammarGuide
 

@@ -1,9 +1,9 @@
 """JSON Schema to regular expression or engine grammar, exact where it claims support.
 
-`compile_json_schema(schema)` chooses: the regex path below, or the engine path (module
-`engine_grammar`: the grammar-mode emission as an ir.grammar.Grammar run by the engine) for
-recursive schemas, free-form values and regexes too large, which accepts the same documents
-where both apply but without the depth limits. Modules: `normalize` ($ref, allOf
+`compile_json_schema(schema)` ("auto", what `Guide.from_json_schema` runs) takes the engine path
+(module `engine_grammar`: the grammar-mode emission as an ir.grammar.Grammar run by the engine)
+wherever it takes the schema, and the regex path below only where the engine path refuses; both
+accept the same documents where both apply, the engine path without the depth limits. Modules: `normalize` ($ref, allOf
 -> Nodes), `refs` ($id bases, anchors), `emit` (regex emitter), `objects`, `any_order`, `keys`
 (pattern/additional/property names), `arrays` (contains, uniqueItems), `value_sets` (finite value sets for uniqueItems),
 `value_checks` (uniqueItems checked on the values, beside the regex or grammar; `order_free`: maps
@@ -67,12 +67,12 @@ Output format
 * Depth (regex path only): recursive ``$ref`` cycles are unrolled ``max_recursion_depth``
   times, and free-form values (``{}``, ``true``, missing ``items``, additional properties
   without a schema) nest at most ``max_recursion_depth - 1`` non-empty arrays/objects deep;
-  deeper instances are not accepted. "auto" therefore sends such schemas to the engine path,
-  and takes the depth-capped regex only when the engine path refuses, with
+  deeper instances are not accepted. "auto" takes the regex only when the engine path refuses,
+  and then for such schemas with
   ``CompiledSchema.depth_capped`` true, a reason naming the refusal, and a warning. Regexes over 500,000 characters are refused (UnsupportedSchemaError).
   When a cut ``$ref`` leaves the regex path no value (an enum/const value nesting deeper than
-  the unrolling), "auto" takes the engine path or refuses (keyword ``$ref``): it reports
-  "accepts no value" only when no cut was made.
+  the unrolling), "auto" refuses (keyword ``$ref``): it reports "accepts no value" only when
+  no cut was made.
 
 Keywords
 --------
@@ -343,7 +343,7 @@ def compile_json_schema(
     property_order: Literal["schema", "any"] = "schema",
     value_checks: bool = True,
 ) -> CompiledSchema:
-    """Compile `schema` to a regex or, when that cannot be exact, to an engine grammar (see `_compile`).
+    """Compile `schema` to an engine grammar or, where the engine path refuses it, a regex (see `_compile`).
 
     With `value_checks` (default), a uniqueItems no regex or grammar can express (distinct items
     from an unbounded set: strings, integers...) is left out of the language and returned as
@@ -424,17 +424,14 @@ def _compile(
     lenient: bool,
     property_order: str,
 ) -> CompiledSchema:
-    """Compile `schema` to a regex or, when that cannot be exact, to an engine grammar.
+    """Compile `schema` on the path asked for; "auto": the engine path wherever it takes the schema.
 
-    "auto" takes the engine path (exact, nesting without limit) for recursive schemas (a `$ref`
-    cycle), for schemas with free-form values (`{}`, `true`, arrays without `items`, additional
-    properties without a schema: the regex path would nest them at most
-    `max_recursion_depth - 1` deep) and for schemas whose regex would be too large; the regex
-    path otherwise. When the engine path refuses a schema the regex path can take, "auto"
-    returns the depth-capped regex with `depth_capped` set, a `reason` that says so and the
-    engine path's refusal, and a warning. The engine path accepts exactly the same documents
-    as the regex path where both apply; it supports the default whitespace pattern or "" only.
-    Raises UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
+    "auto" builds the engine path's grammar (exact, nesting without limit; what guides run) and
+    takes the regex path only where the engine path refuses (a lookbehind or backreference
+    pattern, a whitespace pattern other than the default or "", ...): `reason` names that refusal;
+    for recursive schemas and free-form values the regex is depth-capped (`depth_capped`, a
+    warning). The two paths accept the same documents where both apply. Raises
+    UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
     if path == "network":
@@ -455,68 +452,49 @@ def _compile(
         return CompiledSchema("grammar", "requested", grammar=_lark_grammar(schema, whitespace_pattern, lenient, order)[0])
     if path == "engine":
         return CompiledSchema("engine", "requested", engine=_engine(schema, whitespace_pattern, lenient, order))
-    recursion, empty, first = _recursion_or_empty(schema, lenient, whitespace_pattern, order)
-    if empty is not None:  # proved on the grammar path, whose recursion is not cut off: no retry
-        whitespace_regex(whitespace_pattern)  # (an invalid pattern is still reported as such)
-        raise empty
-    refused, refusal = "", None
-    if recursion is not None:
-        try:
-            built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
-        except UnsupportedSchemaError as exc:
-            refused, refusal = f"engine path: {exc}", exc
-        else:
-            return CompiledSchema("engine", f"recursive $ref to {recursion}", engine=built)
+    try:
+        built = _engine(schema, whitespace_pattern, lenient, order)
+    except EmptySchemaError as exc:
+        if exc.cut is None:  # proved: the engine path's recursion is not cut off
+            raise
+        refusal: UnsupportedSchemaError = exc
+    except UnsupportedSchemaError as exc:
+        refusal = exc
+    else:
+        return CompiledSchema("engine", "the engine path takes it (exact, nesting without limit)", engine=built)
+    return _regex_fallback(schema, whitespace_pattern, max_recursion_depth, lenient, order, refusal)
+
+
+def _regex_fallback(schema: Any, whitespace_pattern: str | None, depth: int, lenient: bool, order: str,
+                    refusal: UnsupportedSchemaError) -> CompiledSchema:
+    """"auto"'s regex path, where the engine path refused (`refusal`): the reason names that refusal
+    and, for recursive schemas and free-form values, the depth limits (with a warning). When the
+    regex path refuses too, its own refusal is raised, or the engine's where the regex was only too large."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            regex, free = _regex(schema, whitespace_pattern, max_recursion_depth, lenient, "compile_json_schema",
-                                 order)
+            regex, free = _regex(schema, whitespace_pattern, depth, lenient, "compile_json_schema", order)
     except EmptySchemaError as exc:
         if exc.cut is None:
             raise
         # its depth limits, not the schema, left no value (a recursive $ref cut where a value,
         # or an enum/const value's check, goes deeper): not a verdict on the schema
-        if recursion is None:  # (the engine path is not tried yet: its checks unroll deeper)
-            try:
-                built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
-            except UnsupportedSchemaError as gexc:
-                refused = f"engine path: {gexc}"
-            else:
-                return CompiledSchema("engine", "the regex path finds no value with recursive $refs unrolled "
-                                      f"max_recursion_depth times (cut at {exc.cut})", engine=built)
         raise UnsupportedSchemaError(
-            f"the regex path finds no value with recursive $refs unrolled max_recursion_depth="
-            f"{max_recursion_depth} times (cut at {exc.cut}; raise max_recursion_depth), and "
-            + (refused or "the engine path does not take it"), "$ref", exc.cut) from None
+            f"the regex path finds no value with recursive $refs unrolled max_recursion_depth={depth} times "
+            f"(cut at {exc.cut}; raise max_recursion_depth), and engine path: {refusal}", "$ref", exc.cut) from None
     except UnsupportedSchemaError as exc:
-        counting = "needs a regex over" in str(exc)  # items counted (contains, prefixItems): rules count smaller
-        if "characters long" not in str(exc) and "nests too deeply" not in str(exc) and not counting:
-            raise
-        if refusal is not None:  # the engine path refused already: not again
-            raise refusal from None
-        try:
-            built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
-        except UnsupportedSchemaError:
-            if counting:
-                raise exc from None  # (names the counting keyword, where the engine's refusal may not)
-            raise
-        return CompiledSchema("engine", f"the regex would be too large ({exc})", engine=built)
-    if free and recursion is None:
-        try:
-            built = _auto_engine(schema, whitespace_pattern, lenient, order, first)
-        except UnsupportedSchemaError as exc:
-            refused = f"engine path: {exc}"
-        else:
-            return CompiledSchema("engine", "free-form values (nesting without limit on the engine path)",
-                                  engine=built)
+        if "characters long" in str(exc) or "nests too deeply" in str(exc):
+            raise refusal from None  # (the engine's refusal says what in the schema is wrong)
+        raise
     for w in caught:
-        warnings.warn(w.message, stacklevel=2)
-    if recursion is None and not free:
-        return CompiledSchema("regex", "not recursive, no free-form values", regex=regex)
-    cause = f"recursive $ref to {recursion}" if recursion is not None else "free-form values"
-    reason = f"depth-capped ({cause}): {_cap(max_recursion_depth, free, recursion is not None)}; {refused}"
-    warnings.warn(f"compile_json_schema: the regex path is {reason}", stacklevel=2)
+        warnings.warn(w.message, stacklevel=3)
+    recursive = _recursion(schema, lenient) is not None
+    where = f"keyword {refusal.keyword!r} at {refusal.pointer or '#'}" if refusal.keyword else f"at {refusal.pointer or '#'}"
+    reason = f"the engine path refuses it ({refusal}{'' if where in str(refusal) else '; ' + where})"
+    if not (free or recursive):
+        return CompiledSchema("regex", reason, regex=regex)
+    reason = f"depth-capped: {_cap(depth, free, recursive)}; {reason}"
+    warnings.warn(f"compile_json_schema: the regex path is {reason}", stacklevel=3)
     return CompiledSchema("regex", reason, regex=regex, depth_capped=True)
 
 
@@ -588,30 +566,16 @@ def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool
 
 
 def _recursion(schema: Any, lenient: bool) -> str | None:
-    """The pointer of a recursive `$ref` target, or None when the schema has no `$ref` cycle."""
-    return _recursion_or_empty(schema, lenient)[0]
-
-
-def _recursion_or_empty(schema: Any, lenient: bool, whitespace_pattern: str | None = "",
-                        order: str = "schema") -> tuple[str | None, UnsupportedSchemaError | None, list]:
-    """`_recursion`; the "accepts no value" error when its grammar-mode emission found the
-    schema empty (exact there: recursive $refs are rules, not unrolled to a limit); and a list
-    holding that emission, for `_auto_engine` to take as its first (its outcome, or the error it
-    raised), when `whitespace_pattern` is one the grammar path takes (else emitted with "": [])."""
+    """The pointer of a recursive `$ref` target, or None when the schema has no `$ref` cycle
+    (found by a grammar-mode emission, where recursive $refs are rules)."""
     if not _has_ref(schema):
-        return None, None, []
-    reusable = whitespace_pattern in (None, "", WHITESPACE)
+        return None
     norm = Normalizer(schema, 1, lenient, grammar=True)
-    empty = None
     try:
-        first: Any = _grammar_emission(schema, whitespace_pattern if reusable else "", lenient, norm, order,
-                                       **ENGINE_EMISSION)
-    except EmptySchemaError as exc:
-        empty = exc if exc.cut is None else None  # (cut: an enum check's unrolling, not a proof)
-        first = exc
-    except UnsupportedSchemaError as exc:
-        first = exc  # the recursion found so far still counts; the paths report what is wrong
-    return (norm.recursive[0] if norm.recursive else None), empty, ([first] if reusable else [])
+        _grammar_emission(schema, "", lenient, norm)
+    except UnsupportedSchemaError:
+        pass  # the recursion found so far still counts; the paths report what is wrong
+    return norm.recursive[0] if norm.recursive else None
 
 
 def _has_ref(node: Any) -> bool:
@@ -621,18 +585,6 @@ def _has_ref(node: Any) -> bool:
     if isinstance(node, list):
         return any(_has_ref(v) for v in node)
     return False
-
-
-def _auto_engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str,
-                 first: list | None = None) -> Any:
-    """"auto"'s engine path: `_engine`, from the engine emission made already
-    (`_recursion_or_empty`'s `first`, used once) where there is one."""
-    made = first.pop() if first else None
-    if made is None:
-        return _engine(schema, whitespace_pattern, lenient, order)
-    if isinstance(made, UnsupportedSchemaError):
-        raise made
-    return _engine_grammar(*made)
 
 
 def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
@@ -655,7 +607,7 @@ def _engine_grammar(root: str, sink: Any, norm: Any) -> Any:
 def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
                   first: list | None = None) -> tuple[Any, Any]:
     """The grammar path: Lark grammar text, checked to mean exactly what it says. `first`: a
-    list holding its first emission made already (`_recursion_or_empty`) or the error that
+    list holding its first emission made already or the error that
     emission raised, taken out (used once: the grammar writer adds to its sink)."""
     from .grammar import grammar_from_placeholders
 
