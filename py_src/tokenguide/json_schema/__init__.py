@@ -427,8 +427,8 @@ def _compile(
     """Compile `schema` on the path asked for; "auto": the engine path wherever it takes the schema.
 
     "auto" builds the engine path's grammar (exact, nesting without limit; what guides run) and
-    takes the regex path only where the engine path refuses (a lookbehind or backreference
-    pattern, a whitespace pattern other than the default or "", ...): `reason` names that refusal;
+    takes the regex path only where the engine path refuses (a recursive $ref beside other
+    keywords, a whitespace pattern other than the default or "", ...): `reason` names that refusal;
     for recursive schemas and free-form values the regex is depth-capped (`depth_capped`, a
     warning). The two paths accept the same documents where both apply. Raises
     UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
