@@ -21,7 +21,8 @@ SCHEMA = {"type": "object", "properties": {
     "u": {"type": "string", "minLength": 400},
     "v": {"type": "string", "pattern": "^(\\d+\\.\\d+\\.\\d+.*)$", "maxLength": 32},
     "w": {"type": "string", "pattern": "^[a-z].*é", "minLength": 3, "maxLength": 300},
-    "x": {"type": "string", "pattern": "^a+b[^e]*$", "maxLength": 40}}, "additionalProperties": False}
+    "x": {"type": "string", "pattern": "^a+b[^e]*$", "maxLength": 40},
+    "y": {"type": "string", "pattern": "[a-f0-9]{6}"}}, "additionalProperties": False}
 PIECES = ["a", "é", "日", "\n", '"', "\\", "\U0001f600", " ", "bc"]
 
 
@@ -71,7 +72,8 @@ def test_language_equals_jsonschema(guide):
     for key, head, counts in (("v", "1.0.0", (0, 1, 26, 27, 28, 40)), ("v", "12.3", (0, 5)), ("v", "1.0.12", (26, 27)),
                               # (w's lengths are checked on the values, beside the grammar: not here)
                               ("w", "a", (1, 2, 150, 298)), ("w", "A", (5,)),
-                              ("x", "aab", (0, 1, 36, 37, 38)), ("x", "aabe", (0, 3))):
+                              ("x", "aab", (0, 1, 36, 37, 38)), ("x", "aabe", (0, 3)),
+                              ("y", "zz0a1b2c", (0, 4)), ("y", "zz0a1b2", (0, 4)), ("y", "0a1b2", (0,))):
         for n in counts:
             for seed in (0, 3):
                 text = doc(key, n, seed, head=head)
@@ -89,7 +91,8 @@ def test_language_equals_jsonschema(guide):
                                                    ("v", (0, 1, 9, 20, 26, 27), True, "1.0.0"),
                                                    ("v", (0,), True, "1.0"), ("v", (0, 3), False, "1.0.12"),
                                                    ("w", (0, 1, 20, 280, 297, 298), True, "a"),
-                                                   ("x", (0, 1, 20, 30), False, "aab")])
+                                                   ("x", (0, 1, 20, 30), False, "aab"),
+                                                   ("y", (0, 2), True, "zz0a1b2c3d"), ("y", (0,), True, "zz0a1")])
 def test_masks_equal_each_tokens_own_walk(guide, gpt2_vocabulary, key, counts, plain, head):
     eos = gpt2_vocabulary.eos_token_id
     for n in counts:

@@ -40,6 +40,8 @@ HAND_PICKED = {
     "stars_subset": r"[0-9]*(?:[a-z0-9.]|\\n)*!",  # x* y* is y* when every x is a y (ir.lexemes._seq2)
     "stars_overlap": r"[a-c]*[b-z]*!",  # ... and only then
     "stars_superset": r"[a-z0-9]*[0-9]*(?:x|[0-9])*",
+    "search": r'[^"]*[0-9a-f]{3}[^"]*"',  # alternatives inside a `C* T` one dropped (ir.lexemes.alt)
+    "star_tails": r"[a-c]*x|[a-d]*x|d+x|(?:a|bc)*y|b*y",  # ... only those inside it
     "counted_exact": r"(x[yz]){3}",
     "nested_counts": r"((a|bc){1,2}d){2}",
     "optional_chain": r"a?b?c?d?e?",

@@ -226,6 +226,63 @@ def _star_covers(b: Lexeme, x: Lexeme) -> bool:
     return found
 
 
+#: alternations of at most this many members are checked for members inside a `C* T` member
+_SUBSUME_MEMBERS = 64
+_inside: dict[tuple[int, int], bool] = {}
+
+
+def _subsumed(members: dict[int, Lexeme]) -> dict[int, Lexeme]:
+    """`members` less those whose language is inside another member's of the form `C* T`: a
+    member `x1 ... xn T` whose every x reads only items of C (a search pattern's `.*[0-9a-f]{24}.*`
+    once 24 digits are read: what is left is `.*` whatever the other readings)."""
+    stars = [m for m in members.values() if m.kind is SEQ and m.args[0].kind is REP
+             and m.args[0].args[1] == 0 and m.args[0].args[2] is None]
+    if not stars:
+        return members
+    out = dict(members)
+    for a in stars:
+        if a.id not in out:
+            continue
+        for b in list(out.values()):
+            if b is a:
+                continue
+            key = (a.id, b.id)
+            found = _inside.get(key)
+            if found is None:
+                found = _inside_star(b, a.args[0].args[0], a.args[1])
+                if len(_inside) > 100_000:
+                    _inside.clear()
+                _inside[key] = found
+            if found:
+                del out[b.id]
+    return out
+
+
+def _inside_star(b: Lexeme, item: Lexeme, tail: Lexeme) -> bool:
+    """`b` is `x1 ... xn tail` (n >= 1) with every xi reading only texts of `item`*."""
+    n = 0
+    while b is not tail:
+        if b.kind is not SEQ:
+            return False
+        x, b = b.args
+        if not _reads_items(x, item):
+            return False
+        n += 1
+    return n > 0
+
+
+def _reads_items(x: Lexeme, item: Lexeme) -> bool:
+    """Every text of `x` is a sequence of texts of `item` (a cheap sufficient check)."""
+    if x is item or (item.kind is ALT and x in item.args):
+        return True
+    if x.kind is REP:
+        return _reads_items(x.args[0], item)
+    if x.kind is CHARS:
+        sets = [m for m in (item.args if item.kind is ALT else (item,)) if m.kind is CHARS]
+        return any(not charset.difference(x.args[0], m.args[0]) for m in sets)
+    return False
+
+
 def alt(*items: Lexeme) -> Lexeme:
     """The union of `items` (EMPTY for none)."""
     members: dict[int, Lexeme] = {}
@@ -250,6 +307,8 @@ def alt(*items: Lexeme) -> Lexeme:
         return rest if rest.nullable else rep(rest, 0, 1)
     if not members:
         return EMPTY
+    if 1 < len(members) <= _SUBSUME_MEMBERS:
+        members = _subsumed(members)
     if len(members) == 1:
         return next(iter(members.values()))
     ids = tuple(sorted(members))
