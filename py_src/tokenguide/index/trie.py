@@ -291,7 +291,8 @@ _BITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
 class PreparedVocabulary:
-    """A vocabulary's ordinary tokens sorted by bytes, as a byte trie; built once per vocabulary."""
+    """A vocabulary's ordinary tokens sorted by bytes, as a byte trie; built once per vocabulary,
+    with the trie's block masks (where bit sets fit), which the first mask would otherwise build."""
 
     def __init__(self, vocabulary: "Vocabulary"):
         items = vocabulary.tokens
@@ -300,6 +301,8 @@ class PreparedVocabulary:
         self.ids = [list(ids) for _, ids in pairs]
         self.vocab_size = vocabulary.vocab_size
         self.trie = TokenTrie(self.tokens, self.ids, vocabulary.vocab_size)
+        if self.trie.bitsets_fit:
+            self.trie._prefix_masks()
 
 
 _PREPARED: list[tuple[object, PreparedVocabulary]] = []
