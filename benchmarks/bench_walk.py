@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import multiprocessing as mp
 import os
 import shlex
@@ -73,8 +72,9 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.bench_json_schema import DATA, compact, reorder, subset_of  # noqa: E402
 from benchmarks.bench_masks import VOCABS, LLGuidance, Tokenguide, XGrammar, hf_tokenizer  # noqa: E402
+from benchmarks.bench_walk_replay import (  # noqa: E402 - what --export writes, and the table helpers
+    EXPORT_FORMAT, mean, ms, quantile, ratio, reading_cost, short_error, us)
 
-EXPORT_FORMAT = "bench_walk export 1"  # what --export writes and bench_walk_replay.py reads
 TARGETS = {"mean": 5, "p99": 10, "compile p50": 5, "compile p90": 20}  # issue 39: at most this x llguidance
 EMSCRIPTEN = sys.platform == "emscripten"
 
@@ -236,11 +236,6 @@ def make_engine(name: str, vocab_name: str):
 # -- one walk ------------------------------------------------------------------------------------
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:120] if text else ''}"
-
-
 CLOCKS = {  # (per mask and advance, compile to first mask)
     "cpu": (time.thread_time, time.process_time),  # CPU seconds: this thread's; the process's (compile threads)
     "wall": (time.perf_counter, time.perf_counter),
@@ -254,8 +249,7 @@ def clock_overhead(clock) -> float:
     """What one reading of `clock` adds to an interval (the median of 2,001 back-to-back readings'
     differences; CLOCK_THREAD_CPUTIME_ID is a system call, about 1-2 µs here), measured once."""
     if clock not in _OVERHEAD:
-        marks = [clock() for _ in range(2002)]
-        _OVERHEAD[clock] = statistics.median(b - a for a, b in zip(marks, marks[1:]))
+        _OVERHEAD[clock] = reading_cost(clock)
     return _OVERHEAD[clock]
 
 
@@ -285,7 +279,7 @@ def walk(engine, kind: str, text: str, tokens: list[int], eos: int, clock_name: 
     except (TimeLimit, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - a refused constraint is a figure, not a crash
-        return {"status": "refused", "error": _short(exc)}
+        return {"status": "refused", "error": short_error(exc)}
     masks: list[float] = []
     advances: list[float] = []
     first = None
@@ -304,13 +298,13 @@ def walk(engine, kind: str, text: str, tokens: list[int], eos: int, clock_name: 
             except (TimeLimit, KeyboardInterrupt):
                 raise
             except Exception as exc:  # noqa: BLE001
-                return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {_short(exc)}",
+                return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {short_error(exc)}",
                         "note": engine.note(matcher)}
             advances.append(max(0.0, clock() - after - cost))
     except (TimeLimit, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001
-        return {"status": "error", "error": f"mask {len(masks)}: {_short(exc)}", "note": engine.note(matcher)}
+        return {"status": "error", "error": f"mask {len(masks)}: {short_error(exc)}", "note": engine.note(matcher)}
     status = "ok" if allows(engine.buffer, eos) else "no EOS"
     return {"status": status, "first": first, "masks": masks, "advances": advances, "note": engine.note(matcher)}
 
@@ -343,7 +337,7 @@ def worker_main(conn, name: str, vocab_name: str) -> None:
         conn.send(("unavailable", str(exc)))
         return
     except Exception as exc:  # noqa: BLE001 - reported by the parent
-        conn.send(("unavailable", _short(exc)))
+        conn.send(("unavailable", short_error(exc)))
         return
     conn.send(("ready", {"setup": setup, "kinds": list(engine.kinds), "eos": vocab.eos_token_id}))
     while True:
@@ -478,34 +472,6 @@ def tokenizer_of(vocab_name: str):
 
 
 # -- statistics -------------------------------------------------------------------------------------
-
-
-def quantile(values: list[float], q: float) -> float:
-    """The q-quantile of `values` (nearest rank; NaN when empty)."""
-    xs = sorted(values)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
-
-
-def us(seconds: float) -> str:
-    """Seconds as microseconds for a table cell."""
-    x = seconds * 1e6
-    return "-" if math.isnan(x) else f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
-
-
-def ms(seconds: float) -> str:
-    """Seconds as milliseconds for a table cell."""
-    x = seconds * 1e3
-    return "-" if math.isnan(x) else f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
-
-
-def ratio(a: float, b: float) -> str:
-    """a / b for a table cell ("-" when either is missing)."""
-    return "-" if not b or math.isnan(a) or math.isnan(b) else f"{a / b:,.1f}x" if a / b >= 10 else f"{a / b:.2f}x"
-
-
-def mean(values: list[float]) -> float:
-    """The arithmetic mean (NaN when empty)."""
-    return sum(values) / len(values) if values else float("nan")
 
 
 def selection(args) -> str:
@@ -785,7 +751,7 @@ def memory_main(conn, name: str, vocab_name: str, items: list[tuple[str, str, li
     try:
         engine, vocab, _ = make_engine(name, vocab_name)
     except Exception as exc:  # noqa: BLE001
-        conn.send({"error": _short(exc)})
+        conn.send({"error": short_error(exc)})
         return
     if name.startswith("tokenguide"):
         import tokenguide.guides.cfg  # noqa: F401 - the code the guides run, loaded before the baseline
@@ -815,7 +781,7 @@ def memory_main(conn, name: str, vocab_name: str, items: list[tuple[str, str, li
         except TimeLimit:
             result = {"status": "timeout"}
         except Exception as exc:  # noqa: BLE001
-            result = {"status": _short(exc)}
+            result = {"status": short_error(exc)}
         finally:
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)

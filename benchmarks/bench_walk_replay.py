@@ -43,7 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py_src"))
 
-EXPORT_FORMAT = "bench_walk export 1"  # bench_walk.EXPORT_FORMAT (not imported: that module needs the peers' tools)
+EXPORT_FORMAT = "bench_walk export 1"  # what bench_walk.py --export writes (it imports this and the table helpers below:
+# this module needs nothing but tokenguide, so that it runs under Pyodide)
 KINDS = ("engine", "auto", "grammar")
 EMSCRIPTEN = sys.platform == "emscripten"
 _NODE_CPU = "(() => { const usage = process.cpuUsage; return () => { const u = usage(); return (u.user + u.system) / 1e6; }; })()"
@@ -129,7 +130,8 @@ def compile_guide(kind: str, text: str, vocab):
     return Guide.from_grammar(grammars.load("json"), vocab)
 
 
-def _short(exc: BaseException) -> str:
+def short_error(exc: BaseException) -> str:
+    """An exception as a table cell: its type and the first 120 characters of its first line."""
     lines = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0][:120] if lines else ''}"
 
@@ -147,7 +149,7 @@ def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, lim
     try:
         guide = compile_guide(kind, text, vocab)
     except Exception as exc:  # noqa: BLE001 - a refused schema is a figure
-        return {"status": "refused", "error": _short(exc)}
+        return {"status": "refused", "error": short_error(exc)}
     note = getattr(getattr(guide, "compiled", None), "path", "") or ""
     masks: list[float] = []
     advances: list[float] = []
@@ -160,7 +162,7 @@ def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, lim
             guide.write_mask_into(buffer)
             after = clock()
         except Exception as exc:  # noqa: BLE001
-            return {"status": "error", "error": f"mask {i}: {_short(exc)}", "note": note}
+            return {"status": "error", "error": f"mask {i}: {short_error(exc)}", "note": note}
         masks.append(max(0.0, after - before - cost))
         if first is None:
             first = after - start
@@ -171,7 +173,7 @@ def walk(kind: str, text: str, tokens: list[int], vocab, clock, cost: float, lim
         try:
             guide.advance(tokens[i], return_tokens=False)
         except Exception as exc:  # noqa: BLE001
-            return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {_short(exc)}",
+            return {"status": "rejected", "error": f"token {i} of {len(tokens)} ({tokens[i]}): {short_error(exc)}",
                     "note": note}
         if not idle:
             advances.append(max(0.0, clock() - after - cost))
@@ -315,8 +317,8 @@ def median_run(runs: list[dict]) -> dict:
 
 
 def ratio(a: float, b: float) -> str:
-    """a / b for a table cell."""
-    return "-" if not b or math.isnan(a) or math.isnan(b) else f"{a / b:.2f}x"
+    """a / b for a table cell ("-" when either is missing)."""
+    return "-" if not b or math.isnan(a) or math.isnan(b) else f"{a / b:,.1f}x" if a / b >= 10 else f"{a / b:.2f}x"
 
 
 def compare(first: dict, second: dict) -> list[str]:
