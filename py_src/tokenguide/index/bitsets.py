@@ -13,9 +13,10 @@ from array import array
 from collections import OrderedDict
 from itertools import compress
 
-__all__ = ["ByteLRU", "codes_of", "mask_to_bytes", "nexts_from_codes", "selector", "transitions_from_codes"]
+__all__ = ["ByteLRU", "codes_of", "mask_to_bytes", "nexts_from_codes", "selector", "selector_mask", "transitions_from_codes"]
 
 _BITS = bytes.maketrans(b"01", b"\x00\x01")
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 _CODE_TABLES: dict[int, bytes] = {}
 
 
@@ -23,6 +24,11 @@ def selector(mask: int, size: int) -> bytes:
     """`size` bytes, byte t = 1 where bit t of `mask` is set, else 0 (through bin(): all C-level)."""
     bits = bin(mask)[:1:-1].encode("ascii").translate(_BITS) if mask else b""
     return bits + bytes(size - len(bits))
+
+
+def selector_mask(flags: bytes | bytearray) -> int:
+    """`selector`'s inverse: the int whose bit t is set where flags[t] is 1 (flags: bytes of 0 and 1)."""
+    return int(flags[::-1].translate(_DIGITS), 2) if flags else 0
 
 
 def mask_to_bytes(mask: int, size: int) -> bytes:

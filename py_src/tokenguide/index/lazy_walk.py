@@ -12,22 +12,17 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from .bitsets import selector_mask
 from .trie import TokenTrie
 
 __all__ = ["LazyTrieWalker"]
 
-_BITS = bytes.maketrans(b"\x00\x01", b"01")
 _ALL_BYTES = (1 << 256) - 1
 #: kept segments (ranges in all) and segment masks (bytes in all) per walker; past them, start again
 MAX_SEGMENT_RANGES = 2_000_000
 MAX_SEGMENT_MASK_BYTES = 64 << 20
 #: a segment with at least this many token ids keeps its own mask
 SEGMENT_MASK_IDS = 256
-
-
-def _byte_mask(flags: bytes) -> int:
-    """The int whose bit b is set where flags[b] is 1 (flags: bytes of 0 and 1)."""
-    return int(flags[::-1].translate(_BITS), 2)
 
 
 class LazyTrieWalker:
@@ -52,7 +47,7 @@ class LazyTrieWalker:
         if own is not None:
             leave, live = own(state)
         else:
-            leave, live = _byte_mask(bytes(map(state.__ne__, row))), _byte_mask(bytes(map((-1).__lt__, row)))
+            leave, live = selector_mask(bytes(map(state.__ne__, row))), selector_mask(bytes(map((-1).__lt__, row)))
         found = self.info[state] = (row, leave, live)
         return found
 

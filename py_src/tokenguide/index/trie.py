@@ -14,6 +14,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..vocabulary import require_vocabulary
+from .bitsets import selector_mask
 
 if TYPE_CHECKING:
     from ..vocabulary import Vocabulary
@@ -197,7 +198,7 @@ class TokenTrie:
             flags = bytearray(size)
             for t in ids:
                 flags[t] = 1
-            return int(flags[::-1].translate(_BITS), 2)
+            return selector_mask(flags)
         bitmap = bytearray((size + 7) // 8)
         for t in ids:
             bitmap[t >> 3] |= 1 << (t & 7)
@@ -287,7 +288,6 @@ class TokenTrie:
 
 _BLOCK = 256  # token ids per prefix-mask block
 _WIDE_RANGE = 1024  # a key range holding at least this many ids is taken through the block masks
-_BITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
 class PreparedVocabulary:
