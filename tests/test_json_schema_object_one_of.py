@@ -128,7 +128,7 @@ def test_same_text_under_another_base_uri_is_not_the_same_member():
                          "$defs": {"v": {"type": "integer"}}, "properties": {"k": {"$ref": "#/$defs/v"}, "b": {}}}]}
     verdicts = {"{}": False, '{"k":"s"}': True, '{"k":1}': True, '{"k":null}': False, '{"k":"s","a":1}': True,
                 '{"k":1,"b":1}': True, '{"k":"s","b":1}': False, '{"a":1}': True}
-    for path in ("grammar", "regex"):
+    for path in ("grammar", "engine", "auto", "regex"):
         compiled = compile_json_schema(schema, path=path)
         assert {text: compiled.accepts(text) for text in verdicts} == verdicts, path
 

@@ -36,6 +36,8 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
     keywords) written as one object; False when the shape is not that one."""
     if em.sink is None or len(s.groups) != 1 or em.property_order != "schema" or base.groups or base.not_enum:
         return False
+    if em.norm.resolver.embedded:
+        return False  # (members merged across branches: a $ref in them has no known base URI there)
     kind, subs, gptr, _ = s.groups[0]
     if not isinstance(subs, list) or len(subs) < 2:
         return False
