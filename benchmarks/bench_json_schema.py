@@ -15,8 +15,8 @@ tokenguide's regex-path vs grammar-path counts, and compile-to-first-mask times 
 compile, guide, first mask over GPT-2; llguidance: grammar, matcher, first bitmask). The guide
 is built over GPT-2 and its first mask taken: when that fails (StateLimitError, regex nesting,
 ...) the schema is unsupported, keyword the error's class, not a pass; acceptance is judged on
-what the guide runs (`guide.compiled`: a regex automaton over its state limit falls back to the
-grammar path). With `--no-first-mask` no guide is built and the report says that this was not
+what the guide runs (`guide.compiled`: the engine path wherever it takes the schema, the regex
+path where it refuses). With `--no-first-mask` no guide is built and the report says that this was not
 checked. Time limits per schema: `--limit` for the compile, 3x for guide and first mask, 6x
 for judging (the oracle's time: Lark builds a scanner per parser state it meets, 0.6 s each
 on wide Snowplow grammars). Acceptance: `re.fullmatch` on the regex path, Lark's own LALR
@@ -351,7 +351,7 @@ def judge_tokenguide(schema, tests, limit: float, check_guide: bool = False, gui
     """What `Guide.from_json_schema` gives a user, judged on the instances. With first masks on,
     the guide is built over GPT-2 and its first mask taken: a failure there is "unsupported"
     (keyword: the error's class), and acceptance is judged on what the guide runs
-    (`guide.compiled`, which may have fallen back from the regex path to the grammar path)."""
+    (`guide.compiled`: the engine path wherever it takes the schema, else the regex path)."""
     from tokenguide.json_schema import compile_json_schema
 
     out: dict = {}
