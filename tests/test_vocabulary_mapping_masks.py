@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tokenguide import CFGGuide, Guide, Vocabulary
+from tiny_gpt2 import gpt2_bpe_tokenizer
 
 tokenizers = pytest.importorskip("tokenizers", reason="the Hugging Face tokenizers library encodes the texts")
 
@@ -85,11 +86,7 @@ def pair(request):
         pytest.skip(f"sample vocabulary {path} is missing: run `python3 build.py test` (it installs web/node_modules)")
     from_file = Vocabulary.from_file(path)
     if request.param == "gpt2":
-        from tokenizers import decoders, models, pre_tokenizers
-
-        hf = tokenizers.Tokenizer(models.BPE.from_file(str(path), str(path.with_name("vocab.bpe"))))
-        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        hf.decoder = decoders.ByteLevel()
+        hf = gpt2_bpe_tokenizer(path)
         vocab = json.loads(path.read_text(encoding="utf-8"))
         doc = {"model": {"vocab": vocab}, "added_tokens": [{"id": vocab["<|endoftext|>"], "special": True}]}
     else:

@@ -1,5 +1,6 @@
-"""GPT-2's real tokenizer (from the local vocab.json and vocab.bpe) as a transformers tokenizer, and a
-tiny GPT-2 model with random weights: what the integration tests generate with (no downloads)."""
+"""GPT-2's real tokenizer (from the local vocab.json and vocab.bpe), as a `tokenizers` tokenizer and as a
+transformers one, and a tiny GPT-2 model with random weights: what the tests tokenize and generate
+with (no downloads)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,22 @@ from typing import Iterator
 EOS = 50256
 
 
-def gpt2_hf_tokenizer(vocab_path: Path, *, padding_side: str | None = None):
-    """transformers' fast tokenizer over GPT-2's BPE files (ByteLevel pre-tokenizer and decoder), EOS as pad."""
+def gpt2_bpe_tokenizer(vocab_path: Path):
+    """The `tokenizers` Tokenizer of GPT-2's BPE files (`vocab_path` and the vocab.bpe beside it),
+    with the ByteLevel pre-tokenizer (no prefix space) and decoder."""
     import tokenizers
-    import transformers
 
-    bpe = tokenizers.models.BPE.from_file(str(vocab_path), str(vocab_path.parent / "vocab.bpe"))
-    backend = tokenizers.Tokenizer(bpe)
+    backend = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(vocab_path), str(vocab_path.parent / "vocab.bpe")))
     backend.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = tokenizers.decoders.ByteLevel()
-    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>")
+    return backend
+
+
+def gpt2_hf_tokenizer(vocab_path: Path, *, padding_side: str | None = None):
+    """transformers' fast tokenizer over GPT-2's BPE files (`gpt2_bpe_tokenizer`), EOS as pad."""
+    import transformers
+
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=gpt2_bpe_tokenizer(vocab_path), eos_token="<|endoftext|>")
     tok.pad_token = tok.eos_token
     if padding_side is not None:
         tok.padding_side = padding_side
