@@ -233,8 +233,8 @@ class Index(IndexFiles, IndexQueries):
         done = 0
         while queue:
             state = queue.popleft()
-            found = ranges[state] = walker.walk(state)
-            for ns in dict.fromkeys(found[2]):  # each target once, in order (C-level)
+            ranges[state] = walker.walk(state)
+            for ns in walker.targets:  # each next state once, in order of first range
                 if ns not in seen:
                     seen.add(ns)
                     queue.append(ns)

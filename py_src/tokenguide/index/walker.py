@@ -15,7 +15,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
 from itertools import accumulate, compress, islice, repeat
-from operator import add, ge, mul, ne, sub
+from operator import add, ge, itemgetter, mul, ne, sub
+from typing import Callable
 
 from ..regex.dfa import ByteDFA
 from .trie import PreparedVocabulary, TokenTrie
@@ -66,6 +67,7 @@ class TrieWalker:
         self.trie = trie
         self.visited = 0
         self.shared = 0  # states whose ranges were mapped from another state's walk
+        self.targets: list[int] = []  # the last walk's next states, each once, in order of first range
         self.cut = 0  # of those, states whose ranges are that walk's less the keys that run out
         self.table = dfa.table if share else None  # None: every state is walked
         self._kept: dict[tuple, list] = {}  # row shape -> [(start, states met, steps, ranges, node states)]
@@ -105,6 +107,7 @@ class TrieWalker:
         walker.trie = trie
         walker.visited = 0
         walker.shared = 0
+        walker.targets = []
         walker.cut = 0
         walker.table = None  # rows on demand: no walk is reused
         walker._kept = {}
@@ -149,6 +152,7 @@ class TrieWalker:
             at = [tag + start, *self._at[first:end]] if steps >= _CUT_FROM else None
             kept.insert(0, _KeptWalk(start, met, steps, (los, his, nexts), tag, first, at, len(self.table)))
             del kept[_SHARE_KEEP:]
+        self.targets = list(dict.fromkeys(nexts))
         return los, his, nexts
 
     def _reuse(self, kept_walks: list, start: int) -> tuple[array, array, array] | None:
@@ -175,12 +179,16 @@ class TrieWalker:
         return None
 
     def _mapped(self, kept: "_KeptWalk", ranges: tuple, mapping: dict[int, int]) -> tuple[array, array, array] | None:
-        """`ranges` (a kept walk's) with their next states mapped."""
+        """`ranges` (a kept walk's) with their next states mapped (a C-level gather of the mapped
+        distinct targets, made once per kept ranges)."""
         los, his, nexts = ranges
+        targets, gather = kept.gather(nexts)
         try:
-            nexts = array("I", map(mapping.__getitem__, nexts))
+            targets = list(map(mapping.__getitem__, targets))
         except KeyError:  # not expected (every kept key's next state is mapped): walk instead
             return None
+        nexts = array("I", gather(targets)) if len(nexts) > 1 else array("I", targets)
+        self.targets = targets  # distinct counterparts stay distinct, in the same order
         self.visited += kept.steps
         self.shared += 1
         return los, his, nexts
@@ -296,6 +304,19 @@ class _KeptWalk:
         self.at = at
         self._entries: list[int] | None = None
         self._cut: dict[frozenset, tuple[array, array, array] | None] = {}
+        self._gathers: dict[int, tuple[list[int], Callable | None]] = {}  # id(next states) -> see gather
+
+    def gather(self, nexts: array) -> tuple[list[int], Callable | None]:
+        """(the distinct states of `nexts`, one of this walk's next-state arrays, in order of first
+        appearance; a function taking their counterparts, in that order, to `nexts` mapped, None
+        for fewer than two ranges)."""
+        found = self._gathers.get(id(nexts))
+        if found is None:
+            targets = list(dict.fromkeys(nexts))
+            number = {t: k for k, t in enumerate(targets)}
+            getter = itemgetter(*map(number.__getitem__, nexts)) if len(nexts) > 1 else None
+            found = self._gathers[id(nexts)] = (targets, getter)
+        return found
 
     def _by_edge(self, trie: TokenTrie) -> list[int]:
         """Every node this walk reached at a state other than its parent's, as one sorted list of
