@@ -26,6 +26,9 @@ __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_
 #: is written as blocks of exactly STRING_BLOCK characters and a shorter tail, one rule per block
 #: count (`counted_string`): counted whole, its terminal's automaton outgrows the checks' bound.
 STRING_BLOCK = 128
+#: the longest count the engine path reads as one counted lexeme (its lexer makes a state per
+#: character counted: Snowplow's maxLength 8,192 strings; longer counts take the blocks below)
+ENGINE_COUNTED = 8_192
 MAX_STRING_BLOCKS = 256  # rules of one count (maxLength 32,768): Lark's analysis recurses along the chain
 _DIGIT_BASE = 16  # beyond MAX_STRING_BLOCKS, the block count is written in this base (`_digit_string`)
 
@@ -61,10 +64,11 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_
     ends a string of lo..hi characters. Past the lower bound, unbounded above, the tail is
     `STRING_CHAR*"` (a loop, small). Past MAX_STRING_BLOCKS blocks, a maxLength is counted
     digit by digit instead (`_digit_string`), after the lo // K blocks every string has. The
-    engine path (`em.sink.engine`) counts any length in one lexeme, as the regex path does:
-    its mask walks count characters (engine.slices)."""
+    engine path (`em.sink.engine`) counts up to ENGINE_COUNTED characters in one lexeme, as the
+    regex path does: its mask walks count characters (engine.slices)."""
     k = STRING_BLOCK
-    if em.sink is None or em.sink.engine or max(lo, hi or 0) <= 2 * k:
+    longest = max(lo, hi or 0)
+    if em.sink is None or longest <= 2 * k or (em.sink.engine and longest <= ENGINE_COUNTED):
         return '"' + rep(char, lo, hi) + '"'
     block = rep(char, k, k)
     last = (lo + k - 1) // k if hi is None else hi // k  # the most blocks a string has (unbounded: then a loop)
