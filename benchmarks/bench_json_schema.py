@@ -279,28 +279,13 @@ def acceptor_of(compiled):
 
 
 def _language_acceptor(compiled):
-    """text -> bool for the regex or grammar of a CompiledSchema alone."""
+    """text -> bool for the regex or engine grammar of a CompiledSchema alone."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         return lambda x: rx.fullmatch(x) is not None
-    if compiled.path == "engine":
-        import dataclasses
+    import dataclasses
 
-        return dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
-    from lark.exceptions import LarkError
-
-    from tokenguide.guides.cfg.grammar import build_lark
-
-    parser = build_lark(compiled.grammar)  # the check's and the guide's parser (quiet lexer, analysed once)
-
-    def accepts(x: str) -> bool:
-        try:
-            parser.parse(x)
-        except LarkError:
-            return False
-        return True
-
-    return accepts
+    return dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
 
 
 def guide_verdict(guide, token_ids: list[int]) -> tuple[bool, str]:
@@ -530,9 +515,9 @@ def compare_report(results: list[dict], args, elapsed: float) -> None:
     capped = sum(1 for r in passing if r.get("depth_capped"))
     falls = sum(1 for r in passing if r.get("fallback"))
     print(f"\ntokenguide passing schemas by path: regex {paths['regex']} ({capped} of them depth-capped: the "
-          f"engine path refused them), engine {paths['engine']}, grammar {paths['grammar']}"
+          f"engine path refused them), engine {paths['engine']}"
           + (f" ({falls} of them fell back from the regex path when the guide was built)" if first_mask else ""))
-    for path in ("regex", "engine", "grammar"):
+    for path in ("regex", "engine"):
         c = Counter(r["status"] for r in tg if r.get("path") == path)
         print(f"tokenguide on the {path} path: pass {c['pass']}, wrong {c['wrong']}, unsupported {c['unsupported']}, "
               f"timeout {c['timeout']}; first mask of passing schemas p50 | p90 | max: "

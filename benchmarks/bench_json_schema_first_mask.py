@@ -52,9 +52,7 @@ WARM_UP = {"type": "object", "properties": {"x": {}}, "required": ["x"]}
 # (phase name, module, attribute path): wrapped when present in the tree measured.
 PHASES = [
     ("compile_json_schema", "tokenguide.json_schema", "compile_json_schema"),
-    ("  grammar check", "tokenguide.json_schema.grammar", "check_grammar"),
-    ("  terminal DFAs", "tokenguide.json_schema.grammar_checks", "terminal_dfa"),
-    ("  check automata", "tokenguide.json_schema.grammar_checks", "check_automaton"),
+    ("  engine grammar", "tokenguide.json_schema.engine_grammar", "grammar_from_emission"),
     ("CFG guide", "tokenguide.guides.cfg.fast", "FastCFGGuide.__init__"),
     ("  LarkGrammar", "tokenguide.guides.cfg.grammar", "LarkGrammar.__init__"),
     ("  character classes", "tokenguide.guides.cfg.chars", "CharClasses.__init__"),

@@ -1,4 +1,4 @@
-"""JSON Schema compile paths side by side on the JSONSchemaBench set: grammar (Lark LALR), engine, auto.
+"""JSON Schema compile paths side by side on the JSONSchemaBench set: engine, auto (and regex).
 
 For every schema file taken (../shared/data/jsonschemabench, sorted, every N-th), for each path:
 compile it (`compile_json_schema(schema, path=...)`), judge the test instances as
@@ -9,7 +9,7 @@ engine's recogniser, re.fullmatch, plus the values' checks), then build
 GPT-2 tokens of the first valid instance the path accepts (one mask before each token and one
 before EOS, each timed; the guide is fresh, process-wide caches are as earlier schemas left them).
 
-    python benchmarks/bench_json_schema_paths.py [--every N] [--offset K] [--paths grammar,engine,auto]
+    python benchmarks/bench_json_schema_paths.py [--every N] [--offset K] [--paths engine,auto]
                                                  [--limit SECONDS] [--jobs N] [--json FILE]
     python benchmarks/bench_json_schema_paths.py --report FILE [--paths ...]   (the table of a --json file)
 """
@@ -180,7 +180,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--every", type=int, default=10)
     ap.add_argument("--offset", type=int, default=0)
-    ap.add_argument("--paths", default="grammar,engine,auto")
+    ap.add_argument("--paths", default="engine,auto")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds per compile (3x guide, 6x judge and walk)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None, help="write the per-file results here (JSON lines)")

@@ -1,8 +1,7 @@
 """LALR(1) table construction: Lark's own analyzer against tokenguide's (guides.cfg.lalr).
 
-The grammars are the ones the JSON Schema grammar path writes for real schemas (SchemaStore's
-vendored in check-jsonschema, Kubernetes kinds from kubernetes-validate; the `bench` extra) and
-the package's JSON grammar. For each: Lark rules after expansion, LR(0) states, the time Lark's
+The grammar is the package's JSON grammar (the JSON Schema grammar path, whose Lark grammars
+for real schemas this compared too, was replaced by the engine path). For each: Lark rules after expansion, LR(0) states, the time Lark's
 `LALR_Analyzer.compute_lalr` takes against `FastLalrAnalyzer.compute_lalr` on the same parser
 configuration (process time, one run each; the analyzers' construction, FIRST/NULLABLE, is
 not timed), and whether the two tables are the same (`canonical_table`).
@@ -27,24 +26,13 @@ from lark.parsers import lalr_analysis  # noqa: E402
 from tokenguide.grammars import GRAMMAR_PATH  # noqa: E402
 from tokenguide.guides.cfg.grammar import build_lark  # noqa: E402
 from tokenguide.guides.cfg.lalr import FastLalrAnalyzer, canonical_table  # noqa: E402
-from tokenguide.json_schema import compile_json_schema  # noqa: E402
-from tokenguide.errors import UnsupportedSchemaError  # noqa: E402
 
 
 def grammars(only: list[str]) -> list[tuple[str, str]]:
-    """(name, Lark grammar text) for the package JSON grammar and the schemas' grammar-path grammars."""
-    from benchmarks import bench_json_schema_unseen as unseen
+    """(name, Lark grammar text) for the package JSON grammar."""
 
     out = [("package/json.lark", Path(GRAMMAR_PATH, "json.lark").read_text())]
-    entries = [e for e in unseen.schemastore_corpus() if not e[2]] + unseen.kubernetes_corpus(every=8)
-    for name, schema, _ in entries:
-        if only and not any(o in name for o in only):
-            continue
-        try:
-            text = compile_json_schema(schema, path="grammar").grammar
-        except UnsupportedSchemaError:
-            continue
-        out.append((name, text))
+    # (the JSON Schema grammar path, whose Lark grammars this compared too, was replaced by the engine)
     return out
 
 

@@ -29,12 +29,12 @@ CASES = {
     "format regex (GitLab coverage, mergify regexes)": (
         JOB, {"coverage": "/Code coverage: \\d+\\.\\d+%/", "regexes": ["^feature/.*$", "(?<major>\\d+)\\.(?<minor>\\d+)",
                                                                        "[A-Z]{2,4}-[0-9]+", "^(?!wip).+$"]},
-        "format", "grammar"),
+        "format", "engine"),
     "format regex, regex path": (
         JOB, {"regexes": ["^release-v[0-9]+(\\.[0-9]+){2}$", "a|b|(c[d-f]*)?"]}, "format", "regex"),
-    "ARN under maxLength 2,048, 2,000 characters (grammar path)": (
+    "ARN under maxLength 2,048, 2,000 characters (engine path)": (
         TREE, {"kids": [{"role": "arn:aws:iam::123456789012:role/" + "service-role/" * 151 + "ab"}]},
-        "maxLength", "grammar"),
+        "maxLength", "engine"),
 }
 
 

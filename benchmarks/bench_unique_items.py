@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     verdicts = {}
     for name, (schema, doc, repeated) in SCHEMAS.items():
         ids = bpe.encode(json.dumps(doc, separators=(",", ":"))).ids
-        for path in ("regex", "grammar"):
+        for path in ("regex", "engine"):
             print(mask_row(name, path, schema, without_unique(schema), vocab, ids, args.rounds))
         verdicts[name] = llguidance_verdict(schema, json.dumps(repeated, separators=(",", ":")), bpe)
     print()

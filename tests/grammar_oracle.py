@@ -1,8 +1,7 @@
 """Lark itself as the oracle for a grammar's language, and the compile paths' acceptors.
 
 Built as the CFG guides build Lark (LALR, contextual lexer) but without interegular's
-terminal-collision report, which can take minutes on the wide Unicode classes of schema
-grammars (json_schema.grammar_checks has already proved their terminals apart).
+terminal-collision report, which can take minutes on wide Unicode classes.
 """
 
 from __future__ import annotations
@@ -58,16 +57,14 @@ def grammar_acceptor(grammar: str) -> Callable[[str], bool]:
 
 
 def acceptor(compiled: Any) -> Callable[[str], bool]:
-    """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, Lark on the grammar
-    path, the engine's recogniser on the engine path; and, when the compile left uniqueItems to check
+    """text -> accepted, for a CompiledSchema: re.fullmatch on the regex path, the engine's
+    recogniser on the engine path; and, when the compile left uniqueItems to check
     on the values, that check."""
     if compiled.path == "regex":
         rx = re.compile(compiled.regex)
         base = lambda text: rx.fullmatch(text) is not None  # noqa: E731
-    elif compiled.path == "engine":
-        base = dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
     else:
-        base = grammar_acceptor(compiled.grammar)
+        base = dataclasses.replace(compiled, checks=None).accepts  # the engine's recogniser alone
     if compiled.checks is None:
         return base
     from tokenguide.json_schema.json_values import parse_document

@@ -33,7 +33,7 @@ def spellings(x) -> list[str]:
 
 def check(schema, instances, path: str) -> None:
     validator = jsonschema.validators.validator_for(schema)(schema)
-    accepts = acceptor(compile_json_schema(schema, path=path, whitespace_pattern="" if path == "grammar" else None))
+    accepts = acceptor(compile_json_schema(schema, path=path, whitespace_pattern="" if path == "engine" else None))
     verdicts = [validator.is_valid(x) for x in instances]
     assert True in verdicts and False in verdicts  # both kinds are tested
     wrong = [(x, ok) for x, ok in zip(instances, verdicts) if ok != any(accepts(t) for t in spellings(x))]
@@ -90,7 +90,7 @@ CONDITIONS = {
 }
 
 
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 @pytest.mark.parametrize("name", list(EXTENSIONS) + list(CONDITIONS))
 def test_agrees_with_jsonschema(name, path):
     schema, instances = {**EXTENSIONS, **CONDITIONS}[name]
@@ -115,6 +115,6 @@ def test_a_condition_that_cannot_be_merged_is_refused_with_its_pointer():
 def test_an_anyof_with_a_branch_accepting_everything_is_any_value():
     def with_layout(layout):
         return {"type": "object", "properties": {"layout": layout, "n": {"type": "integer"}}, "required": ["n"]}
-    free = compile_json_schema(with_layout({}), path="grammar").grammar
+    free = compile_json_schema(with_layout({}), path="engine").engine.to_lark()
     for layout in ({"anyOf": [{}, {"enum": ["header", "footer"]}]}, {"anyOf": [{"type": "string"}, True]}):
-        assert compile_json_schema(with_layout(layout), path="grammar").grammar == free
+        assert compile_json_schema(with_layout(layout), path="engine").engine.to_lark() == free

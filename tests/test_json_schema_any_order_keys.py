@@ -26,7 +26,7 @@ from tokenguide.guides.value_checks import ValueChecksGuide
 from tokenguide.json_schema import build_regex_from_schema, compile_json_schema
 from tokenguide.vocabulary import Vocabulary
 
-PATHS = ("auto", "regex", "grammar", "engine")
+PATHS = ("auto", "regex", "engine")
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench"
 
 

@@ -1,6 +1,6 @@
 """uniqueItems and contains / minContains / maxContains: the regex (re.fullmatch on compact and
 default-separator json.dumps texts) against jsonschema, on handwritten and generated arrays;
-the grammar path (Lark) where it applies; every refusal names its keyword and pointer."""
+the engine path (Lark) where it applies; every refusal names its keyword and pointer."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import build_regex_from_schema, compile_json_schema
+from grammar_oracle import lark_parser
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -164,8 +165,8 @@ def test_unique_refusals_name_what_would_make_them_supported():
     big = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 99}, "uniqueItems": True}
     assert "sets of values" in str(raises_unsupported(big, "uniqueItems", "#/uniqueItems"))
     grammar = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9}, "uniqueItems": True}
-    with pytest.raises(UnsupportedSchemaError, match="grammar path") as info:
-        compile_json_schema(grammar, path="grammar", value_checks=False)
+    with pytest.raises(UnsupportedSchemaError, match="engine path") as info:
+        compile_json_schema(grammar, path="engine", value_checks=False)
     assert info.value.keyword == "uniqueItems" and info.value.pointer == "#/uniqueItems"
 
 
@@ -298,7 +299,7 @@ def test_contains_on_the_grammar_path():
 
     schema = {"type": "array", "items": {"type": ["string", "integer"]}, "contains": {"type": "string"},
               "maxContains": 2}
-    parser = Lark(compile_json_schema(schema, path="grammar").grammar, parser="lalr", lexer="contextual")
+    parser = lark_parser(compile_json_schema(schema, path="engine"))
     for v in arrays_of(["a", 1], 4):
         try:
             parser.parse(dumps(v))
@@ -321,8 +322,8 @@ def test_contains_refusals():
     raises_unsupported(nested, "contains", "#/contains")  # "no item contains x" needs not-contains
     grammar = {"type": "array", "items": {"type": "string", "maxLength": 30}, "contains": {"pattern": "^a"},
                "minContains": 100}  # its array lexeme (test_json_schema_contains_lexeme.py) is too large
-    with pytest.raises(UnsupportedSchemaError, match="grammar path") as info:
-        compile_json_schema(grammar, path="grammar")
+    with pytest.raises(UnsupportedSchemaError, match="engine path") as info:
+        compile_json_schema(grammar, path="engine")
     assert info.value.keyword == "contains" and info.value.pointer == "#/contains"
     bad = {"type": "array", "contains": {"type": "string"}, "minContains": -1}
     raises_unsupported(bad, "minContains", "#/minContains")

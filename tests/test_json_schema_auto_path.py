@@ -1,7 +1,7 @@
 """compile_json_schema(path="auto") takes the engine path wherever it takes the schema, and the
 regex only where the engine path refuses, never depth-capped silently (issue 13, 39).
 
-Oracles: Python's `re.fullmatch` (regex path), Lark's own LALR parser (explicit grammar path),
+Oracles: Python's `re.fullmatch` (regex path), the engine's recogniser (engine path),
 `jsonschema` (validity of the instances, against the engine's recogniser).
 """
 
@@ -27,7 +27,10 @@ def dumps(v) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 
 
-def accepts(grammar: str, text: str) -> bool:
+def accepts(grammar, text: str) -> bool:
+    """Lark's LALR parser of Lark text `grammar`, or a CompiledSchema's own reading (the engine's recogniser)."""
+    if not isinstance(grammar, str):
+        return grammar.accepts(text)
     try:
         lark.Lark(grammar, parser="lalr", lexer="contextual").parse(text)
     except lark.exceptions.LarkError:
@@ -94,7 +97,7 @@ def test_slash_and_backslash_quote_in_terminals():
                                                "any": {}}, "required": ["u", "q"]}
     compiled = compile_json_schema(schema)
     assert compiled.path == "engine"
-    lark_grammar = compile_json_schema(schema, path="grammar").grammar
+    lark_grammar = compile_json_schema(schema, path="engine")
     for doc in ({"u": "http://a/b", "q": 'x\\"y', "any": [{}]}, {"u": "http://a/b", "q": "/"}):
         jsonschema.validate(doc, schema)
         assert compiled.accepts(dumps(doc)) and accepts(lark_grammar, dumps(doc)), doc
@@ -105,11 +108,11 @@ def test_slash_and_backslash_quote_in_terminals():
 def test_overlapping_number_alternatives_become_one_rule():
     schema = {"type": "array", "items": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "number", "maximum": -1},
                                                    {"type": "number", "minimum": 0}, {"type": "array"}]}}
-    grammar = compile_json_schema(schema, path="grammar").grammar
+    grammar = compile_json_schema(schema, path="engine")
     regex = compile_json_schema({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "number", "maximum": -1}]},
                                 path="regex").regex
     single = compile_json_schema({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "number", "maximum": -1}]},
-                                 path="grammar").grammar
+                                 path="engine")
     for text in ("0", "7", "-1", "-1.5", "-0.5", "0.5", "-0", "1e3", "-2E+1", "01"):
         assert accepts(single, text) == bool(re.fullmatch(regex, text)), text
     assert accepts(grammar, "[0,-3.5,0.5,[null]]") and not accepts(grammar, "[01]")
@@ -203,7 +206,7 @@ def test_many_optional_parts_get_rules_of_their_own():
     # inline, Lark would expand the object rule into about 2**12 alternatives
     schema = {"type": "object", "properties": {f"p{i}": {"type": "array"} for i in range(12)},
               "additionalProperties": False}
-    grammar = compile_json_schema(schema, path="grammar").grammar
+    grammar = compile_json_schema(schema, path="engine")
     good = [{}, {"p0": []}, {"p11": [[1], {"a": None}]}, {"p1": [1], "p3": [[2]], "p10": []},
             {f"p{i}": [i] for i in range(12)}]
     for doc in good:
@@ -264,13 +267,13 @@ def test_items_counted_past_the_regex_limit_take_the_engine_path():
         verdicts.add(want)
         assert acceptor(dumps(doc)) == want, doc
     assert verdicts == {True, False}
-    # past the grammar's first total of alternatives, by an estimated factor the inline retry
-    # with the higher total takes (json_schema.grammar._estimate); "auto" takes the engine path
+    # one more item counted (once past the Lark grammar path's first total of alternatives): the
+    # engine path, on "auto" too
     wider = {**schema, "maxItems": 9}
-    compiled = compile_json_schema(wider, path="grammar")
+    compiled = compile_json_schema(wider, path="engine")
     auto = compile_json_schema(wider)
-    assert compiled.path == "grammar" and auto.path == "engine"
-    acceptor = grammar_acceptor(compiled.grammar)
+    assert compiled.path == "engine" and auto.path == "engine"
+    acceptor = compiled.accepts
     for doc in docs + [[{"p0": "a"}] * 9, [{"p0": "a"}] * 10, [{}] * 7 + [{"p0": "a"}] * 2]:
         assert acceptor(dumps(doc)) == jsonschema.Draft202012Validator(wider).is_valid(doc), doc
         assert auto.accepts(dumps(doc)) == jsonschema.Draft202012Validator(wider).is_valid(doc), doc

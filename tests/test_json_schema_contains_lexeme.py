@@ -1,4 +1,4 @@
-"""`contains` on the grammar path when its items need a lookahead to be told apart (hits and
+"""`contains` on the engine path when its items need a lookahead to be told apart (hits and
 misses that are no plain merge of schemas, or a value lexeme beside the other side's rules):
 the whole array is one value lexeme (arrays._Splitter.array_lexeme). Judged against jsonschema,
 with Lark's own parser of the grammar as the acceptor, and against the regex path."""
@@ -47,7 +47,7 @@ def _schema(schema: dict) -> dict:
 def test_contains_with_lookaheads_is_exact_on_the_grammar_path(name):
     schema, pool, max_len = CASES[name]
     schema = _schema(schema)
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     accepts = acceptor(compiled)
     validator = jsonschema.Draft202012Validator(schema)
     regex = re.compile(compile_json_schema(schema, path="regex").regex)
@@ -78,15 +78,15 @@ def test_contains_array_lexeme_refusals_name_the_keyword():
     too_many = _schema({"type": "array", "items": {"type": "string", "maxLength": 30}, "contains": {"pattern": "^a"},
                         "minContains": 100})
     with pytest.raises(UnsupportedSchemaError, match="2,000 states") as info:
-        compile_json_schema(too_many, path="grammar")
+        compile_json_schema(too_many, path="engine")
     assert info.value.keyword == "contains" and info.value.pointer == "#/contains"
     # items holding a rule that is not regular (a recursive $ref) cannot be told apart
     recursive = _schema({"$defs": {"t": {"type": ["integer", "array"], "items": {"$ref": "#/$defs/t"}}},
                          "type": "array", "items": {"$ref": "#/$defs/t"}, "contains": {"minimum": 3}})
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(recursive, path="grammar")
+        compile_json_schema(recursive, path="engine")
     assert info.value.keyword == "contains"
     # in lenient mode contains is ignored there, with a warning
     with pytest.warns(UserWarning, match="contains"):
-        lenient = compile_json_schema(too_many, path="grammar", lenient=True)
+        lenient = compile_json_schema(too_many, path="engine", lenient=True)
     assert acceptor(lenient)('["b"]')

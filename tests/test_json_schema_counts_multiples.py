@@ -31,7 +31,7 @@ def compiled(schema, path):
         return compile_json_schema(schema, path=path)
 
 
-def judge(schema, instances, paths=("regex", "grammar")):
+def judge(schema, instances, paths=("regex", "engine")):
     """Each instance's compact JSON (keys in the schema's order) is accepted on every path exactly
     when jsonschema says it is valid; returns how many instances were valid (so callers can
     check both verdicts occurred)."""
@@ -213,7 +213,7 @@ def test_unique_items_apart_by_type(schema):
 ])
 def test_unique_items_that_may_be_equal_stay_refused(schema, pointer):
     """(without value checks: compile_json_schema's default checks the first on the values)"""
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         with pytest.raises(UnsupportedSchemaError) as err:
             compile_json_schema(schema, path=path, value_checks=False)
         assert (err.value.keyword, err.value.pointer) == ("uniqueItems", pointer)

@@ -91,12 +91,12 @@ def test_a_string_no_value_satisfies_is_an_impossible_member_on_the_grammar_path
     ("Rule 'x0_0' used but not defined"); the member now cannot occur, as on the regex path."""
     schema = {"type": "object", "additionalProperties": False,
               "patternProperties": {"^x-": {"type": "string", "maxLength": 0, "pattern": "^a"}}}
-    check(schema, [{}, {"x-": ""}, {"x-a": "a"}, {"y": 1}], paths=("auto", "regex", "grammar"))
+    check(schema, [{}, {"x-": ""}, {"x-a": "a"}, {"y": 1}], paths=("auto", "regex", "engine"))
     check({"type": "object", "properties": {"a": {"type": "string", "maxLength": 1, "pattern": "^ab"}},
            "additionalProperties": {}}, [{}, {"a": "a"}, {"a": "ab"}, {"b": [1, {"c": []}]}],
-          paths=("auto", "grammar"))
+          paths=("auto", "engine"))
     with pytest.raises(UnsupportedSchemaError, match="no string satisfies") as info:
-        compile_json_schema({"type": "string", "maxLength": 0, "pattern": "^a"}, path="grammar")
+        compile_json_schema({"type": "string", "maxLength": 0, "pattern": "^a"}, path="engine")
     assert "accepts no value" in str(info.value) and "'maxLength' at #/maxLength" in str(info.value)
 
 
@@ -105,4 +105,4 @@ def test_an_object_union_with_a_branch_declaring_no_properties():
     raised KeyError 'properties' while the grammar path wrote the union as one object."""
     schema = {"$schema": "http://json-schema.org/draft-07/schema#",
               "anyOf": [{"type": "object", "properties": {"0": {"const": 0}}}, {"type": "object"}]}
-    check(schema, [{}, {"0": 0}, {"0": 1}, {"a": 1}, {"0": 0, "b": [1]}, [], 1, "x"], paths=("auto", "grammar"))
+    check(schema, [{}, {"0": 0}, {"0": 1}, {"a": 1}, {"0": 0, "b": [1]}, [], 1, "x"], paths=("auto", "engine"))

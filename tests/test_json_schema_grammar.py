@@ -1,4 +1,4 @@
-"""The grammar path of the JSON Schema compiler (compile_json_schema, path="grammar").
+"""Grammar-mode emission of the JSON Schema compiler, run by the engine (compile_json_schema, path="engine").
 
 Oracles: `jsonschema` (validity), the regex path (`re.fullmatch`, same language where both
 apply) and Lark itself (the grammar's language is what Lark's LALR parser accepts).
@@ -61,13 +61,13 @@ def deep_tree(depth: int, value: int = 7) -> dict:
     return node
 
 
-@pytest.mark.parametrize("path", ["auto", "grammar"])
+@pytest.mark.parametrize("path", ["auto", "engine"])
 def test_recursive_schema_takes_the_engine_path_without_depth_cap(path):
     compiled = compile_json_schema(TREE, path=path)
     assert isinstance(compiled, CompiledSchema)
-    assert compiled.path == ("engine" if path == "auto" else path) and compiled.regex is None
+    assert compiled.path == "engine" and compiled.regex is None
     assert path != "auto" or "engine path takes it" in compiled.reason
-    p = parser(compiled if path == "auto" else compiled.grammar)
+    p = parser(compiled)
     validator = jsonschema.Draft202012Validator(TREE)
     good = [deep_tree(0), deep_tree(3), deep_tree(25), {"value": 0, "children": []}]
     bad = [{"value": 101}, {"children": []}, {"value": 1, "extra": 2}, {"value": 1, "children": [{"value": -1}]},
@@ -83,14 +83,14 @@ def test_recursive_schema_takes_the_engine_path_without_depth_cap(path):
     assert rx.fullmatch(dumps(deep_tree(1))) and not rx.fullmatch(dumps(deep_tree(6)))
 
 
-@pytest.mark.parametrize("path", ["auto", "grammar"])
+@pytest.mark.parametrize("path", ["auto", "engine"])
 def test_free_form_values_nest_without_cap_on_the_engine_path(path):
     schema = {"type": "object", "properties": {"meta": {}}, "required": ["meta"]}
     compiled = compile_json_schema(schema)  # auto: the engine path, exact
     assert compiled.path == "engine" and "engine path takes it" in compiled.reason and not compiled.depth_capped
     capped = compile_json_schema(schema, path="regex")
     assert capped.depth_capped and "free-form values nest at most 2" in capped.reason
-    p = parser(compiled if path == "auto" else compile_json_schema(schema, path="grammar").grammar)
+    p = parser(compiled if path == "auto" else compile_json_schema(schema, path="engine"))
     deep: object = 1
     for i in range(30):
         deep = [{"k": deep, "s": "x"}, None] if i % 2 else [deep, 1.5]
@@ -132,7 +132,7 @@ DIFF_VALUES = [
 @pytest.mark.parametrize("schema", DIFF_SCHEMAS, ids=range(len(DIFF_SCHEMAS)))
 def test_both_paths_give_the_same_language(schema):
     rx = re.compile(compile_json_schema(schema, path="regex", max_recursion_depth=5).regex)
-    p = parser(compile_json_schema(schema, path="grammar").grammar)
+    p = parser(compile_json_schema(schema, path="engine"))
     validator = jsonschema.Draft202012Validator(schema)
     for v in DIFF_VALUES:
         for text in (dumps(v), dumps(v, compact=False), dumps(v).replace(",", " , ")):
@@ -146,7 +146,7 @@ def test_compact_whitespace_and_custom_whitespace():
     p = parser(compile_json_schema(TREE, ""))
     assert accepts(p, '{"value":1,"children":[]}') and not accepts(p, '{"value": 1}')
     with pytest.raises(UnsupportedSchemaError, match="whitespace_pattern"):
-        compile_json_schema(TREE, r"[ \n]*", path="grammar")
+        compile_json_schema(TREE, r"[ \n]*", path="engine")
 
 
 def test_grammar_path_refusals_name_their_cause():
@@ -154,46 +154,27 @@ def test_grammar_path_refusals_name_their_cause():
         compile_json_schema({}, path="lark")
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema({"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}, "minItems": 1}},
-                             "$ref": "#/$defs/n"}, path="grammar")
+                             "$ref": "#/$defs/n"}, path="engine")
     assert "accepts no finite value" in str(info.value) and info.value.keyword == "$ref"
     with pytest.raises(UnsupportedSchemaError, match="accepts no finite value"):
         compile_json_schema({"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}, "minItems": 1}},
-                             "anyOf": [{"type": "integer"}, {"$ref": "#/$defs/n"}]}, path="grammar")
+                             "anyOf": [{"type": "integer"}, {"$ref": "#/$defs/n"}]}, path="engine")
     sibling = {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n", "maxItems": 2}}}, "$ref": "#/$defs/n"}
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(sibling, path="grammar")
+        compile_json_schema(sibling, path="engine")
     assert info.value.keyword == "$ref" and "beside other keywords" in str(info.value)
     with pytest.warns(UserWarning, match="depth-capped"):
         fallback = compile_json_schema(sibling)  # auto: the regex path, saying the recursion is unrolled
     assert fallback.depth_capped
     assert fallback.path == "regex" and "unrolled 3 times" in fallback.reason and "beside other" in fallback.reason
     with pytest.raises(UnsupportedSchemaError, match="private use"):
-        compile_json_schema({"const": "\U000f0001"}, path="grammar")
+        compile_json_schema({"const": "\U000f0001"}, path="engine")
     # oneOf over a recursive branch cannot be proved exclusive
     with pytest.raises(UnsupportedSchemaError) as info:
         compile_json_schema({"$defs": {"t": {"oneOf": [{"type": "array", "items": {"$ref": "#/$defs/t"}},
                                                        {"type": "array", "items": {"type": "integer"}}]}},
-                             "$ref": "#/$defs/t"}, path="grammar")
+                             "$ref": "#/$defs/t"}, path="engine")
     assert info.value.keyword == "oneOf"
-
-
-def test_terminal_checks_refuse_ambiguous_lexing():
-    from tokenguide.json_schema import grammar as G
-
-    # two terminals that can both match a prefix in one parser state: Lark would pick one
-    text = "start: T0 T1 | T2\nT0: /a/\nT1: /b/\nT2: /ab/\n"
-    with pytest.raises(UnsupportedSchemaError, match="can both match"):
-        G.check_grammar(text, {"a": "T0", "b": "T1", "ab": "T2"}, set())
-    # a terminal whose matches extend each other (1 and 12): Lark's first match may be too short
-    text = "start: T0 T1\nT0: /(?:1|12)/\nT1: /x/\n"
-    with pytest.raises(UnsupportedSchemaError, match="prefixes of other matches"):
-        G.check_grammar(text, {"(?:1|12)": "T0", "x": "T1"}, set())
-    text = "start: T0 T0\nT0: /a|b/\n"
-    G.check_grammar(text, {"a|b": "T0"}, set())
-    with pytest.raises(UnsupportedSchemaError, match="not LALR") as exc:
-        G.check_grammar("start: a | b\na: T0\nb: T0\nT0: /x/\n", {"x": "T0"}, set())
-    # the two colliding rules are named (Lark lists them on the lines after the first)
-    assert "<a : T0>; <b : T0>" in str(exc.value)
 
 
 def test_guide_from_json_schema_runs_the_grammar_path():
@@ -228,7 +209,7 @@ def test_guide_from_json_schema_runs_the_grammar_path():
 @pytest.mark.skipif(sys.platform == "emscripten", reason="no subprocess in Pyodide")
 def test_grammar_text_is_deterministic_across_hash_seeds():
     code = ("import json,sys; sys.path.insert(0, 'py_src'); from tokenguide.json_schema import compile_json_schema;"
-            f"print(compile_json_schema({json.dumps(TREE)!r}, path='grammar').grammar)")
+            f"print(compile_json_schema({json.dumps(TREE)!r}, path='engine').engine.to_lark())")
     outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}).stdout for seed in ("0", "1", "77")}
     assert len(outs) == 1 and "start:" in outs.pop()
@@ -237,13 +218,13 @@ def test_grammar_text_is_deterministic_across_hash_seeds():
 def test_empty_containers_on_the_grammar_path():
     p = parser(compile_json_schema({"type": "object", "properties": {"a": {"type": "object",
                                     "additionalProperties": False}, "b": {"type": "array", "maxItems": 0}}},
-                                   path="grammar").grammar)
+                                   path="engine"))
     assert accepts(p, '{"a":{ },"b":[ ]}') and accepts(p, '{"a":{},"b":[]}')
     assert not accepts(p, '{"a":{  }}') and not accepts(p, '{"b":[  ]}')
 
 
 def test_grammar_path_lenient_names_what_it_ignored():
-    """path="grammar" with lenient=True warns with the keywords it dropped (it used to fail with
+    """path="engine" with lenient=True warns with the keywords it dropped (it used to fail with
     a NameError instead of warning)."""
     import warnings as _w
 
@@ -251,10 +232,10 @@ def test_grammar_path_lenient_names_what_it_ignored():
                                                      "unevaluatedItems": False}}}
     with _w.catch_warnings(record=True) as caught:
         _w.simplefilter("always")
-        out = compile_json_schema(schema, path="grammar", lenient=True)
-    assert out.path == "grammar"
+        out = compile_json_schema(schema, path="engine", lenient=True)
+    assert out.path == "engine"
     messages = [str(w.message) for w in caught]
     assert any("compile_json_schema ignored" in m and "unevaluatedItems at #/properties/a/unevaluatedItems" in m
                for m in messages), messages
     with pytest.raises(UnsupportedSchemaError, match="unevaluatedItems"):
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")

@@ -97,8 +97,8 @@ def instances(seed: int) -> list:
 @pytest.mark.parametrize("extra", SCHEMAS)
 def test_grammar_keys_match_jsonschema_and_the_regex_path(extra):
     schema = tree(extra)
-    compiled = compile_json_schema(schema, path="grammar")
-    assert compiled.path == "grammar"
+    compiled = compile_json_schema(schema, path="engine")
+    assert compiled.path == "engine"
     lark_ok = grammar_oracle.acceptor(compiled)
     regex_ok = grammar_oracle.acceptor(compile_json_schema(schema, path="regex"))
     validator = jsonschema.Draft202012Validator(schema)
@@ -121,5 +121,5 @@ def test_auto_path_takes_the_exact_grammar_for_recursive_pattern_keys():
 def test_keys_too_large_to_write_are_still_refused_by_keyword():
     schema = tree({"patternProperties": {"^[a-z]{1,300}$": {"type": "string"}}})
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert info.value.keyword == "patternProperties"

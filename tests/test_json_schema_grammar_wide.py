@@ -1,9 +1,9 @@
-"""Wide objects on the grammar path: many optional properties become right-linear rules.
+"""Wide objects on the engine path: many optional properties become left-linear member rules.
 
-Before, Lark expanded k optional members into 2**k alternatives and the grammar path refused
-(">600 alternatives"), so "auto" fell back to the depth-capped regex, which rejects deeper valid
-instances. Oracles: `jsonschema` (validity), the regex path (`re.fullmatch`, same language
-where both apply), Lark's LALR parser, and the byte-level CFG guide fed the text.
+Once, Lark expanded k optional members into 2**k alternatives and the Lark grammar path (since
+replaced by the engine) refused (">600 alternatives"), so "auto" fell back to the depth-capped
+regex, which rejects deeper valid instances. Oracles: `jsonschema` (validity), the regex path
+(`re.fullmatch`, same language where both apply), and the engine's recogniser.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def nested(depth: int):
 def check_language(schema, docs, guide=None, regex_too=True):
     """Every doc (and its spaced spelling) is accepted by the grammar iff jsonschema says valid;
     the regex path agrees on docs that do not nest past its cap; so does the CFG guide."""
-    grammar = compile_json_schema(schema, path="grammar").grammar
+    grammar = compile_json_schema(schema, path="engine")
     p = lark_parser(grammar)
     regex = compile_json_schema(schema, path="regex").regex if regex_too else None
     valid_seen = invalid_seen = 0
@@ -122,7 +122,7 @@ def test_optional_members_with_additional_properties():
     docs += [{"a": 1}, {"c": "y", "f": None, "other": [nested(5)]}]
     check_language(schema, docs, char_guide(schema))
     # extra properties come after the declared ones (the output format's order)
-    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    p = lark_parser(compile_json_schema(schema, path="engine"))
     assert not lark_accepts(p, '{"zz":1,"a":"x"}') and lark_accepts(p, '{"a":"x","zz":1}')
 
 
@@ -145,9 +145,8 @@ def test_required_members_among_many_optional_ones():
 def test_wide_objects_stay_fast_to_check_and_deterministic():
     # 40 optional members: right-linear rules (linear in the number of members), not refused
     schema = {"type": "object", "properties": {f"k{i:02}": {"type": "array"} for i in range(40)}}
-    compiled = compile_json_schema(schema, path="grammar")
-    assert compiled.grammar == compile_json_schema(schema, path="grammar").grammar
-    assert compiled.grammar.count("\n") < 400
+    compiled = compile_json_schema(schema, path="engine")
+    assert compiled.engine.to_lark() == compile_json_schema(schema, path="engine").engine.to_lark()
     docs = [{"k00": [], "k39": [nested(4)]}, {f"k{i:02}": [] for i in range(0, 40, 3)}, {"k05": 1}]
     check_language(schema, docs, regex_too=False)
 
@@ -181,8 +180,6 @@ def test_pattern_with_max_length_becomes_rules_from_the_exact_automaton():
                                                "free": {}}}
     compiled = compile_json_schema(schema)
     assert compiled.path == "engine" and not compiled.depth_capped
-    lark_text = compile_json_schema(schema, path="grammar").grammar
-    assert "(?=" not in lark_text and "(?!" not in lark_text  # no lookahead in any terminal
     texts = ["1.2", "12.345", "1.2abcde", "1.2abcdef", "1.", "a1.2", "1.2\"x", "1.2\\n", "12345678", "1.2\u00e9\u4e2d",
              "1.2\U0001f600", "1.2\t", "0.0.0.0.", "1234.567"]
     docs = string_docs(texts)
@@ -200,7 +197,7 @@ def test_format_with_min_length_and_non_ascii_pattern():
     assert compile_json_schema(schema).path == "engine"
     check_language(schema, string_docs(["ab", "abc", "abcd", "abcde", "éé中", "中中中中中", "ab中", "abZ", "\U0001f600abc"]))
     dated = {"type": "object", "properties": {"s": {"type": "string", "format": "date", "maxLength": 9}, "free": {}}}
-    p = lark_parser(compile_json_schema(dated, path="grammar").grammar)
+    p = lark_parser(compile_json_schema(dated, path="engine"))
     assert not lark_accepts(p, '{"s":"2020-01-01"}')  # 10 characters: none fits
     hosts = {"type": "object", "properties": {"s": {"type": "string", "format": "ipv4", "maxLength": 8}, "free": {}}}
     check_language(hosts, string_docs(["1.2.3.4", "10.2.3.4", "10.20.3.4", "1.2.3", "01.2.3.4"]), regex_too=False)
@@ -210,15 +207,7 @@ def test_lexeme_rules_refuse_automata_that_are_too_large():
     # hostname's 253-character limit times its label automaton: refused, naming the keyword
     schema = {"type": "object", "properties": {"h": {"type": "string", "format": "hostname"}, "free": {}}}
     with pytest.raises(UnsupportedSchemaError, match="more than 2,000 states") as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert info.value.keyword == "format" and info.value.pointer == "#/properties/h/format"
 
 
-def test_check_grammar_skips_terminals_left_unused():
-    # a retried conversion may write a terminal no rule uses; Lark drops it (it was a KeyError)
-    from tokenguide.json_schema import grammar as G
-
-    G.check_grammar("start: T0\nT0: /a/\nT1: /b/\n", {"a": "T0", "b": "T1"}, set())
-    with pytest.raises(UnsupportedSchemaError, match="can both match"):  # the used ones are still checked
-        G.check_grammar("start: T0 T1 | T2\nT0: /a/\nT1: /b/\nT2: /ab/\nT3: /c/\n",
-                        {"a": "T0", "b": "T1", "ab": "T2", "c": "T3"}, set())

@@ -222,12 +222,12 @@ def test_refuses_whitespace_that_may_match_more():
     assert (err.keyword, err.pointer) == ("not", "#/not") and "JSON whitespace" in str(err)
 
 
-def test_grammar_path_writes_lookahead_values_as_automata():
-    """On the grammar path a value with lookaheads is a value lexeme (rules from its exact
-    automaton, test_json_schema_value_lexemes); the regex path keeps the lookahead."""
+def test_engine_path_reads_lookahead_values_as_the_regex_does():
+    """On the engine path a value with lookaheads is a value lexeme (its lookaheads as
+    intersections and complements); the regex path keeps the lookahead: one language."""
     schema = {"type": "integer", "not": {"minimum": 3}}
-    grammar = compile_json_schema(schema, path="grammar")
-    assert grammar.path == "grammar" and "(?" not in grammar.grammar
+    engine = compile_json_schema(schema, path="engine")
+    assert engine.path == "engine" and engine.accepts("2") and engine.accepts("-7") and not engine.accepts("3")
     regex = compile_json_schema(schema, path="regex")
     assert regex.path == "regex" and re.fullmatch(regex.regex, "2") and not re.fullmatch(regex.regex, "3")
     auto = compile_json_schema(schema)  # the engine path: the same language
@@ -256,8 +256,8 @@ DEEP = _five_deep({"type": "array", "maxItems": 0})
 def test_grammar_path_refusals_name_keyword_and_pointer(schema, keyword, pointer):
     """A lookahead over a free-form value that tells values apart too deep: refused by keyword
     and pointer."""
-    with pytest.raises(UnsupportedSchemaError, match="grammar path") as info:
-        compile_json_schema(schema, path="grammar")
+    with pytest.raises(UnsupportedSchemaError, match="engine path") as info:
+        compile_json_schema(schema, path="engine")
     assert (info.value.keyword, info.value.pointer) == (keyword, pointer)
 
 
@@ -270,7 +270,7 @@ def test_not_contains_beside_contains_is_items_outside_it():
     """Once refused (two contains cannot be merged); `not contains` is now `items: {not}`."""
     schema = {"type": "array", "contains": {"type": "integer"}, "not": {"contains": {"type": "string"}}}
     validator = jsonschema.Draft202012Validator(schema)
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         compiled = compile_json_schema(schema, path=path)
         accepts = acceptor(compiled)
         for x in ([], [1], ["a"], [1, "a"], [1, 2.5, None], [[], 3], [{}], "a", 1):

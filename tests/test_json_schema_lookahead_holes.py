@@ -18,7 +18,7 @@ from random_json import chain
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
 from tokenguide.json_schema import holes
-from tokenguide.json_schema.grammar import GrammarSink
+from tokenguide.json_schema.rule_sink import RuleSink
 from tokenguide.json_schema.lexemes import HOLE_CHARS, MARKER
 from tokenguide.json_schema.text import VALUE_END, value_difference
 
@@ -92,9 +92,9 @@ def test_free_form_lookahead_values_are_exact_on_the_engine_path(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
         compiled = compile_json_schema(schema)
-        lark_grammar = compile_json_schema(schema, path="grammar")
+        lark_grammar = compile_json_schema(schema, path="engine")
     assert compiled.path == "engine" and not compiled.depth_capped
-    assert lark_grammar.path == "grammar"
+    assert lark_grammar.path == "engine"
     instances = _deep(len(name), 250) + [[], {}, [[]], {"a": {}}, {"b": []}]
     valid = [jsonschema.validators.validator_for(schema)(schema).is_valid(x) for x in instances]
     assert 0 < sum(valid) < len(valid)  # both kinds (deep ones among the valid)
@@ -123,10 +123,10 @@ def test_without_the_check_the_hole_lets_a_lookahead_miss(monkeypatch):
     """With the check removed, level 0 is taken and `[]` (which `not` excludes) gets through:
     the check is what keeps the grammar exact."""
     schema = CASES["not empty array"]
-    good = acceptor(compile_json_schema(schema, path="grammar"))
+    good = acceptor(compile_json_schema(schema, path="engine"))
     assert not good("[]") and good("[[]]") and good("{}")
     monkeypatch.setattr(holes, "decomposition_conflict", lambda text, hole: None)
-    bad = acceptor(compile_json_schema(schema, path="grammar"))
+    bad = acceptor(compile_json_schema(schema, path="engine"))
     assert bad("[]")
 
 
@@ -150,7 +150,7 @@ def test_too_deep_a_lookahead_over_a_free_form_value_is_refused_by_name():
         inner = {"type": "object", "properties": {key: inner}, "required": [key]}
     schema = {"not": {**inner, "minProperties": 1}}  # not a plain negation (json_schema.negation)
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
     assert "'not'" in str(info.value)  # (the value written out around its holes is too large to tell apart)
     with warnings.catch_warnings():
@@ -163,20 +163,20 @@ def test_a_check_too_large_to_run_is_refused_by_name(monkeypatch):
     (naming the keyword and its pointer) rather than taken unchecked."""
     monkeypatch.setattr(holes, "U_STATES", 3)
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(CASES["not empty array"], path="grammar")
+        compile_json_schema(CASES["not empty array"], path="engine")
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not") and "cannot be checked" in str(info.value)
 
 
 class _Ref:
-    """A stand-in for a recursive $ref target (GrammarSink.rule_ref reads its pointer)."""
+    """A stand-in for a recursive $ref target (RuleSink.rule_ref reads its pointer)."""
 
     def __init__(self, ptr: str) -> None:
         self.ptr = ptr
 
 
-def _union_of_rules(n: int) -> tuple[GrammarSink, str]:
+def _union_of_rules(n: int) -> tuple[RuleSink, str]:
     """A sink and the placeholder regex of an alternation of `n` recursive rules and a free-form value."""
-    sink = GrammarSink("[ ]?", unions=True)
+    sink = RuleSink("[ ]?")
     parts = [sink.rule_ref(_Ref(f"#/$defs/t{i}")) for i in range(n)] + [sink.any_value()]
     return sink, "(?:" + "|".join(parts) + ")"
 
@@ -196,6 +196,6 @@ def test_no_level_that_reads_one_way_is_refused_by_name(monkeypatch):
     """When every level tried conflicts, the lexeme is refused naming the keyword and pointer."""
     monkeypatch.setattr(holes, "MAX_FREE_DEPTH", 0)  # "any value but []" needs level 1
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(CASES["not empty array"], path="grammar")
+        compile_json_schema(CASES["not empty array"], path="engine")
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
     assert "free-form value that no text written out 0 levels deep tells apart" in str(info.value)

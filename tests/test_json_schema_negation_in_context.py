@@ -19,7 +19,9 @@ from schema_oracle import assert_agrees
 
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema, logic
-from tokenguide.json_schema.grammar import GrammarSink, grammar_from_placeholders
+from tokenguide.json_schema import CompiledSchema
+from tokenguide.json_schema.engine_grammar import grammar_from_emission
+from tokenguide.json_schema.rule_sink import RuleSink
 
 SECRET = {"type": "object", "additionalProperties": False, "properties": {"secure": {"type": "string"}}}
 HOOK = {"type": "object", "additionalProperties": False,
@@ -51,7 +53,7 @@ def _refuse_the_array(em, a, negs):
 SUBTRACT = logic.subtract
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_condition_read_where_it_applies(monkeypatch, name, path):
     """Before, every case but the double negation was refused: the hook's array has no plain
@@ -64,7 +66,7 @@ def test_condition_read_where_it_applies(monkeypatch, name, path):
 def test_a_required_name_the_object_forbids():
     """A condition requiring a name the closed object forbids never holds there: `not` of it
     removes nothing (no lookahead needed)."""
-    compiled = compile_json_schema({"allOf": [SECRET, {"not": {"required": ["enabled"]}}]}, path="grammar")
+    compiled = compile_json_schema({"allOf": [SECRET, {"not": {"required": ["enabled"]}}]}, path="engine")
     for doc in ({}, {"secure": "s"}, {"secure": 2}):
         assert compiled.accepts(json.dumps(doc, separators=(",", ":"))) == \
             jsonschema.Draft7Validator(SECRET).is_valid(doc)
@@ -73,8 +75,8 @@ def test_a_required_name_the_object_forbids():
 def test_space_before_a_rule():
     """A piece of text that can be empty between two rules (` ?`) is written as the second rule
     alone or the text's nonempty strings and the rule (before: refused)."""
-    sink = GrammarSink(" ?")
+    sink = RuleSink(" ?")
     rule = sink.rule('"a"')
-    accepts = grammar_acceptor(grammar_from_placeholders(f"\\[{rule} ?{rule}\\]", sink))
+    accepts = CompiledSchema("engine", "", engine=grammar_from_emission(f"\\[{rule} ?{rule}\\]", sink)).accepts
     for text, want in (('["a""a"]', True), ('["a" "a"]', True), ('["a"  "a"]', False), ('["a"]', False)):
         assert accepts(text) is want, text

@@ -5,7 +5,7 @@ conditions. Buildkite's notify items are the model: eight closed objects sharing
 and `{"if": ...}` match every branch and are invalid. Before, the branches were subtracted as
 automata and refused past 2,000 states. Oracle: jsonschema, on both paths, over every key subset.
 
-Also: oneOf over open objects on the grammar path (one_of.open_objects_exclusive, a retry: each
+Also: oneOf over open objects on the engine path (one_of.open_objects_exclusive, a retry: each
 branch with one way per other branch that its own keys fail it), the plain negation of a oneOf
 (logic.plain_negation), and branches told apart by one required member's values."""
 
@@ -75,7 +75,7 @@ CASES = {"notify": (NOTIFY, ["email", "webhook", "if", "github_check", "other"])
          "required": (REQUIRED, ["x", "y", "z", "other"])}
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_closed_one_of_agrees_with_jsonschema(name, path):
     schema, keys = CASES[name]
@@ -95,7 +95,7 @@ def test_closed_one_of_agrees_with_jsonschema(name, path):
 def test_each_branch_keeps_its_own_key_order():
     """Before, the branches were subtracted from one another in one skeleton's key order, where
     `if` came before `webhook` (the second branch's own member)."""
-    compiled = compile_json_schema(NOTIFY, path="grammar")
+    compiled = compile_json_schema(NOTIFY, path="engine")
     assert compiled.accepts('[{"webhook":"w","if":"c"}]') and not compiled.accepts('[{"if":"c","webhook":"w"}]')
     assert not compiled.accepts('[{"if":"c"}]') and compiled.accepts('[{"email":"e","if":"c"}]')
 
@@ -109,7 +109,7 @@ def test_shared_member_with_different_schemas_is_not_rewritten():
     ]}
     oracle = jsonschema.Draft7Validator(schema)
     try:
-        compiled = compile_json_schema(schema, path="grammar")
+        compiled = compile_json_schema(schema, path="engine")
     except UnsupportedSchemaError as exc:
         assert exc.keyword == "oneOf"
         return
@@ -128,7 +128,7 @@ def test_same_text_under_another_base_uri_is_not_the_same_member():
                          "$defs": {"v": {"type": "integer"}}, "properties": {"k": {"$ref": "#/$defs/v"}, "b": {}}}]}
     verdicts = {"{}": False, '{"k":"s"}': True, '{"k":1}': True, '{"k":null}': False, '{"k":"s","a":1}': True,
                 '{"k":1,"b":1}': True, '{"k":"s","b":1}': False, '{"a":1}': True}
-    for path in ("grammar", "engine", "auto", "regex"):
+    for path in ("engine", "auto", "regex"):
         compiled = compile_json_schema(schema, path=path)
         assert {text: compiled.accepts(text) for text in verdicts} == verdicts, path
 
@@ -168,7 +168,7 @@ OPEN_VALUES = {"provider": ["npm"], "api_key": ["k", {"secure": "s"}, {"secure":
 OPEN_KEYS = ["provider", "tree", "api_key", "api_token", "other"]
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 def test_open_one_of_agrees_with_jsonschema(path):
     """Keys in the output format's order: each branch's own, then the keys it does not declare.
     Before, refused on the grammar path (a lookahead over a recursive $ref; now the rewrite),
@@ -219,7 +219,7 @@ def test_plain_negation_of_one_of_agrees_with_jsonschema(subs):
     schema = {"oneOf": subs}
     negated = plain_negation(Normalizer(schema, 1, False), schema, "#", 0)
     assert negated is not None
-    compiled = compile_json_schema(negated, path="grammar")
+    compiled = compile_json_schema(negated, path="engine")
     oracle = jsonschema.Draft7Validator(schema)
     values = {"a": [1], "b": ["s", 2], "c": [None]}
     docs: list = [1, "x", []]
@@ -248,7 +248,7 @@ def test_plain_negation_of_an_enum_beside_an_object_agrees_with_jsonschema():
     oracle = jsonschema.Draft7Validator(schema)
     docs = ["allow", "deny", "x", "", 1, None, True, [], ["allow"], {}, {"allow": []}, {"allow": [1]},
             {"allow": ["a"], "deny": [2]}, {"allow": 1, "deny": [2]}, {"deny": ["d"]}, {"other": 1}]
-    for path in ("grammar", "regex"):
+    for path in ("engine", "auto", "regex"):
         compiled = compile_json_schema(negated, path=path)
         order = KeyOrder(negated)
         for doc in docs:
@@ -273,7 +273,7 @@ def test_deep_branch_against_a_required_name():
     free-form values apart below what the grammar path writes out (refused before); the
     rewrite asks of `{"z": ...}` only that `a` be absent or not the deep object."""
     schema = {"oneOf": [_five_deep({"type": "array", "maxItems": 0}), {"required": ["z"]}]}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     oracle = jsonschema.Draft202012Validator(schema)
     order = KeyOrder(schema)
     docs: list = [{}, {"z": 1}, 1, "s", None]
@@ -323,7 +323,7 @@ def test_a_member_one_branch_requires_with_values_the_other_excludes():
     for r in range(4):
         for combo in itertools.combinations(values, r):
             docs += [dict(zip(combo, vs)) for vs in itertools.product(*[values[n] for n in combo])]
-    for path in ("grammar", "regex"):
+    for path in ("engine", "auto", "regex"):
         compiled = compile_json_schema(WHEN, path=path)
         for doc in docs:
             want = oracle.is_valid(doc)
@@ -398,7 +398,7 @@ ARRAY_DOCS = [[], [{"name": "n"}], ["s"], [{"name": "n"}, "s"], ["s", {"name": "
               [1], [{}], [1, "s", 2], "s", {}]
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 @pytest.mark.parametrize("name", sorted(ARRAY_CASES))
 def test_arrays_told_apart_by_an_item(name, path):
     """one_of._arrays_disjoint: a position every common array has, with disjoint item schemas,
@@ -438,7 +438,7 @@ WEBHOOK_DOCS = [[], [{}], [{}, {}], ["s"], [{"secure": "x"}], [{"enabled": True}
                 "s", True, 1, [1], [{"secure": 1}], [{}, {"secure": "a"}], [{"enabled": True}, {}], ["s", "s"]]
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 def test_arrays_of_overlapping_items_agree_with_jsonschema(path):
     """The inner oneOf's branches are disjoint, so they stand in the outer one as branches of
     their own (`_spliced`); then the arrays of secrets and of hooks are apart by what one item
@@ -488,7 +488,7 @@ def test_all_keys_of_a_branch_is_one_count():
     out = closed_objects_exclusive(em, objs, Node({}, "#"))
     assert len(out) == 2 and out[1].get("minProperties") == 1
     oracle = jsonschema.Draft7Validator(schema)
-    for path in ("grammar", "regex"):
+    for path in ("engine", "auto", "regex"):
         compiled = compile_json_schema(schema, path=path)
         for doc in ({}, {"secure": "s"}, {"enabled": True}, {"enabled": False, "urls": "u"}, {"secure": "s", "urls": "u"},
                     {"x": 1}, "s", []):

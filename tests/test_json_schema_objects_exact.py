@@ -2,7 +2,7 @@
 additionalProperties, propertyNames with declared properties (issue 13).
 
 Oracles: `jsonschema` (the schema's draft validator) for validity, Python's `re.fullmatch` for
-the regex path (lookaheads included), Lark's LALR parser for the grammar path. Instances are
+the regex path (lookaheads included), the engine's recogniser for the engine path. Instances are
 tried in every key order (`itertools.permutations`); duplicate keys are written as raw text.
 """
 
@@ -25,6 +25,7 @@ from tokenguide.cli import main as cli_main  # noqa: E402
 from tokenguide.errors import ArgumentError, UnsupportedSchemaError  # noqa: E402
 from tokenguide.guides import RegexGuide  # noqa: E402
 from tokenguide.json_schema import build_regex_from_schema, compile_json_schema  # noqa: E402
+from grammar_oracle import lark_parser  # noqa: E402
 
 
 def dumps(v) -> str:
@@ -161,11 +162,11 @@ def test_any_order_on_the_grammar_path():
     """Written out per set of keys seen (value_checks=False: the grammar alone is exact), and as a
     repetition of members with the keys checked beside it (CompiledSchema.accepts)."""
     schema = dict(PERSON, additionalProperties={"type": "null"})
-    checked = compile_json_schema(schema, path="grammar", property_order="any")
+    checked = compile_json_schema(schema, path="engine", property_order="any")
     assert checked.checks is not None and checked.checks.keys_taken
-    compiled = compile_json_schema(schema, path="grammar", property_order="any", value_checks=False)
+    compiled = compile_json_schema(schema, path="engine", property_order="any", value_checks=False)
     assert compiled.checks is None
-    parser = lark.Lark(compiled.grammar, parser="lalr", lexer="contextual")
+    parser = lark_parser(compiled)
 
     def accepts(text: str) -> bool:
         try:
@@ -308,7 +309,7 @@ def test_key_lookaheads_on_the_grammar_path():
     for i in range(len(PATTERN_SCHEMAS)):
         schema = {"type": "object", **PATTERN_SCHEMAS[i]}
         regex = re.compile(build_regex_from_schema(schema))
-        parser = lark.Lark(compile_json_schema(schema, path="grammar").grammar, parser="lalr", lexer="contextual")
+        parser = lark_parser(compile_json_schema(schema, path="engine"))
         declared = list(schema.get("properties", {}))
         for x in random_objects(random.Random(i), 150):
             text = dumps({k: x[k] for k in declared if k in x} | {k: v for k, v in x.items() if k not in declared})
@@ -322,10 +323,10 @@ def test_key_lookaheads_on_the_grammar_path():
     schema = {"type": "object", "properties": {"a": {}}, "patternProperties": {"^x-.{0,300}$": {"type": "string"}},
               "additionalProperties": {"type": "null"}}
     with pytest.raises(UnsupportedSchemaError, match="lookahead.*path='regex'") as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert info.value.keyword == "patternProperties"
     with pytest.warns(UserWarning, match="patternProperties"):
-        compile_json_schema(schema, path="grammar", lenient=True)
+        compile_json_schema(schema, path="engine", lenient=True)
     # the lookahead-free combinations stay on the grammar path
     cases = [
         ({"properties": {"id": {"type": "string"}}, "patternProperties": {"^[0-9]+$": {"type": "integer"}},
@@ -334,8 +335,8 @@ def test_key_lookaheads_on_the_grammar_path():
          '{"12":3,"x":true}', ['{"12":true}', '{"x":1}']),
     ]
     for extra, good, bads in cases:
-        grammar = compile_json_schema({"type": "object", **extra}, path="grammar").grammar
-        parser = lark.Lark(grammar, parser="lalr", lexer="contextual")
+        grammar = compile_json_schema({"type": "object", **extra}, path="engine")
+        parser = lark_parser(grammar)
         parser.parse(good)
         for bad in bads:
             with pytest.raises(lark.exceptions.LarkError):
@@ -455,11 +456,11 @@ def test_any_order_with_unbalanced_brace_keys_skips_whole_members():
 def test_any_order_grammar_path_refuses_many_declared_properties():
     schema = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(9)}}
     with pytest.raises(UnsupportedSchemaError, match=r"at most 8 declared properties.*has 9.*path='regex'") as info:
-        compile_json_schema(schema, path="grammar", property_order="any", value_checks=False)
+        compile_json_schema(schema, path="engine", property_order="any", value_checks=False)
     assert info.value.keyword == "properties" and info.value.pointer == "#"
     assert re.fullmatch(compile_json_schema(schema, path="regex", property_order="any", value_checks=False).regex,
                         '{"p8":1,"p0":2}')
-    checked = compile_json_schema(schema, path="grammar", property_order="any")  # (keys checked beside it)
+    checked = compile_json_schema(schema, path="engine", property_order="any")  # (keys checked beside it)
     assert checked.accepts('{"p8":1,"p0":2}') and not checked.accepts('{"p8":1,"p0":2,"p8":3}')
 
 
@@ -469,8 +470,7 @@ def test_grammar_path_keeps_keys_sharing_a_prefix_whole():
     schema = {"type": "object", "properties": {"k0": {"type": "integer"}, "k1": {"type": "integer"}},
               "additionalProperties": {"type": "string"}}
     for order in ("schema", "any"):
-        parser = lark.Lark(compile_json_schema(schema, path="grammar", property_order=order).grammar,
-                           parser="lalr", lexer="contextual")
+        parser = lark_parser(compile_json_schema(schema, path="engine", property_order=order))
         for x in [{"k0": 1, "k1": 2}, {"k1": 2}, {"k0": 1, "z": "s"}, {"k": "s"}, {"k0": "s"}, {"z": 1}, {}]:
             texts = orders(x) if order == "any" else [dumps(x)]
             for text in texts:

@@ -38,7 +38,7 @@ def _texts(v) -> list[str]:
 
 def test_nested_groups_and_closed_patterns_are_disjoint_on_both_paths():
     rx = re.compile(build_regex_from_schema(NESTED))
-    lark = grammar_acceptor(compile_json_schema(NESTED, path="grammar").grammar)  # no lookahead needed: disjoint
+    lark = grammar_acceptor(compile_json_schema(NESTED, path="engine"))  # no lookahead needed: disjoint
     v = jsonschema.Draft202012Validator(NESTED)
     assert {v.is_valid(x) for x in VALUES} == {True, False}
     for x in VALUES:

@@ -43,12 +43,12 @@ def _strings(seed: int, n: int) -> list[str]:
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 def test_a_caret_inside_a_search_agrees_with_jsonschema(pattern, path):
     pattern_agrees_with_jsonschema(pattern, path, _strings(PATTERNS.index(pattern), 200))
 
 
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 def test_a_caret_after_a_character_of_the_match_never_holds(path):
     """AWS EC2 capacity reservations: `...:placement-group/^.{1,255}$` matches no string, so the
     member is valid only when absent."""
@@ -62,7 +62,7 @@ def test_a_caret_after_a_character_of_the_match_never_holds(path):
 
 @pytest.mark.parametrize("pattern", ["(a|^)+b", "a?^b", "^(a?^b)", "(^)*b"])
 def test_a_caret_that_may_follow_a_character_or_not_is_refused_by_name(pattern):
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         with pytest.raises(UnsupportedSchemaError) as info:
             compile_json_schema({"type": "string", "pattern": pattern}, path=path)
         assert info.value.keyword == "pattern" and "anchor" in str(info.value)
@@ -75,7 +75,7 @@ def test_a_caret_that_may_follow_a_character_or_not_is_refused_by_name(pattern):
 def test_a_backreference_in_an_anchored_pattern_is_refused_by_name(schema):
     """Reading an anchored pattern's widths met the backreference before its refusal (re looks
     the group's width up in a parser state): an IndexError out of compile_json_schema."""
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         with pytest.raises(UnsupportedSchemaError) as info:
             compile_json_schema(schema, path=path)
         assert info.value.keyword == "pattern" and "not regular" in str(info.value)

@@ -1,7 +1,7 @@
 """`pattern` with ECMA-262 lookaheads, `(?=...)` and `(?!...)` (AWS CloudFormation's tag keys
 `^(?!aws:)...`, "no two dots" `^(?!.*\\.\\.)`, the tempered token `((?!ab).)*`): a lookahead is
 regular, so both paths write it exactly, the regex path as a lookahead over the serialized
-string content, the grammar path as the automaton of the string (a lexeme; for a key, a
+string content, the engine path as the automaton of the string (a lexeme; for a key, a
 lookahead-free regex). Judged against jsonschema (Python's re reads these patterns as ECMA-262
 does) on strings built to hit both sides, escapes and line terminators included."""
 
@@ -61,12 +61,12 @@ def pattern_agrees_with_jsonschema(pattern: str, path: str, strings: list[str]) 
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 def test_a_pattern_with_a_lookahead_agrees_with_jsonschema(pattern, path):
     pattern_agrees_with_jsonschema(pattern, path, _strings(PATTERNS.index(pattern), 150))
 
 
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 @pytest.mark.parametrize("extra", [False, {"type": "string"}])
 def test_pattern_properties_with_a_lookahead_agree_with_jsonschema(path, extra):
     schema = {"type": "object", "properties": {"aws:name": {"type": "boolean"}},
@@ -92,7 +92,7 @@ def test_a_pattern_of_lookaheads_alone_is_not_taken_for_one_every_string_matches
     assert pattern_complement("x*") is None
     schema = {"type": "object", "patternProperties": {"(?=x)": {"type": "integer"}}, "additionalProperties": False}
     oracle = jsonschema.Draft202012Validator(schema)
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         accepts = acceptor(compile_json_schema(schema, path=path))
         for doc in ({}, {"ax": 1}, {"ab": 1}, {"x": "s"}):
             assert accepts(json.dumps(doc, separators=(",", ":"))) == oracle.is_valid(doc), (path, doc)
@@ -108,7 +108,7 @@ def test_refused_literal_prefixes_before_a_class_are_written_without_a_lookahead
     # as patternProperties keys of a recursive schema (the grammar path: keys are terminals)
     schema = {"$ref": "#/$defs/t", "$defs": {"t": {"type": "object", "additionalProperties": False,
               "patternProperties": {"^(?!aws:)[a-zA-Z0-9\\s+\\-=._:/@]{1,128}$": {"$ref": "#/$defs/t"}}}}}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     accepts = acceptor(compiled)
     oracle = jsonschema.Draft202012Validator(schema)
     docs = [{}, {"a": {}}, {"aws:x": {}}, {"aws": {"aw": {}}}, {"x" * 128: {}}, {"x" * 129: {}}, {"a\tb": {"": {}}},
@@ -153,7 +153,7 @@ READINGS = {
 
 
 @pytest.mark.parametrize("pattern", sorted(READINGS))
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 def test_anchors_lookbehinds_dotall_and_surrogate_pairs_agree_with_re(pattern, path):
     import re
 

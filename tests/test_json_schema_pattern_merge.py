@@ -1,6 +1,6 @@
 """allOf of schemas with patternProperties (normalize merge: both maps together, each key takes
 every matching pattern's schema): differential against `jsonschema` on generated objects on
-the regex path and on the grammar path (Lark as the oracle of its language: the key-class
+the regex path and on the engine path (the engine's recogniser as the acceptor: the key-class
 intersections written without lookaheads); what additionalProperties would change stays
 refused by name."""
 
@@ -58,7 +58,7 @@ def _texts(obj: dict) -> list[str]:
 def test_pattern_properties_merged_match_jsonschema(name):
     schema = SCHEMAS[name]
     rx = re.compile(build_regex_from_schema(schema))
-    lark_ok = grammar_oracle.acceptor(compile_json_schema(schema, path="grammar"))
+    lark_ok = grammar_oracle.acceptor(compile_json_schema(schema, path="engine"))
     v = jsonschema.Draft202012Validator(schema)
     seen = {True: 0, False: 0}
     for obj in _objects(len(name)):

@@ -1,5 +1,5 @@
 """Two `pattern`s on one string (allOf, or an anyOf branch merged into its node): the string
-matches both. The regex path writes the second as a lookahead; the grammar path, which once
+matches both. The regex path writes the second as a lookahead; the engine path, which once
 refused the merge ("cannot merge two different 'pattern' values"), writes a string lexeme
 from the intersection's automaton. Oracle: jsonschema (ECMA patterns read by Python's re on
 these ASCII cases), on both paths, and the two paths agree."""
@@ -37,7 +37,7 @@ def values(name: str) -> list:
 def test_both_patterns_hold_on_both_paths(name):
     schema = SCHEMAS[name]
     oracle = jsonschema.Draft202012Validator(schema)
-    compiled = {p: compile_json_schema(schema, path=p) for p in ("regex", "grammar")}
+    compiled = {p: compile_json_schema(schema, path=p) for p in ("regex", "engine")}
     verdicts = set()
     for v, p in itertools.product(values(name), compiled):
         text = json.dumps(v, separators=(",", ":"))

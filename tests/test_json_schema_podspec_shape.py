@@ -1,4 +1,4 @@
-"""Schemas shaped like Kubernetes' PodSpec kinds on the grammar path: hundreds of optional
+"""Schemas shaped like Kubernetes' PodSpec kinds on the engine path: hundreds of optional
 members over shared `$ref`'d sub-objects, small objects (up to 3 optional members) nested in
 each other. Written inline, their optional members multiply past the alternatives limits; the
 retry with every object's members as rules (member rules, then right-linear) takes them.
@@ -127,7 +127,7 @@ def mutate(value, rng: random.Random):
 def agrees_on_instances(schema: dict, seed: int, rounds: int) -> dict:
     """Compile `schema` on the grammar path and assert Lark's parser of it agrees with jsonschema
     on `rounds` random instances and two mutations of each (compact and spaced); the verdicts seen."""
-    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    p = lark_parser(compile_json_schema(schema, path="engine"))
     check = jsonschema.Draft202012Validator(schema).is_valid
     rng = random.Random(seed)
     seen = {True: 0, False: 0}
@@ -141,19 +141,6 @@ def agrees_on_instances(schema: dict, seed: int, rounds: int) -> dict:
     return seen
 
 
-def test_inline_optionals_pass_the_alternatives_limit_here():
-    """The shape is one the first grammar cannot take (else the retry would be untested)."""
-    from tokenguide.json_schema import _grammar_emission
-    from tokenguide.json_schema.grammar import grammar_from_placeholders
-
-    root, sink, _ = _grammar_emission(podspec_like(0), None, False)
-    with pytest.raises(UnsupportedSchemaError, match="alternatives"):
-        grammar_from_placeholders(root, sink)
-    # its optional members multiply: estimated far past the inline retry's higher total, so
-    # `_grammar` goes straight to member rules (json_schema.grammar._estimate)
-    assert not sink.many_alternatives_may_fit()
-
-
 def many_small_objects(n: int = 200) -> dict:
     """compose-spec's shape: many small objects (3 optional members each), side by side."""
     return {"type": "object", "additionalProperties": False, "properties": {
@@ -162,17 +149,9 @@ def many_small_objects(n: int = 200) -> dict:
         for i in range(n)}}
 
 
-def test_many_small_objects_take_the_inline_retry_with_the_higher_total():
-    from tokenguide.json_schema import _grammar_emission
-    from tokenguide.json_schema.grammar import grammar_from_placeholders
-
+def test_many_small_objects_on_the_engine():
     schema = many_small_objects()
-    root, sink, _ = _grammar_emission(schema, None, False)
-    with pytest.raises(UnsupportedSchemaError, match="more than 1,100 alternatives"):
-        grammar_from_placeholders(root, sink)
-    assert sink.many_alternatives_may_fit()
-    root, sink, _ = _grammar_emission(schema, None, False, many_alternatives=True)
-    p = lark_parser(grammar_from_placeholders(root, sink))
+    p = lark_parser(compile_json_schema(schema, path="engine"))
     check = jsonschema.Draft202012Validator(schema).is_valid
     # (keys in schema order, as the grammar writes them)
     for doc in ({}, {"o0": {}}, {"o3": {"a3": "x", "c3": True}, "o199": {"b199": 2}}, {"o1": {"a2": "x"}},
@@ -198,7 +177,7 @@ def test_auto_path_takes_the_grammar_with_free_form_values():
     assert compiled.path == "engine" and not compiled.depth_capped  # (its first Lark grammar is refused)
     assert compiled.accepts(json.dumps({"kind": "Pod", "extra": [[[[{"a": [[[1]]]}]]]]}))
     assert not compiled.accepts(json.dumps({"kind": "Pod", "spec": {}}))  # containers required
-    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)  # the Lark retries take it too
+    p = lark_parser(compile_json_schema(schema, path="engine"))  # the Lark retries take it too
     assert lark_accepts(p, json.dumps({"kind": "Pod", "extra": [[[[{"a": [[[1]]]}]]]]}))
     assert not lark_accepts(p, json.dumps({"kind": "Pod", "spec": {}}))
 
@@ -260,19 +239,11 @@ ENDPOINT_SLICE_LIST = {
 }
 
 
-def test_a_retry_past_a_limit_is_followed_by_the_member_rules():
-    """The first grammar has colliding terminals; the retry for those (right-linear, inline)
-    passes the alternatives total; the right-linear member rules, which were not planned for
-    a collision, then take the schema (it was refused before they followed)."""
-    from tokenguide.json_schema import _grammar_emission
-    from tokenguide.json_schema.grammar import grammar_from_placeholders
-
+def test_a_kubernetes_list_of_open_objects_on_the_engine():
+    """A Kubernetes EndpointSliceList with objects open to undeclared members (colliding terminals
+    and too many alternatives for the Lark grammar path once): the engine, against jsonschema."""
     schema = ENDPOINT_SLICE_LIST
-    for flags, refusal in (({}, "can both match"), ({"right_linear": True}, "alternatives")):
-        root, sink, _ = _grammar_emission(schema, None, False, **flags)
-        with pytest.raises(UnsupportedSchemaError, match=refusal):
-            grammar_from_placeholders(root, sink)
-    p = lark_parser(compile_json_schema(schema, path="grammar").grammar)
+    p = lark_parser(compile_json_schema(schema, path="engine"))
     check = jsonschema.Draft202012Validator(schema).is_valid
     slice_ = {"endpoints": [{"hints": {"forNodes": [{}], "forZones": None}, "nodeName": "n",
                              "targetRef": {"apiVersion": "v1", "uid": "u", "extra": [1, {"a": None}]}, "zone": "z"},

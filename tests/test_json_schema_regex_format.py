@@ -23,7 +23,7 @@ from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
 from tokenguide.regex.ecma_syntax import completion
 
-PATHS = ("regex", "grammar")
+PATHS = ("regex", "engine")
 REGEX = {"type": "string", "format": "regex"}
 JOB = {  # (GitLab CI's coverage and mergify's regexes, in one schema)
     "type": "object",
@@ -82,7 +82,7 @@ def test_the_framing_pattern_is_checked_with_the_format():
 ])
 def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, keyword, pointer, why):
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert (info.value.keyword, info.value.pointer) == (keyword, pointer) and why in str(info.value)
 
 

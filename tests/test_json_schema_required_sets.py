@@ -99,7 +99,7 @@ def test_required_sets_are_exact_on_the_grammar_path(name):
     schema = CASES[name]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
-        compiled = compile_json_schema(schema, path="grammar")
+        compiled = compile_json_schema(schema, path="engine")
     accepts = acceptor(compiled)
     validator = jsonschema.validators.validator_for(schema)(schema)
     instances = _instances(random.Random(name), schema, 300)
@@ -127,7 +127,7 @@ def test_exactly_one_of_many_keys_with_dependencies_is_one_object():
               "properties": {**{n: {"type": "string"} for n in names}, "with": {"type": "object"}, "shell": {}},
               "dependencies": {"shell": ["k1"], "with": ["k0"]},
               "oneOf": [{"type": "object", "properties": {n: True}, "required": [n]} for n in names]}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     accepts = acceptor(compiled)
     validator = jsonschema.Draft7Validator(schema)
     rnd = random.Random(3)
@@ -141,10 +141,10 @@ def test_exactly_one_of_many_keys_with_dependencies_is_one_object():
 def test_past_its_bound_the_union_of_branches_is_written_instead(monkeypatch):
     """Beyond MAX_SET_STATES continuations the branches are distributed as before: same language."""
     schema = CASES["oneOf sets, closed, with a required name"]
-    as_sets = compile_json_schema(schema, path="grammar").grammar
+    as_sets = compile_json_schema(schema, path="engine")
     monkeypatch.setattr(required_sets, "MAX_SET_STATES", 2)
-    compiled = compile_json_schema(schema, path="grammar")
-    assert compiled.grammar != as_sets
+    compiled = compile_json_schema(schema, path="engine")
+    assert compiled.engine.to_lark() != as_sets.engine.to_lark()
     accepts = acceptor(compiled)
     validator = jsonschema.validators.validator_for(schema)(schema)
     instances = _instances(random.Random(7), schema, 200)
@@ -160,7 +160,7 @@ def test_past_its_bound_the_union_of_branches_is_written_instead(monkeypatch):
 def test_presence_shapes_are_written_as_one_object(monkeypatch, name):
     """These shapes take the one-object writing (not the distributed union the other cases may get)."""
     results = record_results(monkeypatch, required_sets, "required_sets_value")
-    compile_json_schema(CASES[name], path="grammar")
+    compile_json_schema(CASES[name], path="engine")
     assert any(isinstance(r, str) for r in results)
 
 
@@ -172,7 +172,7 @@ def test_a_branch_saying_more_about_a_member_is_no_presence_branch(monkeypatch):
                   "properties": {"a": {"type": "string"}, "b": {"type": "string", "maxLength": 1}},
                   "oneOf": [{"properties": {"a": other}, "required": ["a"]}, {"required": ["b"]}]}
         results = record_results(monkeypatch, required_sets, "required_sets_value")
-        accepts = acceptor(compile_json_schema(schema, path="grammar"))
+        accepts = acceptor(compile_json_schema(schema, path="engine"))
         assert results[0] is False, other
         for x in ({"a": "xyz"}, {"a": "x"}, {"b": "y"}, {"a": "x", "b": "y"}, {}):
             assert accepts(json.dumps(x, separators=(",", ":"))) == jsonschema.Draft202012Validator(schema).is_valid(x)
@@ -183,7 +183,7 @@ def test_a_oneof_inside_a_branch_is_not_a_disjunction(monkeypatch):
     schema = {"properties": {"a": NUMBERS, "b": NUMBERS},
               "anyOf": [{"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {"required": ["a", "b"]}]}
     results = record_results(monkeypatch, required_sets, "required_sets_value")
-    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    accepts = acceptor(compile_json_schema(schema, path="engine"))
     assert results[0] is False  # the outer anyOf; its branches' own oneOf may then take it, merged
     for x in ({"a": 1}, {"b": 1}, {"a": 1, "b": 2}, {}, 5):
         assert accepts(json.dumps(x, separators=(",", ":"))) == jsonschema.Draft202012Validator(schema).is_valid(x)

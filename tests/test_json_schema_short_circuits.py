@@ -45,7 +45,7 @@ def test_notnames10_is_refused_not_called_empty():
     # its const is valid; a check unrolled too shallow (or free-form values written too shallow
     # in it) once made this "accepts no value", a wrong answer
     assert jsonschema.Draft7Validator(NOTNAMES10).is_valid(NOTNAMES10["const"])
-    for path in ("auto", "grammar"):
+    for path in ("auto", "engine"):
         with pytest.raises(UnsupportedSchemaError) as info:
             compile_json_schema(NOTNAMES10, path=path)
         assert "accepts no value" not in str(info.value)
@@ -80,7 +80,7 @@ def test_auto_reports_the_grammar_paths_emptiness_but_an_invalid_whitespace_patt
     {"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}}, "type": "array",
      "items": {"$ref": "#/$defs/t"}, "minItems": 2, "maxItems": 1, "not": {"contains": {"const": 1}}},
 ])
-@pytest.mark.parametrize("path", ["auto", "regex", "grammar"])
+@pytest.mark.parametrize("path", ["auto", "regex", "engine"])
 def test_an_empty_positive_side_with_not_is_reported_empty(schema, path):
     with pytest.raises(UnsupportedSchemaError, match="accepts no value: .*keyword"):
         compile_json_schema(schema, path=path)
@@ -101,7 +101,7 @@ def test_an_empty_positive_side_with_not_is_reported_empty(schema, path):
 ])
 def test_grammar_mode_enum_checks_keep_exactly_the_valid_values(schema, extra):
     oracle = jsonschema.Draft202012Validator(schema)
-    accepts = grammar_acceptor(compile_json_schema(schema, path="grammar").grammar)
+    accepts = grammar_acceptor(compile_json_schema(schema, path="engine"))
     for v in schema["enum"] + extra:
         text = json.dumps(v, separators=(",", ":"))
         assert accepts(text) == oracle.is_valid(v), text

@@ -1,4 +1,4 @@
-"""minLength/maxLength of a patterned string checked on the values on the grammar path
+"""minLength/maxLength of a patterned string checked on the values on the engine path
 (json_schema.string_lengths, guides.value_checks), where the pattern and the lengths together are
 a lexeme too large to write (AWS ARNs under maxLength 2,048).
 
@@ -59,9 +59,9 @@ def test_an_any_of_of_annotations_says_nothing_beside_the_checked_lengths():
     assert_agrees(compiled, schema, docs)
     exclusive = {"properties": {"key": {**kms, "oneOf": kms["anyOf"]}}}
     with pytest.raises(UnsupportedSchemaError) as info:  # (three alternatives hold the lengths: refused)
-        compile_json_schema(exclusive, path="grammar")
+        compile_json_schema(exclusive, path="engine")
     assert info.value.keyword == "maxLength"
-    compiled = compile_json_schema({"properties": {"key": {"oneOf": kms["anyOf"]}}}, path="grammar")
+    compiled = compile_json_schema({"properties": {"key": {"oneOf": kms["anyOf"]}}}, path="engine")
     assert not compiled.accepts(dumps({"key": "x"})) and compiled.accepts(dumps({"k": "x"}))
 
 
@@ -81,7 +81,7 @@ def test_an_any_of_with_a_branch_of_annotations_is_dropped_where_silent(schema, 
     assert not any_of_says_nothing([{"format": "uuid"}, {"type": "string"}])  # (a known format asserts)
     assert not any_of_says_nothing([{}, {"properties": {"a": {}}}])
     oracle = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    for path in ("grammar", "regex"):
+    for path in ("engine", "regex"):
         if docs is None:
             with pytest.raises(UnsupportedSchemaError):
                 compile_json_schema(schema, path=path)
@@ -156,7 +156,7 @@ def test_a_lookahead_pattern_under_a_long_max_length_is_left_to_the_check():
 
 def test_a_pattern_with_a_lookahead_keeps_it_beside_the_checked_lengths():
     schema = {"type": "array", "items": {"type": "string", "pattern": "^(?!arn:aws-cn:)" + ARN[1:], "maxLength": 2048}}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     assert compiled.checks is not None
     head = "arn:aws:iam::123456789012:role/"
     for v, ok in (([head + "x"], True), ([head + "x" * 2018], False), (["arn:aws-cn:iam::123456789012:role/x"], False)):
@@ -186,7 +186,7 @@ def test_length_levels_against_enumeration(pattern, lo, hi):
                 assert count == len(text) and viable, (pattern, text)
 
 
-@pytest.mark.parametrize("path", ["grammar", "engine"])
+@pytest.mark.parametrize("path", ["engine"])
 def test_masks_are_exact_over_a_small_language(path, monkeypatch):
     """With the lexeme limit lowered to 3 states, `^a+[b"é]*$` under lengths 2..4 is left to the
     check: each mask allows exactly the tokens that keep the text a prefix of a document."""
@@ -233,14 +233,14 @@ def test_gpt2_generations_near_the_bound_never_strand_and_end_valid(gpt2_vocabul
 def test_what_cannot_be_checked_exactly_is_refused_by_name(schema, pointer, why):
     if pointer is None:  # (under `not`: the grammar path's lexeme refusal, as before)
         with pytest.raises(UnsupportedSchemaError):
-            compile_json_schema({"type": "array", "items": schema}, path="grammar")
+            compile_json_schema({"type": "array", "items": schema}, path="engine")
         return
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert info.value.keyword == "maxLength" and info.value.pointer == pointer and why in str(info.value)
 
 
-@pytest.mark.parametrize("path", ["grammar", "engine"])
+@pytest.mark.parametrize("path", ["engine"])
 def test_a_token_into_a_state_that_cannot_end_within_the_bound_is_refused(path, monkeypatch):
     """`^(a+|b{9})$` under maxLength 5: a `b` can never end, far from the bound as it is."""
     monkeypatch.setattr(lexemes, "MAX_LEXEME_STATES", 3)
@@ -276,7 +276,7 @@ def test_one_string_schema_reached_along_two_alternatives_is_checked():
                          "required": ["a"], "additionalProperties": False},
                         {"type": "object", "properties": {"k": {"$ref": "#/$defs/arn"}, "b": {"type": "boolean"}},
                          "required": ["b"], "additionalProperties": False}]}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     assert compiled.checks is not None
     validator = jsonschema.Draft202012Validator(schema)
     head = "arn:aws:iam::123456789012:role/"

@@ -89,7 +89,7 @@ def _disagreements(schema: dict, path: str, instances: list) -> list:
 CASES = {**{("object", n): s for n, s in OBJECTS.items()}, **{("array", n): s for n, s in ARRAYS.items()}}
 
 
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 @pytest.mark.parametrize("case", sorted(CASES), ids=lambda c: f"{c[0]}: {c[1]}")
 def test_unevaluated_keywords_agree_with_jsonschema(case, path):
     schema = CASES[case]
@@ -124,7 +124,7 @@ REFUSED = {
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_branch_dependent_evaluation_is_refused_by_name(name):
     schema, keyword, pointer, mention = REFUSED[name]
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         with pytest.raises(UnsupportedSchemaError) as info:
             compile_json_schema(schema, path=path)
         assert info.value.keyword == keyword and info.value.pointer == pointer

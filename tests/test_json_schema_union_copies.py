@@ -16,6 +16,8 @@ own parser of the grammar (grammar_oracle)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import itertools
 import json
 import random
@@ -26,8 +28,7 @@ import jsonschema
 import pytest
 from grammar_oracle import grammar_acceptor
 
-from tokenguide.json_schema import _grammar_emission, compile_json_schema, object_unions
-from tokenguide.json_schema.grammar import grammar_from_placeholders
+from tokenguide.json_schema import compile_json_schema, object_unions
 from tokenguide.json_schema.lexemes import finite_texts, lexeme_dfa
 
 _CLOSED = {"type": "object", "additionalProperties": False}
@@ -85,11 +86,11 @@ def _text(x) -> str:
     return json.dumps(x, separators=(",", ":"))
 
 
-def _grammar(schema: dict, **flags) -> str:
+def _grammar(schema: dict) -> Any:
+    """The engine path's compile of `schema` (a CompiledSchema, read by grammar_acceptor)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        root, sink, _ = _grammar_emission(schema, None, False, **flags)
-        return grammar_from_placeholders(root, sink)
+        return compile_json_schema(schema, path="engine")
 
 
 @pytest.mark.parametrize("schema", [BOTH_WAYS, BOTH_WAYS_ONE_OF], ids=["anyOf", "oneOf"])
@@ -102,8 +103,8 @@ def test_names_ordered_both_ways_are_one_transition(schema):
 
 
 def test_names_ordered_both_ways_compile_on_the_grammar_path():
-    compiled = compile_json_schema(BOTH_WAYS, path="grammar")
-    accepts = grammar_acceptor(compiled.grammar)
+    compiled = compile_json_schema(BOTH_WAYS, path="engine")
+    accepts = grammar_acceptor(compiled)
     for doc, ok in [({"x": "s", "y": 1}, True), ({"y": 1, "x": "s"}, True), ({"x": "s", "y": 1, "b": None}, False),
                     ({"y": 1, "x": "s", "a": True}, False), ({"x": "s"}, True), ({}, True), ({"a": True, "x": "s"}, False)]:
         assert accepts(_text(doc)) is ok, doc
@@ -144,8 +145,8 @@ def test_members_with_structured_schemas_apart_by_a_required_member_get_copies()
 def test_members_both_branches_may_read_get_no_copies():
     made, grammar = _copies_made(TOGETHER)
     assert made and not any(c for copies in made for c in copies)
-    compiled = compile_json_schema(TOGETHER, path="grammar")
-    accepts = grammar_acceptor(compiled.grammar)
+    compiled = compile_json_schema(TOGETHER, path="engine")
+    accepts = grammar_acceptor(compiled)
     docs = _documents(["a", "b", "c"], random.Random(3), 1) + [{"a": [1, "u"]}, {"a": []}]
     docs = [{k: v for k, v in d.items() if k != "a"} | ({"a": d["a"]} if "a" in d else {}) for d in docs]
     docs = [dict(sorted(d.items())) for d in docs]  # (both branches declare `a` first)
@@ -170,12 +171,9 @@ def test_a_value_lexeme_of_few_values_is_written_as_its_texts(value, texts):
     """`not` with a pattern makes a value lexeme (rules over single characters: `x0`); with few
     values left they are literal text, one terminal with the key before them."""
     schema = {**_CLOSED, "properties": {"type": value, "k": {"type": "integer"}}, "required": ["type"]}
-    compiled = compile_json_schema(schema, path="grammar")
-    assert "x0" not in compiled.grammar
-    accepts = grammar_acceptor(compiled.grammar)
+    compiled = compile_json_schema(schema, path="engine")
+    accepts = grammar_acceptor(compiled)
     validator = jsonschema.Draft7Validator(schema)
     words = texts + ["input", "a", "aa", "ba", "abab", "", "blocks", "wai"]
     docs = [{"type": w} for w in words] + [{"type": w, "k": 1} for w in words] + [{"k": 1}, {}, {"type": 1}]
     assert [d for d in docs if accepts(_text(d)) != validator.is_valid(d)] == []
-    with mock.patch("tokenguide.json_schema.grammar.finite_texts", lambda d: None):
-        assert "x0" in compile_json_schema(schema, path="grammar").grammar  # (what the texts replace)

@@ -1,8 +1,8 @@
-"""anyOf/oneOf unions the grammar path refused ("terminals Tx and Ty can both match at one
+"""anyOf/oneOf unions the engine path refused ("terminals Tx and Ty can both match at one
 position"), so that "auto" fell back to the depth-capped regex (fuzzer seeds 135, 341, 784, 822, 833):
 an anyOf with a branch accepting every value is that branch (json_schema.unions), nested anyOf
 are spliced, a branch inside another's whole types dropped, and nested alternations of terminals are one terminal (grammar._spliced). Judged
-against jsonschema on the grammar path (deep values too) and on the regex path (values within
+against jsonschema on the engine path (deep values too) and on the regex path (values within
 its cap); and the free-form value's whitespace is the same on both paths."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def _judge(schema, path: str, values: list, max_nesting: int | None = None) -> i
 def test_union_exact_on_both_paths(name):
     schema = SCHEMAS[name]
     values = _values(len(name))
-    assert _judge(schema, "grammar", values) == len(values)
+    assert _judge(schema, "engine", values) == len(values)
     assert _judge(schema, "regex", values, max_nesting=2) > 50
 
 
@@ -119,10 +119,10 @@ def test_fuzz_seed_schema_on_grammar_path(seed):
 
 
 def test_one_of_with_two_branches_accepting_everything_accepts_nothing():
-    for path in ("grammar", "regex"):
+    for path in ("engine", "regex"):
         with pytest.raises(EmptySchemaError):
             compile_json_schema({"oneOf": [True, {"title": "t"}, {"type": "null"}]}, path=path)
-    assert _judge({"type": "object", "properties": {"a": {"oneOf": [{}, True]}}}, "grammar", _values(7)) > 100
+    assert _judge({"type": "object", "properties": {"a": {"oneOf": [{}, True]}}}, "engine", _values(7)) > 100
 
 
 def test_regex_path_keeps_a_branch_deeper_than_its_free_form_cap():
@@ -133,7 +133,7 @@ def test_regex_path_keeps_a_branch_deeper_than_its_free_form_cap():
         regex = re.compile(build_regex_from_schema({"anyOf": [other, deep]}, max_recursion_depth=2))
         assert regex.fullmatch("[[[[]]]]") and regex.fullmatch("[[]]")
         assert not regex.fullmatch("[[[[[[[1]]]]]]]")  # deeper than the explicit branch and the cap
-        grammar = acceptor(compile_json_schema({"anyOf": [other, deep]}, path="grammar"))
+        grammar = acceptor(compile_json_schema({"anyOf": [other, deep]}, path="engine"))
         assert grammar("[[[[]]]]") and grammar("[[[[1]]]]") and grammar("[[[[[[{}]]]]]]")
 
 
@@ -160,7 +160,7 @@ def test_free_form_whitespace_same_on_both_paths(schema):
     those are the ones with at most one space at each place (after `[`/`{`, before `]`/`}`,
     around `,`/`:`): two in an empty container, as outlines-core writes it."""
     regex = re.compile(build_regex_from_schema(schema, max_recursion_depth=3))
-    grammar = acceptor(compile_json_schema(schema, path="grammar"))
+    grammar = acceptor(compile_json_schema(schema, path="engine"))
     values = [[], {}, [[]], [{}], {"a": []}, {"a": {}}, [1, []], {"a": 1, "b": [{}]}, [[], {}]]
     seen = 0
     for x in values:
@@ -184,7 +184,7 @@ def test_a_branch_naming_the_schema_the_node_already_holds_is_no_recursion(schem
     """dependabot's package-ecosystem: the value is `v`, and anyOf [`v`, ...] beside it. On the
     grammar path the branch's $ref to `v` (being expanded) is not a recursion (no value entered):
     it holds already, the branch is true."""
-    accepts = acceptor(compile_json_schema(schema, path="grammar"))
+    accepts = acceptor(compile_json_schema(schema, path="engine"))
     validator = jsonschema.Draft202012Validator(schema)
     for p in ("a", "b", "", 3, "c", 4, None):
         doc = {"p": p}

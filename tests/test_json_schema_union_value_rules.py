@@ -1,9 +1,7 @@
-"""anyOf/oneOf unions of objects whose members are objects and arrays (GrammarSink.member_value):
-on the last grammar retry, the objects and arrays inside union branches are rules of their own,
-holes of the union's automaton, so a union of nested objects stays a small automaton (Snowplow
-sp_343: over 4,000 states as text, so "auto" fell back to the depth-capped regex and rejected
-a valid deep instance). Judged against jsonschema on mutants of valid instances, deep free-form
-values among them, with Lark's own parser of the grammar as the acceptor (grammar_oracle)."""
+"""anyOf/oneOf unions of objects whose members are objects and arrays, on the engine path
+(Snowplow sp_343: over 4,000 states as one automaton's text, so "auto" once fell back to the
+depth-capped regex and rejected a valid deep instance). Judged against jsonschema on mutants of
+valid instances, deep free-form values among them, with the engine's recogniser (grammar_oracle)."""
 
 from __future__ import annotations
 
@@ -14,13 +12,10 @@ import warnings
 
 import jsonschema
 import pytest
-from grammar_oracle import acceptor, grammar_acceptor
+from grammar_oracle import acceptor
 from random_json import chain, nesting, random_values
 
-from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
-from tokenguide.json_schema import _grammar_emission
-from tokenguide.json_schema.grammar import grammar_from_placeholders
 
 _OBJ = {"type": "object"}
 LEAVES = [0, 7, -3, 2.5, "", "A", "B", "x", "ValidationError", "a long text!", None, True, False]
@@ -98,11 +93,10 @@ def test_unions_of_nested_objects_take_the_exact_grammar_path(name):
     schema, seeds = CASES[name]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a depth-capped fallback warns
-        compiled = compile_json_schema(schema, path="grammar")
+        compiled = compile_json_schema(schema, path="engine")
         auto = compile_json_schema(schema)  # the engine path, where the first Lark grammar is refused
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     assert auto.path == "engine" and not auto.depth_capped
-    assert "\nv0: " in compiled.grammar  # written with member values as rules
     instances = _mutants(random.Random(name), seeds, 400)
     validator = jsonschema.validators.validator_for(schema)(schema)
     valid = [x for x in instances if validator.is_valid(x)]
@@ -112,14 +106,7 @@ def test_unions_of_nested_objects_take_the_exact_grammar_path(name):
     assert _wrong(schema, acceptor(auto), instances) == []
 
 
-def _value_rules_grammar(schema) -> str:
-    """The grammar of the last retry (unions as lexemes, member values in them as rules)."""
-    root, sink, _ = _grammar_emission(schema, None, False, unions=True, value_rules=True)
-    assert sink.split_values
-    return grammar_from_placeholders(root, sink)
-
-
-# anyOf/oneOf unions that other writings also take: the value-rules writing, alone, is exact too
+# anyOf/oneOf unions of objects with nested members, on the engine path
 VALUE_RULE_CASES = {
     "bad rows": (BAD_ROWS, BAD_ROWS_SEEDS),
     "const tags": ({"anyOf": [
@@ -146,9 +133,9 @@ VALUE_RULE_CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(VALUE_RULE_CASES))
-def test_member_values_as_rules_keep_the_union_exact(name):
+def test_unions_with_nested_member_values_are_exact(name):
     schema, seeds = VALUE_RULE_CASES[name]
-    accepts = grammar_acceptor(_value_rules_grammar(schema))
+    accepts = acceptor(compile_json_schema(schema, path="engine"))
     instances = _mutants(random.Random(name), seeds, 300)
     validator = jsonschema.validators.validator_for(schema)(schema)
     valid = sum(validator.is_valid(x) for x in instances)
@@ -163,14 +150,11 @@ AMBIGUOUS = {"type": "array", "items": {"anyOf": [
      "additionalProperties": False}]}}
 
 
-def test_two_member_rules_that_read_one_text_are_refused_not_guessed():
-    """Both branches' `a` objects accept {} (and {"x": 1, "y": "s"}): as two rules at one place
-    of the union's automaton, LALR cannot choose, and the check refuses that writing; the
-    grammar path takes another one, exact, and "auto" the engine path (both readings live)."""
-    with pytest.raises(UnsupportedSchemaError, match="LALR"):
-        _value_rules_grammar(AMBIGUOUS)
+def test_two_member_objects_that_read_one_text_stay_exact():
+    """Both branches' `a` objects accept {} (and {"x": 1, "y": "s"}): the engine keeps both
+    readings live."""
     seeds = [[{"a": {}}, {"a": {"x": 1, "y": "s"}, "b": [[{}]]}, {"a": {"y": "t"}, "c": "u"}]]
-    for path, taken in (("grammar", "grammar"), ("auto", "engine"), ("engine", "engine")):
+    for path, taken in (("auto", "engine"), ("engine", "engine")):
         compiled = compile_json_schema(AMBIGUOUS, path=path)
         assert compiled.path == taken and not compiled.depth_capped
         assert _wrong(AMBIGUOUS, acceptor(compiled), _mutants(random.Random(5), seeds, 300)) == []

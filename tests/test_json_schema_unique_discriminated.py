@@ -20,7 +20,7 @@ from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
 from tokenguide.json_schema.value_checks import ValueChecks
 
-PATHS = ("regex", "grammar")
+PATHS = ("regex", "engine")
 LABELS = {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}}
 FORM = {
     "type": "object", "required": ["body"], "additionalProperties": False,

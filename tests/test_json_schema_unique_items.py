@@ -1,6 +1,6 @@
 """uniqueItems on both compile paths against jsonschema, on every array up to a bound over
 small pools (valid and invalid items, equal items spelled apart: 1 and 1.0, objects in either
-key order); the grammar path's value lexeme for unique arrays too many to write out; contains
+key order); the engine path's value lexeme for unique arrays too many to write out; contains
 that distinct items cannot satisfy (no array, whatever the items); and the refusals left,
 each naming keyword, pointer and a fix (the differential fuzzer's shapes)."""
 
@@ -15,7 +15,7 @@ from test_json_schema_arrays import arrays_of, canonical, dumps, json_equal, val
 from tokenguide.errors import UnsupportedSchemaError
 from tokenguide.json_schema import compile_json_schema
 
-PATHS = ("regex", "grammar")
+PATHS = ("regex", "engine")
 
 
 def judge(schema, values, paths=PATHS) -> int:
@@ -76,7 +76,7 @@ def test_an_escaped_spelling_of_an_equal_string_is_not_a_second_value():
     assert not valid(schema, ["a", "\u0061"])
 
 
-def test_unique_arrays_too_many_to_write_out_are_a_value_lexeme_on_the_grammar_path():
+def test_unique_arrays_too_many_to_write_out_are_a_value_lexeme_on_the_engine_path():
     """Six values, up to six items: 1,957 arrays (over the 256 written out one by one). Refused on
     the grammar path before ("needs lookaheads, which the grammar path cannot write"); now the
     array with its lookaheads is one value lexeme, beside a free-form member."""
@@ -87,7 +87,7 @@ def test_unique_arrays_too_many_to_write_out_are_a_value_lexeme_on_the_grammar_p
     pool = [0, 0.0, 1, 2, 2.00, "x", None, False, True, 3]
     values = arrays_of(pool, 3) + [list(p) for p in itertools.permutations([0, 1, 2, "x", None, False])][:40]
     values += [[0, 1, 2, "x", None, False, 1], [0, 1, 2, "x", None, False, 3], [False, None, "x", 2, 1.0, 0]]
-    assert judge(items, values, ("grammar",)) > 300
+    assert judge(items, values, ("engine",)) > 300
     accepts = acceptor(compiled)
     assert accepts('{"t":[2,"x",0,false,null,1],"p":[[{"a":[1]}]]}')
     assert not accepts('{"t":[2,"x",0,false,null,2.0],"p":1}')
@@ -96,10 +96,10 @@ def test_unique_arrays_too_many_to_write_out_are_a_value_lexeme_on_the_grammar_p
 def test_a_unique_lexeme_over_the_state_limit_is_refused_by_name():
     schema = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9}, "uniqueItems": True}
     with pytest.raises(UnsupportedSchemaError, match="value lexeme.*2,000 states.*lower maxItems") as info:
-        compile_json_schema(schema, path="grammar", value_checks=False)
+        compile_json_schema(schema, path="engine", value_checks=False)
     assert (info.value.keyword, info.value.pointer) == ("uniqueItems", "#/uniqueItems")
     assert compile_json_schema(schema, path="regex").path == "regex"  # lookaheads there
-    checked = compile_json_schema(schema, path="grammar")  # (by default: on the values)
+    checked = compile_json_schema(schema, path="engine")  # (by default: on the values)
     assert checked.checks is not None and checked.accepts("[1,2]") and not checked.accepts("[1,1]")
 
 

@@ -23,7 +23,7 @@ from tokenguide.json_schema import compile_json_schema
 from tokenguide.json_schema.text_counts import distinct_values_at_least, infinitely_many, suffixes_around_marks_infinite
 from tokenguide.regex.lazy import lazy_regex
 
-PATHS = ("regex", "grammar")
+PATHS = ("regex", "engine")
 TAGS = {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "uniqueItems": True}
 ENTRIES = {"type": "array", "uniqueItems": True, "items": {
     "type": "object", "additionalProperties": False, "required": ["t"],

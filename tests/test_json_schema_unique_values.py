@@ -22,7 +22,7 @@ from tokenguide.json_schema import compile_json_schema
 from tokenguide.json_schema.value_checks import ValueChecks
 from tokenguide.vocabulary import Vocabulary
 
-PATHS = ("regex", "grammar")
+PATHS = ("regex", "engine")
 STRINGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 TAGS = {
     "type": "object",
@@ -368,12 +368,12 @@ def test_a_map_of_bounded_names_is_checked_where_no_document_uses_them_up():
         return {"type": "array", "uniqueItems": True, "items": {
             "type": "object", "additionalProperties": False, "properties": {"m": {
                 "type": "object", "patternProperties": {pattern: {"type": "integer"}}, "additionalProperties": False}}}}
-    compiled = compile_json_schema(schema("^[a-z]{1,20}$"), path="grammar")
+    compiled = compile_json_schema(schema("^[a-z]{1,20}$"), path="engine")
     assert compiled.checks is not None
     for text in ('[{"m":{"a":1,"b":2}},{"m":{"b":2,"a":1}}]', '[{"m":{"a":1,"b":2}},{"m":{"b":2}}]'):
         assert compiled.accepts(text) == valid(schema("^[a-z]{1,20}$"), json.loads(text)), text
     with pytest.raises(UnsupportedSchemaError, match="names too few"):
-        compile_json_schema(schema("^[a-z]{1,3}$"), path="grammar")
+        compile_json_schema(schema("^[a-z]{1,3}$"), path="engine")
 
 
 def test_a_closed_map_is_spelled_in_one_order():

@@ -39,7 +39,7 @@ def documents(schema: dict) -> list:
     return out
 
 
-@pytest.mark.parametrize("path", ["grammar", "regex"])
+@pytest.mark.parametrize("path", ["engine", "regex"])
 @pytest.mark.parametrize("name", ["step", "kind"])
 def test_value_conditions_agree_with_jsonschema(name, path):
     schema = {"step": STEP, "kind": KIND}[name]
@@ -55,8 +55,8 @@ def test_value_conditions_agree_with_jsonschema(name, path):
 
 def test_the_wide_step_is_one_chain_on_the_grammar_path():
     """Distributed, the two copies of the wide object met in LALR and were refused."""
-    compiled = compile_json_schema(STEP, path="grammar")
-    assert compiled.path == "grammar"
+    compiled = compile_json_schema(STEP, path="engine")
+    assert compiled.path == "engine"
 
 
 PLUGIN = {"type": "object", "additionalProperties": False, "required": ["image"],
@@ -73,7 +73,7 @@ def test_object_union_with_an_if_and_values_told_apart(kind):
     drop the branches they fail (object_unions, the grammar path); the oneOf too. (The regex
     path writes an overlapping oneOf's objects in another key order: its lookaheads' skeleton.)"""
     schema = {kind: [STEP, PLUGIN]}
-    compiled = compile_json_schema(schema, path="grammar")
+    compiled = compile_json_schema(schema, path="engine")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (no depth-capped fallback)
         auto = compile_json_schema(schema)  # the engine path (its conditionals retry for the oneOf)

@@ -1,4 +1,4 @@
-"""Value lexemes on the grammar path (GrammarSink.value_lexeme / union): `not`, overlapping
+"""Value lexemes on the engine path (RuleSink.value_lexeme / union): `not`, overlapping
 oneOf and if/then/else values, and anyOf/oneOf unions of objects, as rules from one exact
 automaton. Judged against jsonschema, against the regex path on the same texts, and with
 Lark's own parser of the grammar as the acceptor (grammar_oracle)."""
@@ -44,7 +44,7 @@ LEAVES = [0, 1, 3, 5, 7, 12, -2, 2.5, 0.5, "", "a", "ab", "abcd", "99", None, Tr
 def test_lookahead_cases_on_the_grammar_path(name):
     schema, instances = CASES[name]
     try:
-        grammar = compile_json_schema(schema, path="grammar")
+        grammar = compile_json_schema(schema, path="engine")
     except UnsupportedSchemaError as exc:
         assert name not in MUST_COMPILE, str(exc)
         if "accepts no value" in str(exc):  # then jsonschema rejects every instance too
@@ -97,9 +97,9 @@ def test_anyof_of_objects_in_items_is_exact_on_the_grammar_path():
     are ambiguous; one automaton for the union, its free-form member a hole, is exact."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        compiled = compile_json_schema(SP343_LIKE, path="grammar")
+        compiled = compile_json_schema(SP343_LIKE, path="engine")
         auto = compile_json_schema(SP343_LIKE)  # the engine path, where the first Lark grammar is refused
-    assert compiled.path == "grammar" and not compiled.depth_capped
+    assert compiled.path == "engine" and not compiled.depth_capped
     assert auto.path == "engine" and not auto.depth_capped
     lark_accepts, engine_accepts = acceptor(compiled), acceptor(auto)
 
@@ -119,7 +119,7 @@ def test_anyof_of_objects_in_items_is_exact_on_the_grammar_path():
 def test_union_lexemes_agree_with_the_regex_path():
     """The same unions without free-form members: both paths apply and accept the same texts."""
     schema = json.loads(json.dumps(SP343_LIKE).replace('"json": {}', '"json": {"type": "array", "items": {"type": "integer"}}'))
-    grammar = acceptor(compile_json_schema(schema, path="grammar"))
+    grammar = acceptor(compile_json_schema(schema, path="engine"))
     regex = re.compile(compile_json_schema(schema, path="regex").regex)
     items = _instances(11, 300, LEAVES + ["A", "B"], "abcdefjv")
     texts = [t for x in items for t in spellings({"messages": [x]})]
@@ -133,18 +133,15 @@ def test_lookahead_over_a_recursive_ref_is_refused_by_name():
     schema = {"$defs": {"t": tree}, "type": "object", "not": {"properties": {"b": {"minimum": 3}}, "minProperties": 1},
               "properties": {"a": {"$ref": "#/$defs/t"}, "b": {"type": "integer"}}}
     with pytest.raises(UnsupportedSchemaError) as info:
-        compile_json_schema(schema, path="grammar")
+        compile_json_schema(schema, path="engine")
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not") and "recursive $ref" in str(info.value)
     for free in ({"if": {"type": "integer"}, "then": {"minimum": 3}}, {"oneOf": [{"type": "integer"}, {"minimum": 3}]}):
-        assert compile_json_schema(free, path="grammar").path == "grammar"
+        assert compile_json_schema(free, path="engine").path == "engine"
 
 
-def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
-    """A grammar refused for its size is emitted again with unions as lexemes only when the
-    schema has an anyOf/oneOf to make one of: 400 integer members (no anyOf/oneOf, over 1,100
-    alternatives) compile on the inline retry with a higher total, never with `unions`; 5,000
-    (estimated past that retry) are refused, never emitted with `unions` either; an anyOf of
-    objects that expands too much inline is retried with them and compiles."""
+def test_the_engine_path_emits_a_schema_once(monkeypatch):
+    """No retries: whether the engine path takes a schema or refuses it, its grammar-mode
+    emission runs once (an anyOf of objects, 400 and 5,000 members, a refused `not`)."""
     import tokenguide.json_schema as js
 
     calls: list[dict] = []
@@ -158,18 +155,16 @@ def test_union_retry_only_for_schemas_with_alternations(monkeypatch):
     anyof = {"type": "array", "items": {"anyOf": [
         {"type": "object", "properties": {k: {"type": "integer" if i % 2 else "string"} for k in "abcdefgh"[i:i + 5]},
          "additionalProperties": False} for i in range(4)]}}  # a name with two meanings: not one object (object_unions)
-    compile_json_schema(anyof, path="grammar")
-    assert any(c.get("unions") for c in calls)
-    calls.clear()
-    for n in (400, 5000):
+    deep: dict = {"type": "array", "maxItems": 0}
+    for key in "edcba":
+        deep = {"type": "object", "properties": {key: deep}, "required": [key], "minProperties": 1}
+    refused = {"type": "object", "properties": {"v": {"not": deep}}}
+    wide = [{"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(n)},
+             "additionalProperties": False} for n in (400, 5000)]
+    for schema in [anyof, *wide, refused]:
         calls.clear()
-        wide = {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(n)},
-                "additionalProperties": False}
-        if n == 400:
-            compile_json_schema(wide, path="grammar")
-            assert any(c.get("many_alternatives") for c in calls)
-        else:
-            with pytest.raises(UnsupportedSchemaError, match="alternatives"):
-                compile_json_schema(wide, path="grammar")
-            assert not any(c.get("many_alternatives") for c in calls)
-        assert calls and not any(c.get("unions") for c in calls)
+        try:
+            compile_json_schema(schema, path="engine")
+        except UnsupportedSchemaError as exc:
+            assert schema is refused and exc.keyword == "not"
+        assert len(calls) == 1

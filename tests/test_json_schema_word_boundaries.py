@@ -41,7 +41,7 @@ def _strings(seed: int, given: list[str], n: int) -> list[str]:
 
 
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
-@pytest.mark.parametrize("path", ["regex", "grammar"])
+@pytest.mark.parametrize("path", ["regex", "engine"])
 def test_a_decided_word_boundary_agrees_with_jsonschema(pattern, path):
     pattern_agrees_with_jsonschema(pattern, path, _strings(sorted(PATTERNS).index(pattern), PATTERNS[pattern], 200))
 
@@ -54,7 +54,7 @@ def test_a_decided_word_boundary_agrees_with_jsonschema(pattern, path):
     "^a(?<=\\ba)$",  # inside a lookbehind
 ])
 def test_an_undecided_word_boundary_is_refused_by_name(pattern):
-    for path in ("regex", "grammar"):
+    for path in ("regex", "engine"):
         with pytest.raises(UnsupportedSchemaError) as info:
             compile_json_schema({"type": "string", "pattern": pattern}, path=path)
         assert info.value.keyword == "pattern"

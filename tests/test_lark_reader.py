@@ -345,7 +345,7 @@ def test_json_schema_spliced_as_rules_same_language_as_its_lark_grammar(name):
     from tokenguide.json_schema import compile_json_schema
 
     schema, alphabet = SPLICED[name]
-    compiled = compile_json_schema(schema, path="grammar", value_checks=False)
+    compiled = compile_json_schema(schema, path="engine", value_checks=False)
     m = engine(f'start: "<" v ">"\nv: %json {json.dumps(schema)}\n')
     texts = texts_for(m, alphabet + "<>", name, 200)
     wrong = [s for s in texts if m.accepts_bytes(s.encode())

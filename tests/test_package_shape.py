@@ -35,17 +35,9 @@ LAYERS: list[tuple[str, ...]] = [
 
 # Imports that go against the layers, each with its reason: (importing module, imported module).
 LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("tokenguide.json_schema", "tokenguide.guides.cfg.grammar"): (
-        "the grammar path builds its Lark grammar with the LALR guide's Lark plumbing "
-        "(build_lark), at call time; that plumbing is about Lark grammars, not guides"
-    ),
     ("tokenguide.json_schema", "tokenguide.engine"): (
         "CompiledSchema.accepts reads a text of the engine path with the engine's own recogniser "
         "(engine.Matcher), at call time: the language the guide serves"
-    ),
-    ("tokenguide.json_schema.grammar_checks", "tokenguide.guides.cfg.grammar"): (
-        "the grammar path's exactness checks read Lark's LALR table through the same plumbing "
-        "(build_lark, parse_table), at call time"
     ),
 }
 

@@ -418,21 +418,6 @@ def test_constructs_still_refused_name_construct_and_position(pattern, construct
 # -- grammar paths: no lookaround inside a terminal ------------------------------------------
 
 
-@pytest.mark.parametrize("use_placeholder", [False, True])
-def test_json_schema_grammar_path_refuses_lookarounds_in_terminals(use_placeholder):
-    from tokenguide.errors import UnsupportedSchemaError
-    from tokenguide.json_schema.grammar import GrammarSink, grammar_from_placeholders
-
-    sink = GrammarSink("[ ]?")
-    number = sink.number(NUMBER) if use_placeholder else NUMBER
-    root = "\\[" + value_difference(number, "(?:1|12)") + "\\]"
-    with pytest.raises(UnsupportedSchemaError, match="lookaround") as info:
-        grammar_from_placeholders(root, sink)
-    assert info.value.keyword is None and info.value.pointer == "#"
-    plain = GrammarSink("[ ]?")
-    assert "start" in grammar_from_placeholders("\\[" + plain.number(NUMBER) + "\\]", plain)
-
-
 @pytest.mark.parametrize(
     "grammar, pos",
     [

@@ -34,7 +34,7 @@ def fingerprint() -> str:
 
 def test_schema_guide_says_its_path_times_masks_and_marks_forced_tokens(fingerprint):
     started = call("guide_start", "schema", json.dumps(SCHEMA), fingerprint, False)
-    assert started["schema"]["path"] in ("regex", "grammar", "engine") and started["schema"]["reason"]
+    assert started["schema"]["path"] in ("regex", "engine") and started["schema"]["reason"]
     view = call("guide_view", "", 50)
     assert [i[0] for i in view["items"]] == [PIECES.index("{")]
     assert view["cost"]["forced"] and view["cost"]["masks"] == 1 and view["cost"]["mask_ms"] >= 0

@@ -1,6 +1,6 @@
 """The web app's live guide over a JSON Schema: `Guide.from_json_schema` stepped state by state.
 
-The library chooses the path (regex, grammar or engine; `Guide.compiled` says which and why);
+The library chooses the path (regex or engine; `Guide.compiled` says which and why);
 `SchemaSteps` gives the stateful Guide the stateless interface the live guide steps through
 (a state is a Guide copy).
 """
@@ -17,7 +17,6 @@ __all__ = ["SchemaSteps", "describe_compiled"]
 
 _PATHS = {
     "regex": "regex path: a token automaton of the schema's regex, built lazily state by state",
-    "grammar": "grammar path: a Lark LALR grammar run by the LALR guide",
     "engine": "engine path: the schema's rules as a grammar run by the engine (GrammarGuide)",
 }
 
@@ -54,8 +53,8 @@ class SchemaSteps:
 
     @property
     def grammar(self) -> Any:
-        """The Lark grammar of a CFGGuide on the grammar path (for the parser's explanations), else
-        None (the regex and engine paths, and grammar guides that do not run Lark's parser)."""
+        """The Lark grammar of a CFGGuide that runs Lark's parser (for the parser's explanations), else
+        None (the regex and engine paths: no guide of a schema runs Lark's parser)."""
         grammar = getattr(self.guide.guide, "grammar", None)
         return grammar if hasattr(grammar, "acceptable") and hasattr(grammar, "parser") else None
 

@@ -256,8 +256,8 @@ def _has_lazy_repeat(pattern: str) -> bool:
 
 def _schema_body(rule: str, schema: Any, has_ignore: bool) -> Any:
     """A `%json` body of rule `rule`: one lexeme, the schema's regex with JSON whitespace, where the
-    schema is regular and needs no lookahead; else the rules of its grammar path (whitespace `[ ]?`),
-    read as a Grammar to splice in (refused when the host grammar has %ignore, which would reach inside)."""
+    schema is regular and needs no lookahead; else the rules of its engine path (whitespace `[ ]?`),
+    a Grammar to splice in (refused when the host grammar has %ignore, which would reach inside)."""
     from ..json_schema import compile_json_schema
 
     try:
@@ -277,12 +277,9 @@ def _schema_body(rule: str, schema: Any, has_ignore: bool) -> Any:
             "grammar's %ignore would then apply between its tokens; drop the %ignore or make the schema regular"
         )
     try:
-        compiled = compile_json_schema(schema, path="grammar", value_checks=False)
+        compiled = compile_json_schema(schema, path="engine", value_checks=False)
     except UnsupportedSchemaError as error:
-        raise GrammarError(f"Lark grammar: rule {rule}: %json schema: the schema {why}, and its grammar path "
+        raise GrammarError(f"Lark grammar: rule {rule}: %json schema: the schema {why}, and its engine path "
                            f"refuses it: {error}") from None
-    sub = read_lark(compiled.grammar)
-    if sub.ignore:
-        raise GrammarError(f"Lark grammar: rule {rule}: %json schema: its grammar has %ignore")  # (never written)
-    return sub
+    return compiled.engine
 

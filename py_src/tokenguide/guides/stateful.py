@@ -174,16 +174,9 @@ class Guide:
                     "simplify the schema there"
                 raise type(exc)(f"Guide.from_json_schema: {exc.msg}; {compiled.reason}; {fix}", exc.pattern) from None
             return cls._checked(guide, compiled, vocabulary, max_rollback)
-        if compiled.path == "engine":
-            from .grammar import GrammarGuide
+        from .grammar import GrammarGuide
 
-            guide = cls(GrammarGuide(compiled.engine, vocabulary), max_rollback)
-        else:
-            from ..vocabulary import as_tokenizer
-            from .cfg import FastCFGGuide
-
-            # the grammar path's checks proved its Lark grammar exact under Lark's LALR reading
-            guide = cls(FastCFGGuide(compiled.grammar, as_tokenizer(vocabulary)), max_rollback)
+        guide = cls(GrammarGuide(compiled.engine, vocabulary), max_rollback)
         return cls._checked(guide, compiled, vocabulary, max_rollback)
 
     @classmethod

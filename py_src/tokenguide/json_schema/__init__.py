@@ -9,23 +9,22 @@ accept the same documents where both apply, the engine path without the depth li
 `value_checks` (uniqueItems checked on the values, beside the regex or grammar; `order_free`: maps
 inside its items), `one_of`, `logic` (not,
 overlapping oneOf, if/then/else), `numbers`, `multiples` (multipleOf by remainder), `formats`, `strings` (format, pattern, lengths
-together), `patterns` (ECMA `pattern`), `text`, `grammar`, `grammar_checks` (Lark reads it as written), `lexemes` (string automata as rules),
-`member_rules` (wide objects as left-linear rules), `engine_grammar`
-(the engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide).
+together), `patterns` (ECMA `pattern`), `text`, `rule_sink` (the grammar mode's placeholders for rules), `lexemes`
+(string automata), `holes` (free-form values inside value lexemes), `member_rules` (wide objects as
+left-linear rules), `object_unions`/`required_sets` (unions of object branches as one chain of
+members), `engine_grammar` (the engine path: the grammar-mode emission, written once without
+retries, as an ir.grammar.Grammar for guides.grammar.GrammarGuide).
 
 `build_regex_from_schema(schema)` returns a Python regex whose `re.fullmatch` language is the
 set of JSON texts, in the output format below, of the instances the schema accepts. The regex
 uses what tokenguide's automaton compiler reads: no backreferences or inner anchors; lookaheads
 only as `text.value_difference`/`value_intersection` write them (exact for complete values,
 which are prefix-free up to what may follow them), where a keyword needs a complement or an
-intersection. Lookaheads exist on the regex path only: the grammar path writes string
-intersections (format/pattern/lengths) and whole values with lookaheads (not, overlapping
-oneOf, if/then/else; value lexemes) as rules from their exact automaton (module `lexemes`),
-free-form values in them written out around holes for deeper arrays and objects (module
-`holes`), and refuses by name a lookahead over a recursive $ref (not regular) or one telling
-free-form values apart too deep. When its first grammar has too many alternatives or is
-ambiguous, it retries with anyOf/oneOf unions as value lexemes (recursive $refs in them left
-as rules, free-form values around holes).
+intersection. The engine path writes string intersections (format/pattern/lengths) and whole
+values with lookaheads (not, overlapping oneOf, if/then/else; value lexemes) as lexemes of the
+engine (intersections and complements, module `engine_grammar`), free-form values in them
+written out around holes for deeper arrays and objects (module `holes`), and refuses by name a
+lookahead over a recursive $ref (not regular) or one telling free-form values apart too deep.
 
 Output format
 -------------
@@ -45,8 +44,8 @@ Output format
   most once, required ones present, other properties anywhere among them, min/maxProperties
   exact. With compile_json_schema's value checks, any number of declared properties: a
   repetition of members, the keys seen checked beside it (module `member_keys`); else (and
-  where that check cannot be exact) at most 12 declared properties per object (8 on the grammar
-  path, whose LALR tables grow as 2^n), written out per set of keys seen while small and with
+  where that check cannot be exact) at most 12 declared properties per object (8 on the engine
+  path, whose rules grow as 2^n), written out per set of keys seen while small and with
   lookaheads beyond.
 * Strings: the canonical escaping of ``json.dumps(ensure_ascii=False)`` only: ``\\"``, ``\\\\``,
   ``\\b \\f \\n \\r \\t`` and ``\\u00XX`` (lowercase hex) for the other control characters below
@@ -117,15 +116,15 @@ dependentSchemas/dependentRequired (2019-09 on), const/propertyNames/contains (d
 prefixItems (2020-12), as that draft's validator does; without one, all apply. Complements
 and intersections (not, overlapping oneOf, if, pattern with format, lengths a pattern cannot
 absorb, key classes, contains, uniqueItems) are lookaheads on the regex path, only with a
-whitespace pattern that matches JSON whitespace alone. The grammar path writes them as rules
+whitespace pattern that matches JSON whitespace alone. The engine path writes them as lexemes
 from exact automata (string intersections, value lexemes, keys without lookaheads, contains
 arrays and uniqueItems arrays too many to write out as one value lexeme; see above), free-form
-values in them around holes; objects and arrays inside anyOf/oneOf branches as rules (holes of
-the union's automaton) when the union is too large otherwise, an anyOf/oneOf of key-presence
-branches over declared properties as one chain of members (json_schema.required_sets), unions
-of object variants sharing their members as one object (json_schema.object_unions), and, where
-a lookahead is refused, `not`/`else` of conditions on types, required names, member and item
-values as an anyOf of plain schemas (json_schema.negation).
+values in them around holes; an anyOf/oneOf of key-presence branches over declared properties
+as one chain of members (json_schema.required_sets), unions of object variants sharing their
+members (ifs on members' values and values told apart included) as one object
+(json_schema.object_unions), a oneOf over open objects as branches told apart by their keys,
+and, where a lookahead is refused, `not`/`else` of conditions on types, required names, member
+and item values as an anyOf of plain schemas (json_schema.negation). One emission, no retries.
 
 Format languages, each from its RFC's grammar (quoted letters case-insensitive): date, time,
 date-time (RFC 3339 section 5.6, leap years; second 60 at any time of day), duration (RFC 3339
@@ -147,7 +146,7 @@ or items, json_schema.unevaluated), $dynamicRef/$recursiveRef where the dynamic 
 unbounded item sets that other items may equal (not regular: checked on the values by
 compile_json_schema where `value_checks` can be exact, refused otherwise), two different contains in one allOf, oneOf with a branch
 that may overlap more than 7 others, patterns that are not regular or use inline flags, on the
-grammar path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose
+engine path lookaheads over recursive $refs and value lexemes over 2,000 states (or whose
 free-form values no text written out 4 levels deep tells apart), and the combinations above
 that are not listed as supported.
 ``lenient=True`` ignores them instead and warns once with the list. Annotations and unknown
@@ -158,7 +157,6 @@ as the JSON Schema specification says.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import re
 import warnings
@@ -181,16 +179,6 @@ __all__ = ["CompiledSchema", "build_regex_from_schema", "compile_json_schema", "
            "UnsupportedSchemaError", "WHITESPACE"]
 
 WHITESPACE = r"[ ]?"
-#: grammar-path refusals that unions as value lexemes may cure (too many alternatives, ambiguity)
-_UNION_TROUBLES = ("expand into more than", "alternatives once Lark", "not LALR", "can both match")
-_ALTERNATIVES_LIMITS = re.compile("expand into more than|alternatives once Lark")  # grammar.py's two limits
-_REGEX_TOO_LONG = "characters long"  # emit.Emitter.value's refusal of a text past MAX_REGEX_CHARS
-# every object's optional members as right-linear rules (the retry for wide and large objects)
-_RIGHT_LINEAR_MEMBERS = {"member_rules": True, "right_linear": True}
-#: the engine path's emission, written once: object unions and ifs on members' values as member
-#: chains, oneOf over open objects told apart by their keys, long counted strings as one lexeme
-#: (the Earley engine takes any context-free grammar: no table size or conflict to avoid)
-ENGINE_EMISSION = {"conditionals": True, "open_objects": True, "engine": True}
 
 
 def load_schema(schema: Any) -> dict | bool:
@@ -275,15 +263,14 @@ def empty_schema_error(norm: Normalizer) -> UnsupportedSchemaError:
 
 @dataclass(frozen=True)
 class CompiledSchema:
-    """What `compile_json_schema` chose: `path` is "regex", "grammar" or "engine", `reason` says
-    why, and `regex` (Python re, fullmatch), `grammar` (Lark LALR text, on request only) or `engine`
-    (an ir.grammar.Grammar, for guides.grammar.GrammarGuide) holds the result.
+    """What `compile_json_schema` chose: `path` is "regex" or "engine", `reason` says why, and
+    `regex` (Python re, fullmatch) or `engine` (an ir.grammar.Grammar, for
+    guides.grammar.GrammarGuide) holds the result.
     `depth_capped`: the regex rejects valid instances nested deeper than its limits."""
 
     path: str
     reason: str
     regex: str | None = None
-    grammar: str | None = None
     depth_capped: bool = False
     #: the engine path's grammar (an ir.grammar.Grammar, for guides.grammar.GrammarGuide), where `path` is "engine"
     engine: Any = None
@@ -293,13 +280,11 @@ class CompiledSchema:
 
     def accepts(self, text: str) -> bool:
         """Does the document `text` belong to the schema's language as compiled (the regex with
-        re.fullmatch or the grammar with Lark, and the uniqueItems and regex checks on its values)?"""
+        re.fullmatch or the engine's recogniser, and the uniqueItems and regex checks on its values)?"""
         if self.path == "regex":
             ok = re.fullmatch(self.regex, text) is not None
-        elif self.path == "engine":
-            ok = _engine_recogniser(self).accepts_bytes(text.encode("utf-8"))
         else:
-            ok = _lark_accepts(self.grammar, text)
+            ok = _engine_recogniser(self).accepts_bytes(text.encode("utf-8"))
         return ok and (self.checks is None or find_violation(self.checks, parse_document(text)) is None)
 
 
@@ -315,30 +300,12 @@ def _engine_recogniser(compiled: CompiledSchema) -> Any:
     return found
 
 
-@functools.lru_cache(maxsize=8)
-def _lark_parser(grammar: str) -> Any:
-    from ..guides.cfg.grammar import build_lark
-
-    return build_lark(grammar)
-
-
-def _lark_accepts(grammar: str, text: str) -> bool:
-    """Does Lark's own LALR parser of `grammar` (the one CFGGuide serves) accept `text`?"""
-    from lark.exceptions import LarkError
-
-    try:
-        _lark_parser(grammar).parse(text)
-    except LarkError:
-        return False
-    return True
-
-
 def compile_json_schema(
     schema: str | dict | bool,
     whitespace_pattern: str | None = None,
     max_recursion_depth: int = 3,
     *,
-    path: Literal["auto", "regex", "grammar", "engine"] = "auto",
+    path: Literal["auto", "regex", "engine"] = "auto",
     lenient: bool = False,
     property_order: Literal["schema", "any"] = "schema",
     value_checks: bool = True,
@@ -350,7 +317,7 @@ def compile_json_schema(
     `CompiledSchema.checks` (json_schema.value_checks), which `Guide.from_json_schema` enforces
     token by token and `CompiledSchema.accepts` on whole documents; the regex or grammar alone then
     accepts a superset. So is `format: "regex"` (valid ECMA-262 regexes, module regex_strings),
-    and on the grammar path, the lengths of a patterned string whose lexeme would be too large
+    and on the engine path, the lengths of a patterned string whose lexeme would be too large
     (module string_lengths); and with property_order="any", the keys of objects written as a
     repetition of members (module member_keys: any number of declared properties).
     `value_checks=False` refuses such schemas (UnsupportedSchemaError; any-order objects are
@@ -434,11 +401,11 @@ def _compile(
     UnsupportedSchemaError (keyword, JSON pointer) for what neither path can express.
     `property_order` as in `build_regex_from_schema` (on the regex path, "any" may need lookaheads).
     """
-    if path == "network":
-        raise ArgumentError("compile_json_schema: path='network' was replaced by the grammar engine: pass "
+    if path in ("network", "grammar"):
+        raise ArgumentError(f"compile_json_schema: path={path!r} was replaced by the grammar engine: pass "
                             "path='engine' (the same rules, run by one Earley recogniser)")
-    if path not in ("auto", "regex", "grammar", "engine"):
-        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex', 'grammar' or 'engine', got {path!r}")
+    if path not in ("auto", "regex", "engine"):
+        raise ArgumentError(f"compile_json_schema: path must be 'auto', 'regex' or 'engine', got {path!r}")
     max_recursion_depth = check_int("compile_json_schema", "max_recursion_depth", max_recursion_depth, low=0)
     lenient = check_bool("compile_json_schema", "lenient", lenient)
     order = check_property_order("compile_json_schema", property_order)
@@ -448,8 +415,6 @@ def _compile(
         capped = free or recursive
         return CompiledSchema("regex", "requested" + ("; " + _cap(max_recursion_depth, free, recursive) if capped else ""),
                               regex=regex, depth_capped=capped)
-    if path == "grammar":
-        return CompiledSchema("grammar", "requested", grammar=_lark_grammar(schema, whitespace_pattern, lenient, order)[0])
     if path == "engine":
         return CompiledSchema("engine", "requested", engine=_engine(schema, whitespace_pattern, lenient, order))
     try:
@@ -529,24 +494,20 @@ def _regex(schema: Any, whitespace_pattern: str | None, depth: int, lenient: boo
 
 
 def _grammar_emission(schema: Any, whitespace_pattern: str | None, lenient: bool, norm: Any = None,
-                      order: str = "schema", right_linear: bool = False, unions: bool = False,
-                      member_rules: bool = False, value_rules: bool = False, many_alternatives: bool = False,
-                      conditionals: bool = False, open_objects: bool = False, engine: bool = False):
-    """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser);
-    `engine`: for the engine path (long counted strings as one lexeme, not Lark's blocks)."""
-    from .grammar import GrammarSink, schema_uses_placeholders
+                      order: str = "schema"):
+    """Run the emitter in grammar mode: (root placeholder regex, sink with the rules, normaliser)."""
+    from .rule_sink import RuleSink, schema_uses_placeholders
 
     ws = whitespace_regex(whitespace_pattern)
     if ws not in ("", WHITESPACE):
         raise UnsupportedSchemaError(
-            f"the grammar path supports whitespace_pattern {WHITESPACE!r} (the default) or '' only, not {ws!r}",
+            f"the engine path supports whitespace_pattern {WHITESPACE!r} (the default) or '' only, not {ws!r}",
             None, "#")
     if schema_uses_placeholders(schema):
-        raise UnsupportedSchemaError("the grammar path cannot take schemas containing characters of "
+        raise UnsupportedSchemaError("the engine path cannot take schemas containing characters of "
                                      "Unicode plane 15/16 (private use)", None, "#")
     norm = Normalizer(schema, 1, lenient, grammar=True) if norm is None else norm
-    sink = GrammarSink(ws, right_linear, unions, member_rules, value_rules, many_alternatives, conditionals,
-                       open_objects, engine)
+    sink = RuleSink(ws)
     em = Emitter(norm, ws, sink, property_order=order)
     try:
         root = em.value(schema, "#")
@@ -589,8 +550,8 @@ def _has_ref(node: Any) -> bool:
 
 def _engine(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str) -> Any:
     """The engine path: the grammar-mode emission as an ir.grammar.Grammar for guides.grammar.GrammarGuide
-    (json_schema.engine_grammar), one emission with the engine's choices (ENGINE_EMISSION)."""
-    return _engine_grammar(*_grammar_emission(schema, whitespace_pattern, lenient, order=order, **ENGINE_EMISSION))
+    (json_schema.engine_grammar), one emission (no retries)."""
+    return _engine_grammar(*_grammar_emission(schema, whitespace_pattern, lenient, order=order))
 
 
 def _engine_grammar(root: str, sink: Any, norm: Any) -> Any:
@@ -602,102 +563,3 @@ def _engine_grammar(root: str, sink: Any, norm: Any) -> Any:
         listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
         warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=5)
     return built
-
-
-def _lark_grammar(schema: Any, whitespace_pattern: str | None, lenient: bool, order: str = "schema",
-                  first: list | None = None) -> tuple[Any, Any]:
-    """The grammar path: Lark grammar text, checked to mean exactly what it says. `first`: a
-    list holding its first emission made already or the error that
-    emission raised, taken out (used once: the grammar writer adds to its sink)."""
-    from .grammar import grammar_from_placeholders
-
-    made = first.pop() if first else None
-    if made is None:
-        try:
-            made = _grammar_emission(schema, whitespace_pattern, lenient, order=order)
-        except UnsupportedSchemaError as exc:
-            made = exc
-    extra: dict = {}  # the flags of the emission that was written, kept by every retry below
-    if isinstance(made, UnsupportedSchemaError):
-        # refused while written: once more with object unions and ifs on members' values as
-        # member chains (`conditionals`, which may avoid the lookahead refused), then with oneOf
-        # over open objects told apart by their keys (`open_objects`, no automaton), else that refusal
-        if isinstance(made, EmptySchemaError) or made.keyword == "format":
-            raise made  # (no flag changes how a string's format is written: gitlab-ci 12.5 s -> 8.5 s)
-        # (and, where an object's text outgrew the regex limit, with every object's members as
-        # right-linear rules, where each object is a rule: open objects nested five deep)
-        for flags in ({"conditionals": True}, {"open_objects": True}, _RIGHT_LINEAR_MEMBERS):
-            if "open_objects" in flags and not _mentions(schema, lambda d: "oneOf" in d):
-                continue
-            if flags is _RIGHT_LINEAR_MEMBERS and _REGEX_TOO_LONG not in str(made):
-                continue
-            try:
-                made, extra = _grammar_emission(schema, whitespace_pattern, lenient, order=order, **flags), flags
-                break
-            except UnsupportedSchemaError:
-                pass
-        else:
-            raise made from None
-    root, sink, norm = made
-    if norm.ignored:
-        listed = ", ".join(f"{k} at {p}" for k, p in sorted(set(norm.ignored)))
-        warnings.warn(f"compile_json_schema ignored keywords it cannot express: {listed}", stacklevel=3)
-    try:
-        return grammar_from_placeholders(root, sink), sink
-    except UnsupportedSchemaError as first:
-        # wide objects as right-linear rules: alternatives of objects sharing their first
-        # members stay apart (member_rules.right_linear_members); then regular anyOf/oneOf
-        # unions as value lexemes (GrammarSink.union: one automaton, no expansion or ambiguity),
-        # when the schema has an anyOf/oneOf of two parts or more (else the retry is the same grammar)
-        retries = [{"right_linear": True}] if sink.wide_objects else []
-        if sink.many_alternatives_may_fit():
-            # many small objects inline, past the total but not by far (compose-spec): first, as
-            # their member rules would let the objects' contexts meet (terminals collide)
-            retries[:0] = [{"many_alternatives": True}] + \
-                ([{"many_alternatives": True, "right_linear": True}] if sink.wide_objects else [])
-        unions = sink.alternations and any(kind in str(first) for kind in _UNION_TROUBLES)
-        if unions:
-            retries.append({"unions": True})
-        many = bool(sink.inline_optionals and _ALTERNATIVES_LIMITS.search(str(first)))
-        if many:
-            # objects nested in objects multiply their inline optional members: all as member
-            # rules, right-linear (which keeps objects sharing their first members apart: the
-            # Kubernetes PodSpec kinds), then left-linear. With wide objects the right-linear
-            # member rules go first of all: the inline retries spend the longest on being refused
-            # (a Kubernetes DaemonSet with objects open to undeclared members: 26.7 s -> 12.1 s;
-            # compose-spec, which the inline retry takes: 7.2 s -> 8.3 s)
-            retries.insert(0 if sink.wide_objects else len(retries), _RIGHT_LINEAR_MEMBERS)
-            retries.append({"member_rules": True})
-        if unions:
-            # last, unions whose branches' objects and arrays are rules, holes of the unions'
-            # automata (GrammarSink.member_value): a union of nested objects stays small
-            retries.append({"unions": True, "value_rules": True, "member_rules": many})
-        if "can both match" in str(first) and not many:
-            # two terminals colliding in one context: what the unions' automata cure, not the
-            # right-linear rules (whose emission costs the most): those go last
-            retries.sort(key=lambda r: bool(r.get("right_linear")))
-        if sink.saw_conditionals:
-            # first, object unions and ifs on members' values as member chains (woodpecker-ci:
-            # then many small objects inline)
-            retries[:0] = [{"conditionals": True}] + \
-                ([{"conditionals": True, "many_alternatives": True}] if sink.many_alternatives_may_fit() else []) + \
-                ([{"conditionals": True, **_RIGHT_LINEAR_MEMBERS}] if many else [])  # (buildkite's steps)
-        if extra.get("open_objects"):
-            # (the rewrite writes many objects: its emissions take the longest, and the retries
-            # cure other refusals; bitbucket-pipelines took 188 s to be refused with them)
-            raise first from None
-        if sink.saw_open_objects:
-            retries.append({"open_objects": True})  # last: where the lookahead's automata fit, they stay
-        for retry in retries:
-            try:
-                root, sink, _ = _grammar_emission(schema, whitespace_pattern, lenient, order=order,
-                                                  **{**extra, **retry})
-                return grammar_from_placeholders(root, sink), sink
-            except UnsupportedSchemaError as exc:
-                # a retry that cured the first refusal but passed an alternatives limit: the
-                # right-linear member rules next, if not planned (a Kubernetes EndpointSliceList
-                # with open objects: terminals collide inline, right-linear inline is too large)
-                if (_ALTERNATIVES_LIMITS.search(str(exc)) and sink.inline_optionals
-                        and _RIGHT_LINEAR_MEMBERS not in retries):
-                    retries.append(_RIGHT_LINEAR_MEMBERS)
-        raise first from None

@@ -10,14 +10,14 @@ already seen (2^n for n declared keys). Three spellings, smallest first:
 * regex path, small objects: the continuation after each key set written out (lookahead-free;
   its text grows like n! because a regex cannot share sub-expressions, so it is used only
   while it stays under `INLINE_CHARS`);
-* grammar path: one Lark rule per (key set, count), shared, so the size stays 2^n rules;
+* engine path: one rule per (key set, count), shared, so the size stays 2^n rules;
 * regex path, larger objects: one loop over all members with lookaheads at the object's start,
   "no key occurs twice" and "required key r occurs". They find the object's own keys with a
   scanner (whole strings, other characters, bracket groups as deep as the members nest), or,
   when that depth is unknown, by skipping whole members; both exact, since the text the loop
   accepts has one parse.
 
-More than `MAX_ANY_ORDER_KEYS` declared keys (`MAX_GRAMMAR_KEYS` on the grammar path) are
+More than `MAX_ANY_ORDER_KEYS` declared keys (`MAX_GRAMMAR_KEYS` on the engine path) are
 refused (UnsupportedSchemaError), with the reason the value checks could not take the object.
 """
 
@@ -36,7 +36,7 @@ __all__ = ["any_order_body", "member_loop", "MAX_ANY_ORDER_KEYS", "MAX_GRAMMAR_K
 
 PROPERTY_ORDERS = ("schema", "any")
 MAX_ANY_ORDER_KEYS = 12  # 2^12 key sets
-MAX_GRAMMAR_KEYS = 8  # grammar path: 2^8 rules (Lark's LALR table takes ~10 s beyond that)
+MAX_GRAMMAR_KEYS = 8  # engine path: 2^8 rules per object written out (the value checks take wider ones)
 INLINE_CHARS = 20_000  # lookahead-free regex text written out at most per object (then lookaheads)
 _MAX_RULE_STATES = 50_000
 
@@ -83,9 +83,8 @@ def any_order_body(em: Any, names: list[str], members: list[str | None], req: li
     if em.sink is not None:
         if len(keep) > MAX_GRAMMAR_KEYS:
             raise UnsupportedSchemaError(
-                f"property_order='any' on the grammar path takes at most {MAX_GRAMMAR_KEYS} declared properties "
-                f"per object written out (this one has {len(keep)}, at {ptr}: 2^{len(keep)} grammar rules make "
-                f"Lark's table slow to build{because}); use path='regex' (lookaheads) or property_order='schema'",
+                f"property_order='any' on the engine path takes at most {MAX_GRAMMAR_KEYS} declared properties "
+                f"per object written out (this one has {len(keep)}, at {ptr}: 2^{len(keep)} grammar rules{because}); use path='regex' (lookaheads) or property_order='schema'",
                 "properties", ptr)
         return _Writer(em, mem, rq, extra, min_p, max_p, rules=True).body()
     try:
@@ -154,7 +153,7 @@ class _Writer:
         return alt([rest, cat(lead, self.mark(len(self.members)), e, self.cont(used, c + 1))])
 
     def mark(self, i: int) -> str:
-        """Grammar mode: a distinct boundary before member `i` (see GrammarSink.mark)."""
+        """Grammar mode: a distinct boundary before member `i` (see RuleSink.mark)."""
         return self.em.sink.mark(i) if self.rules else ""
 
 

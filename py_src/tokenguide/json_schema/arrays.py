@@ -14,7 +14,7 @@ types no other item has may take any values, and so may one that the others' fin
 meet only in strings, booleans and null: those values are keys of their own, the rest one key,
 spelled with a negative lookahead of them): short arrays are enumerated (no
 lookaround), longer ones start with one negative lookahead per value forbidding two equal
-items (on the grammar path, that array as one value lexeme: its exact automaton, at most
+items (on the engine path, that array as one value lexeme: its exact automaton, at most
 MAX_LEXEME_STATES states). With contains, an array whose items cannot be distinct and match
 contains often enough (fewer values match contains than minContains, or no item's type is one
 of contains') accepts nothing, whatever the items. Equality is JSON Schema's: 1 and 1.0 are equal, true is not 1, objects
@@ -249,7 +249,7 @@ class _Splitter:
             return em.sink.value_lexeme(array, "contains", self.cptr)
         except UnsupportedSchemaError as exc:
             em.unsupported("contains", self.cptr, "this contains schema needs lookaheads to tell its items apart, "
-                           f"which the grammar path writes as one value lexeme for the array, and cannot here "
+                           f"which the engine path writes as one value lexeme for the array, and cannot here "
                            f"({exc.args[0]}); use the regex path")
         slots = [Slot(None, None, r) for _, _, r in parts.prefix]
         return _wrap(em, count_items(em, slots, Slot(None, None, parts.rest_regex), m, M, 0, None, parts.node.ptr))

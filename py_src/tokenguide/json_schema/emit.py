@@ -27,7 +27,7 @@ __all__ = ["Emitter"]
 class Emitter:
     """Writes regexes for the schema rooted at `norm.root`, with whitespace pattern `ws`.
 
-    With a `sink` (grammar mode, see grammar.py), recursive references, free-form values and
+    With a `sink` (grammar mode, see rule_sink.py), recursive references, free-form values and
     numbers are written as placeholders for grammar rules that the sink hands out."""
 
     number_lexeme = NUMBER  # of free-form numbers (logic.canonical's twin spells them canonically)
@@ -146,14 +146,7 @@ class Emitter:
             total *= max(1, len(bl))
         if total > MAX_BRANCHES:
             self.unsupported("anyOf", s.ptr, f"{total} combined anyOf/oneOf branches")
-        if self.sink is None:
-            outs = self._combinations(groups, base, branch_lists)
-        else:
-            self.sink.in_union += 1  # member values in branches may become rules (GrammarSink.member_value)
-            try:
-                outs = self._combinations(groups, base, branch_lists)
-            finally:
-                self.sink.in_union -= 1
+        outs = self._combinations(groups, base, branch_lists)
         return logic.union(self, outs, groups[0][0], groups[0][2])
 
     def _combinations(self, groups: list, base: Node, branch_lists: list[list]) -> list[str | None]:
@@ -250,7 +243,7 @@ class Emitter:
             scalars.append(rf"\[{ws}(?:{inner}(?:{ws},{ws}{inner})*)?{ws}\]")
             member = STRING + f"{ws}:{ws}" + group(inner)
             scalars.append(rf"\{{{ws}(?:{member}(?:{ws},{ws}{member})*)?{ws}\}}")
-        else:  # whitespace after the opener and before the closer, as the grammar path's `any` rule
+        else:  # whitespace after the opener and before the closer, as the engine path's `any` rule
             scalars.append(rf"\[{ws}{ws}\]")
             scalars.append(rf"\{{{ws}{ws}\}}")
         r = "(?:" + "|".join(scalars) + ")"

@@ -2,7 +2,7 @@
 
 The emitter's grammar mode writes regex text in which private-use placeholders stand for rules
 (recursive `$ref`s, free-form values, shared bodies), numbers and lexemes, and cuts mark where
-Lark's terminals would end (module `grammar`). Here each text is parsed once into a regex tree
+a run of text ends (module `rule_sink`). Here each text is parsed once into a regex tree
 and lowered: a rule placeholder becomes a `Ref`, a number or a lexeme a lexeme of its own, so
 does every plain string (one lexeme shared by all grammars, whose token walks are cached per
 vocabulary), and each run of other text between cuts one lexeme (a key with its colon); around
@@ -29,9 +29,8 @@ from ..ir.lexemes import (
 )
 from ..ir.lookaheads import has_lookaround, tree_with_lookaheads
 from ..regex.parser import parse as parse_regex
-from .grammar_checks import refuse
 from .automaton_regex import lookahead_free
-from .lexemes import HOLE_CHARS, char_moves
+from .lexemes import HOLE_CHARS, char_moves, refuse
 from .text import STRING
 
 __all__ = ["MAX_HOLE_STATES", "grammar_from_emission"]
@@ -49,7 +48,7 @@ _HOLES = frozenset(HOLE_CHARS)
 
 def grammar_from_emission(root: str, sink: Any) -> Grammar:
     """The Grammar of root regex `root` and the rules, lexemes and numbers of `sink` (a
-    grammar.GrammarSink); refused (UnsupportedSchemaError) where it would not be exact."""
+    rule_sink.RuleSink); refused (UnsupportedSchemaError) where it would not be exact."""
     try:
         grammar = _Lowering(sink).grammar(root)
     except RecursionError:

@@ -1,10 +1,10 @@
 """Compound holes: free-form values inside value lexemes, written out to a bounded depth.
 
-A value lexeme (GrammarSink.value_lexeme) is one exact automaton; a free-form value in it is
+A value lexeme (RuleSink.value_lexeme) is one exact automaton; a free-form value in it is
 not regular. But any regular set of JSON values nests only so deep, so a free-form value
 needs writing out only down to nesting level k of the lexeme (`free_form_text`, W(k - its
 level)); below, one *hole* character
-stands for one complete JSON array or object (GrammarSink.compound_value, nesting without
+stands for one complete JSON array or object (RuleSink.compound_value, nesting without
 limit). Its text starts with `[` or `{` and is prefix-free (it ends at its matching bracket).
 
 Lookaheads over such text are exact only when every text has one decomposition into
@@ -24,8 +24,7 @@ from typing import Any, Callable
 
 from ..errors import StateLimitError
 from ..regex import dfa as dfa_mod
-from .grammar_checks import refuse
-from .lexemes import HOLE_CHARS, MARKER, MAX_LEXEME_STATES, check_text_size, holes_apart, lexeme_dfa, regular_text
+from .lexemes import HOLE_CHARS, MARKER, MAX_LEXEME_STATES, check_text_size, holes_apart, lexeme_dfa, refuse, regular_text
 from .logic import CANONICAL_NUMBER
 from .text import NUMBER, STRING, group_marks, has_lookahead
 
@@ -193,7 +192,7 @@ def lexeme_text(sink: Any, regex: str, keyword: str, ptr: str, rule_holes: bool)
     (placeholder -> hole text, in HOLE_CHARS order): free-form values written out down to
     level k, the least k up to MAX_FREE_DEPTH whose text `decomposition_conflict` passes;
     refused (`keyword` at `ptr`) when none does or its text uses hole characters. With
-    `rule_holes`, recursive rules and value lexemes are holes too (GrammarSink.union),
+    `rule_holes`, recursive rules and value lexemes are holes too (RuleSink.union),
     otherwise refused."""
     number, previous, conflicted = NUMBER, "", False
     for k in range(MAX_FREE_DEPTH + 1):
@@ -218,7 +217,7 @@ def lexeme_text(sink: Any, regex: str, keyword: str, ptr: str, rule_holes: bool)
             continue  # every free-form value lies deeper than k: the same text, the same conflict
         previous = text
         check_text_size(text, keyword, ptr)
-        if lexeme_dfa(text) is None:  # cached for GrammarSink.value_lexeme; deeper text is only larger
+        if lexeme_dfa(text) is None:  # cached for RuleSink.value_lexeme; deeper text is only larger
             if not conflicted:
                 raise refuse(f"{keyword!r} makes a value whose automaton has more than {MAX_LEXEME_STATES:,} "
                              "states", keyword, ptr)

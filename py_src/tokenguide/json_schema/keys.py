@@ -19,7 +19,7 @@ from ..errors import TokenguideError
 from ..regex import dfa as dfa_mod
 from ..regex import product
 from .automaton_regex import MAX_ELIMINATED_STATES, lookahead_free
-from .grammar import PLACEHOLDER_BASE, PLACEHOLDER_END
+from .rule_sink import PLACEHOLDER_BASE, PLACEHOLDER_END
 from .lexemes import lexeme_dfa
 from .normalize import Node
 from .patterns import PatternError, pattern_complement, pattern_to_string_body
@@ -67,7 +67,7 @@ def extra_member(em: Any, s: Node, names: list[str], addl: Any, pprops: dict) ->
             continue
         key = None if body is None else f'"{body}"'
         if key is not None and em.sink is not None and has_lookahead(key):
-            # the grammar path's keys are terminals, which hold no lookahead: the same keys by
+            # the engine path's keys are terminals, which hold no lookahead: the same keys by
             # the automaton (the lookahead reads the key alone: its content, then the quote)
             key = lookahead_free(key, (PLACEHOLDER_BASE, PLACEHOLDER_END))
             if key is None:

@@ -1,11 +1,11 @@
 """Character automata of string lexemes, for grammar rules that need no lookahead.
 
 A string under both `format`/`pattern` and minLength/maxLength is an intersection of two
-languages, which the regex path writes as a lookahead. A grammar terminal cannot hold one, but
-the intersection is a regular language: tokenguide's regex compiler builds its minimal byte DFA
-exactly (lookaheads included), and `char_moves` reads that DFA back one code point at a time
-(UTF-8 decoded), so that grammar.py can write one right-linear rule per state. Value lexemes (whole values of
-`not`, oneOf, if/then/else, unions: GrammarSink.value_lexeme) are regexes written out without
+languages, which the regex path writes as a lookahead. The intersection is a regular language:
+tokenguide's regex compiler builds its minimal byte DFA exactly (lookaheads included), and
+`char_moves` reads that DFA back one code point at a time (UTF-8 decoded), for the engine
+path's lowering (module `engine_grammar`). Value lexemes (whole values of `not`, oneOf,
+if/then/else, unions: rule_sink.RuleSink.value_lexeme) are regexes written out without
 placeholders (`regular_text`), rules left in them as holes (HOLE_CHARS, `holes_apart`).
 """
 
@@ -14,22 +14,21 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from ..errors import StateLimitError
+from ..errors import StateLimitError, UnsupportedSchemaError
 from ..regex import dfa as dfa_mod
 from ..regex.sre import constants as C
 from ..regex.sre import parse as sre_parse
-from .grammar_checks import refuse
 
 __all__ = ["char_moves", "check_text_size", "finite_texts", "HOLE_CHARS", "holes_apart", "lexeme_dfa", "MARKER",
            "MAX_DFA_TEXT", "MAX_LEXEME_STATES", "regular_text", "without"]
 
-MAX_LEXEME_STATES = 2_000  # rules per lexeme: beyond, Lark's analysis and the guides slow down
+MAX_LEXEME_STATES = 2_000  # states of a value lexeme's automaton (beyond: refused by name)
 MAX_LEXEME_TEXT = 200_000  # characters of a value lexeme's regex (its automaton is bounded too)
 #: characters of a value lexeme's text beyond which its automaton is not built: texts that long
 #: (JSON structure written out) passed MAX_LEXEME_STATES and took seconds each to find out
 #: (gitlab-ci: 42 such texts of 4,600-130,000 characters, 43 s; the largest built was 8,800)
 MAX_DFA_TEXT = 20_000
-#: the characters that stand for rules inside a value lexeme (GrammarSink.union): control
+#: the characters that stand for rules inside a value lexeme (RuleSink.union): control
 #: characters other than JSON whitespace, which no JSON text of the output format has raw
 HOLE_CHARS = [cp for cp in range(1, 0x1F) if cp not in (0x09, 0x0A, 0x0D)]
 MARKER = 0x1F  # one more such character, kept for module holes (the end of a lookahead's body)
@@ -39,6 +38,11 @@ _LEADS = ((0xC2, 0xDF, 1, 0x1F, 0x80, 0x7FF), (0xE0, 0xEF, 2, 0x0F, 0x800, 0xFFF
 
 
 _DFAS: dict[str, dfa_mod.ByteDFA | None] = {}  # regex -> its DFA, None when too large
+
+
+def refuse(why: str, keyword: str | None = None, pointer: str = "#") -> UnsupportedSchemaError:
+    """The engine path's refusal: what its emission cannot express exactly, with keyword and pointer."""
+    return UnsupportedSchemaError(f"the engine path cannot express this schema exactly: {why}", keyword, pointer)
 
 
 def check_text_size(text: str, keyword: str, ptr: str) -> None:
@@ -139,11 +143,11 @@ def char_moves(d: dfa_mod.ByteDFA, q: int, memo: dict) -> dict[int, list[tuple[i
 def regular_text(sink: Any, regex: str, keyword: str, ptr: str, depth: int = 0,
                  holes: dict[str, str] | None = None, memo: dict | None = None,
                  free_form: Callable[[int], str] | None = None, level: int = 0) -> str:
-    """`regex` of grammar.GrammarSink `sink` without placeholders: numbers, lexemes and shared
+    """`regex` of rule_sink.RuleSink `sink` without placeholders: numbers, lexemes and shared
     rules written out, boundaries dropped; refused (by `keyword` at `ptr`) when it holds a rule that is not regular (a
     recursive $ref, a free-form value) or one inside a character class. With `holes`, such
     a rule, and a value lexeme, is written as a control character of its own instead
-    (`holes`: placeholder -> its text, filled in; see GrammarSink.union); with `free_form`, a
+    (`holes`: placeholder -> its text, filled in; see RuleSink.union); with `free_form`, a
     free-form value is the text it returns for the value's nesting level (the literal brackets
     open before it, from `level` at the start of `regex`; module `holes`). Refused past
     MAX_LEXEME_TEXT characters (shared rules written out can grow exponentially)."""
@@ -262,13 +266,3 @@ def holes_apart(text: str) -> bool:
         elif op != C.AT:
             return False
     return True
-
-
-def without(lo: int, hi: int, holes: dict) -> list[tuple[int, int]]:
-    """The code point range lo..hi without the code points in `holes`."""
-    out, start = [], lo
-    for cp in sorted(h for h in holes if lo <= h <= hi):
-        if start < cp:
-            out.append((start, cp - 1))
-        start = cp + 1
-    return out + ([(start, hi)] if start <= hi else [])

@@ -12,7 +12,7 @@ writes for a value of Bi is a text of Bi, so:
   unless A writes no objects (`writes_objects`) or keys come in any order.
 `not` is base minus its schema; if/then/else is (base, if, then merged) plus (base and else)
 minus if; oneOf branches that may overlap are each minus all the others (one_of.Exclusive).
-In grammar mode the value with its lookaheads is a value lexeme (GrammarSink.value_lexeme: rules
+In grammar mode the value with its lookaheads is a value lexeme (RuleSink.value_lexeme: rules
 from its exact automaton, free-form values written out around holes: module `holes`), refused
 when it holds a recursive $ref or tells free-form values apart too deep; with a
 whitespace pattern that may match more than JSON whitespace, these keywords are refused.
@@ -63,7 +63,7 @@ def value_checked(em: Any, ptr: str) -> bool:
     if why is not None:  # (raises, or in lenient mode ignores the keyword: the value without it)
         what = {"uniqueItems": "uniqueItems over these items is not regular",
                 "format": "which strings are regexes is no regular or context-free language"}.get(
-            keyword, f"{keyword} beside this pattern makes a lexeme too large for the grammar path")
+            keyword, f"{keyword} beside this pattern makes a lexeme too large for the engine path")
         em.unsupported(keyword, ptr, f"{what}, and checked on the values it would not be exact: {why}")
     return True
 
@@ -341,13 +341,10 @@ def logic_value(em: Any, s: Node) -> str | None:
         return em.flat_value(base)  # `if` alone decides nothing; drafts before 7 do not know it
     if em.sink is not None and not s.groups:
         # an `if` on members' values with then/else that say which keys are there: one chain of
-        # members (required_sets), not two copies of the object told apart by lookahead (a retry)
-        if em.sink.conditionals:
-            chain = _conditional_chain(em, s, base)
-            if chain is not False:
-                return chain
-        else:
-            em.sink.saw_conditionals = True
+        # members (required_sets), not two copies of the object told apart by lookahead
+        chain = _conditional_chain(em, s, base)
+        if chain is not False:
+            return chain
     ip = s.kptr("if")
     cond = norm.flatten(s["if"], ip)
     then = norm.flatten(s.get("then", True), s.kptr("then"))
@@ -594,7 +591,7 @@ def plain_negation(norm: Any, x: Any, ptr: str, depth: int) -> Any:
 
 
 def union(em: Any, parts: list[str | None], keyword: str, ptr: str) -> str | None:
-    """`alt(parts)`; in grammar mode one value lexeme when a part is one (GrammarSink.union)."""
+    """`alt(parts)`; in grammar mode one value lexeme when a part is one (RuleSink.union)."""
     out = alt(parts)
     if em.sink is None or out is None:
         return out

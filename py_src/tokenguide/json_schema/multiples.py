@@ -3,7 +3,7 @@
 The canonical naturals in [lo, hi] that are multiples of m form a regular language: a digit
 automaton tracks the remainder mod m (r -> 10r + d) and how the digits read so far compare with
 the bounds' digits. `multiples_of` builds that automaton, minimises it and writes it back as a
-regex by state elimination, so both paths (the regex path and the grammar path's number rules)
+regex by state elimination, so both paths (the regex path and the engine path's number rules)
 take it as it is. Unbounded above, m = t k with t = 2^a 5^b goes by the last max(a, b) digits
 and k's residues (`_by_suffix`), much smaller. Regexes over `MAX_MULTIPLE_CHARS` or automata
 over `MAX_MINIMAL_STATES` are refused by the caller (False here).

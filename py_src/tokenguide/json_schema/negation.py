@@ -77,7 +77,7 @@ def negation_branches(kw: dict, types: list[str], validation: frozenset, draft: 
     # every object branch declares the condition's names in its order (true: no constraint), so
     # that the keys of an object on either side are written in one order. The branches are
     # disjoint (the first name that rejects, those before it not): overlapping object rules
-    # would be one text parsed two ways (a reduce/reduce conflict in the grammar path)
+    # would be one text parsed two ways (a reduce/reduce conflict in the engine path)
     names = list(dict.fromkeys([*props, *required]))
     before: dict = {}  # name -> what the branches after its own say of it (it did not reject)
 

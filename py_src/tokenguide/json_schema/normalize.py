@@ -137,7 +137,7 @@ class Conjunction(dict):
 
 
 class RuleRef:
-    """On the grammar path: a `$ref` back to a schema already being expanded (a grammar rule)."""
+    """In grammar mode: a `$ref` back to a schema already being expanded (a grammar rule)."""
 
     __slots__ = ("ptr", "schema")
 
@@ -293,7 +293,7 @@ class Normalizer:
     # ---- flatten -------------------------------------------------------------------------------
     def flatten(self, schema: Any, ptr: str) -> Node | RuleRef | bool:
         """A Node without $ref/allOf (merged) for `schema`, or a bool schema. Nodes pass through.
-        On the grammar path a `$ref` to a schema being expanded gives a RuleRef."""
+        In grammar mode a `$ref` to a schema being expanded gives a RuleRef."""
         if isinstance(schema, (bool, Node, RuleRef)):
             return schema
         if not isinstance(schema, dict):
@@ -557,7 +557,7 @@ class Normalizer:
                 out.kw[k] = multiple_lcm(av, v)  # a multiple of both is a multiple of their lcm
             elif k in ("pattern", "format", "multipleOf") and (not self.grammar or k == "pattern"):
                 # both: also "not (not {k: v})", which the regex path writes with lookaheads
-                # (the grammar path, for two patterns: a string lexeme from their intersection)
+                # (the engine path, for two patterns: a string lexeme from their intersection)
                 both = {"not": {k: v}}
                 out.kw["not"] = {"anyOf": [out.kw["not"], both]} if "not" in out.kw else both
                 out.ptrs.setdefault("not", bk)

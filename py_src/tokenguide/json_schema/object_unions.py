@@ -1,10 +1,10 @@
-"""anyOf/oneOf of object branches that share their members, as one object (the grammar path).
+"""anyOf/oneOf of object branches that share their members, as one object (the engine path).
 
 Real schemas often offer variants of one object: a GitHub workflow job is `oneOf` a normal job
 (`runs-on`, `steps`, ...) and a reusable-workflow call (`uses`, `with`, ...), both with the same
 `name`, `needs`, `if`, `strategy`. Written as a union, the two objects' common first members
-are the same terminals in two places, which LALR(1) cannot tell apart (a Shift/Reduce
-conflict). When every member name means the same schema in every branch that allows it, the
+are read twice over (and, as one value lexeme with lookaheads, their automaton is a product of
+the branches). When every member name means the same schema in every branch that allows it, the
 union is one object over all the names, in an order that keeps each branch's own, holding
 "the keys of one branch" (required_sets: each branch is the names it requires and the names it
 does not allow), exactly one of them for oneOf. Only plain object branches qualify (`type:
@@ -57,9 +57,6 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
             continue
         if not _plain_object(m, conditional=True):
             return False
-        if "if" in m and not em.sink.conditionals:
-            em.sink.saw_conditionals = True
-            return False
         branches.append(m)
     if len(branches) < 2 or (others and kind == "oneOf" and not pairwise_disjoint(em, others, base)):
         return False
@@ -102,10 +99,7 @@ def union_as_one_object(em: Any, s: Node, base: Node) -> str | None | bool:
         if len(seen) > 1:
             # the name means different values in different branches: lists of values
             # (enum/const) are told apart, each branch keeping the values it lists, else the
-            # values each set of branches takes (schema cells); a retry
-            if not em.sink.conditionals:
-                em.sink.saw_conditionals = True
-                return False
+            # values each set of branches takes (schema cells)
             listed = [literal(name, member(j, name)[0]) for j in range(len(branches))]
             if any(c is None or not c.inside for c in listed):
                 if any(keys[name] not in b.get("properties", {}) and b.get("additionalProperties", True) is not False

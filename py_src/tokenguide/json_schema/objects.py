@@ -27,7 +27,7 @@ __all__ = ["object_regex"]
 
 
 _INLINE_OPTIONALS = 3  # in grammar mode, more optional members than this become rules of their own
-# on the engine path, an object with optional members whose members' text is longer than this becomes
+# in grammar mode, an object with optional members whose members' text is longer than this becomes
 # rules (one rule per distinct body): written inline, objects nested in objects repeat their
 # members' text (all-optional members twice) and $ref targets met many times are copied each time
 _INLINE_CHARS = 2_000
@@ -172,8 +172,8 @@ def _literals(required_sets: list | None) -> dict[str, dict[str, Any]]:
 
 
 def _member_value(em: Any, sch: Any, ptr: str) -> str | None:
-    """A member's value regex (on the grammar path, possibly a rule of its own: GrammarSink.member_value)."""
-    return em.value(sch, ptr) if em.sink is None else em.sink.member_value(em, sch, ptr)
+    """A member's value regex."""
+    return em.value(sch, ptr)
 
 
 def _value_classes(em: Any, sch: Any, ptr: str, named: dict[str, Any]) -> list[tuple[str | None, str | None]]:
@@ -215,11 +215,9 @@ def members_chain(sep: str, members: list[str | None], req: list[bool], extra: s
             return None
     items = [(m, r) for m, r in zip(members, req) if m is not None]
     optionals = sum(not r for _, r in items)
-    long = sink is not None and sink.engine and sum(len(m) for m, _ in items) > _INLINE_CHARS
-    if sink is not None and optionals > (0 if sink.member_rules or long else _INLINE_OPTIONALS):
+    long = sink is not None and sum(len(m) for m, _ in items) > _INLINE_CHARS
+    if sink is not None and optionals > (0 if long else _INLINE_OPTIONALS):
         return sink.object_members(sep, items, extra)
-    if sink is not None and optionals:
-        sink.inline_optionals = True  # a retry with member rules would write this object differently
     tail_extra = rep(sep + extra, 0, None) if extra is not None else ""
     first_req = next((i for i, (_, r) in enumerate(items) if r), None)
     if first_req is not None:
@@ -244,7 +242,7 @@ def members_chain(sep: str, members: list[str | None], req: list[bool], extra: s
 def _members_counted(em: Any, members: list[str | None], req: list[bool], extra: str | None,
                      min_p: int, max_p: int | None, ptr: str) -> str | None:
     """Object body with minProperties/maxProperties: a count automaton over the members, its
-    continuation after (member i, count c) written out, or on the grammar path one rule each
+    continuation after (member i, count c) written out, or on the engine path one rule each
     (linear in the members); a regex too large to write out counts with lookaheads instead."""
     sep = em.sep
     n = len(members)

@@ -122,14 +122,11 @@ def exclusive_branches(em: Any, flats: list, base: Node) -> list | None:
             closed = closed_objects_exclusive(em, objs, base)
             if closed is None and em.sink is not None and not getattr(em, "canonical_numbers", False) \
                     and not getattr(em, "lookahead_side", False):
-                # grammar rules, not inside an automaton (there a lookahead is the smaller text);
-                # a retry of the grammar path (GrammarSink.open_objects)
+                # grammar rules, not inside an automaton (there a lookahead is the smaller text)
                 written = em.sink.open_branches
-                if em.sink.open_objects and (base.ptr in written or sum(written.values()) < _MAX_OPEN_TOTAL):
+                if base.ptr in written or sum(written.values()) < _MAX_OPEN_TOTAL:
                     closed = open_objects_exclusive(em, objs)
                     written[base.ptr] = len(closed or ())
-                else:
-                    em.sink.saw_open_objects = True
             if closed is not None:
                 out.extend(closed)
                 continue

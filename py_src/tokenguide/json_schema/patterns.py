@@ -403,7 +403,7 @@ def _unprefixed(literals: list[str], ranges: R.Ranges, lo: int, hi: int | None) 
     of `literals`, without a lookahead: by the literals' trie, each string leaves it at its first
     character off every literal (then any characters of the class) or ends inside it. A key
     written as a grammar terminal holds no lookahead, and the lookahead's automaton times a
-    long count passed the grammar path's limits (AWS MGN's tag keys, `{1,128}`)."""
+    long count passed the engine path's limits (AWS MGN's tag keys, `{1,128}`)."""
     trie: dict = {}
     for text in literals:
         node = trie

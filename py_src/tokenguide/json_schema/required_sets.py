@@ -1,8 +1,8 @@
-"""anyOf/oneOf of key-presence conditions on one object, as one object (the grammar path).
+"""anyOf/oneOf of key-presence conditions on one object, as one object (the engine path).
 
 `{"properties": {...}, "anyOf": [{"required": ["a", "b"]}, {"required": ["c"]}]}` is one
 object whose members must include one of the sets. Distributed, it is a union of objects that
-share every member, which LALR cannot tell apart inline and whose value lexeme is a product of
+share every member, read twice over as rules and whose value lexeme is a product of
 the branches (Glaiveai2K calculate_area: over 2,000 states). Here it is one chain of members in
 schema order whose state is, per group, the set of branches still satisfiable: a branch is the
 names it requires and the names it forbids (`properties: {name: false}`, as dependencies are
@@ -101,9 +101,6 @@ def disjuncts(em: Any, f: Any, base: Node, closed: bool, only: bool,
     own = _presence(f if not isinstance(f, Node) else f.copy(keep_groups=False), base, closed,
                     lambda name, sub: _restates(em, base, f, name, sub))
     if own is None:
-        return None
-    if own.values and not em.sink.conditionals:  # (value conditions: the `conditionals` retry)
-        em.sink.saw_conditionals = True
         return None
     out = [own]
     for kind, subs, gptr, _ in (f.groups if isinstance(f, Node) else []):

@@ -1,4 +1,4 @@
-"""minLength/maxLength of a patterned string checked on the values, where the grammar path
+"""minLength/maxLength of a patterned string checked on the values, where the engine path
 cannot write them into the pattern's lexeme.
 
 A `pattern` under a long maxLength (AWS ARNs: maxLength 1,011-2,048) is, as one automaton, the

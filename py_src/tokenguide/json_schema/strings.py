@@ -3,7 +3,7 @@
 The first language (the format's, else the pattern's) is written out; the others are lookaheads
 (`value_intersection`), except where a lookahead-free form is exact: lengths a format's regex
 implies anyway (`FORMAT_WIDTH`), and an anchored pattern with one variable single-character
-repeat, whose repeat bounds absorb the lengths (`pattern_to_string_body`). On the grammar path
+repeat, whose repeat bounds absorb the lengths (`pattern_to_string_body`). On the engine path
 (an emitter with a sink) the intersection becomes a lexeme rule (grammar.GrammarSink.lexeme:
 right-linear rules from its exact automaton, no lookahead in any terminal).
 """
@@ -22,7 +22,7 @@ from .text import STRING_CHAR, alt, group, has_lookahead, rep, string_intersecti
 
 __all__ = ["string_format", "constrained_string", "counted_string", "MAX_STRING_BLOCKS", "STRING_BLOCK"]
 
-#: On the grammar path, a string of more than 2 * STRING_BLOCK characters at most (or at least)
+#: On the engine path, a string of more than 2 * STRING_BLOCK characters at most (or at least)
 #: is written as blocks of exactly STRING_BLOCK characters and a shorter tail, one rule per block
 #: count (`counted_string`): counted whole, its terminal's automaton outgrows the checks' bound.
 STRING_BLOCK = 128
@@ -58,7 +58,7 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_
     the lengths of node `s`, each character one `char` (any string character, or a pattern's
     class: `^[a-z]{1,1024}$`).
 
-    On the grammar path a long count becomes right-linear rules over two terminals that never
+    On the engine path a long count becomes right-linear rules over two terminals that never
     both match (a block of exactly K characters, none of them a closing quote, or a tail of
     fewer than K and the quote): rule i, after i blocks, reads another block or the tail that
     ends a string of lo..hi characters. Past the lower bound, unbounded above, the tail is
@@ -98,7 +98,7 @@ def counted_string(em: Any, s: Any, lo: int, hi: int | None, char: str = STRING_
 
 
 def _digit_string(em: Any, lo: int, hi: int, char: str) -> str:
-    """The grammar path's JSON strings of lo..hi characters (lo under one block, hi over
+    """The engine path's JSON strings of lo..hi characters (lo under one block, hi over
     MAX_STRING_BLOCKS blocks; `counted_string` writes the blocks of a larger lo before): the
     block count is bounded digit by digit in base _DIGIT_BASE,
     so the rules grow with the number of digits, not with hi (maxLength 2**31: 7 digits).
@@ -147,7 +147,7 @@ def _digit_string(em: Any, lo: int, hi: int, char: str) -> str:
 
 
 def _long_class_run(em: Any, s: Any, pattern: str, lo: int, hi: int | None) -> str | None | bool:
-    """On the grammar path, a pattern that ends in one character class repeated to the string's
+    """On the engine path, a pattern that ends in one character class repeated to the string's
     end, with a count past two blocks once the lengths are applied (AWS policy documents:
     `^[\\u0009\\u000A\\u000D\\u0020-\\u00FF]+$` with maxLength 131,072; ARNs ending in
     `:[^/].{0,1023}$`): the part before the run as it is, then the run counted in blocks as
@@ -274,7 +274,7 @@ def constrained_string(em: Any, s: Any, fmt: str | None, pattern: str | None,
             where, what = s.kptr(kw), f"{kw} together with format/pattern"
         else:
             kw, where, what = "format", s.kptr("format"), f"format {fmt!r} (at most {hi} characters)"
-        em.unsupported(kw, where, f"{what} needs a lookahead, which the grammar path writes as rules from the "
+        em.unsupported(kw, where, f"{what} needs a lookahead, which the engine path writes as rules from the "
                        f"automaton of the intersection; this one has more than {MAX_LEXEME_STATES:,} states "
                        "(the regex path can: compile_json_schema(..., path='regex'))")
         return main

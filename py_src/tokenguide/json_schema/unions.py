@@ -1,11 +1,11 @@
 """anyOf/oneOf branch normalisation before a union is distributed (emit.Emitter._distribute).
 
 Only rewrites that keep the language exactly: an anyOf branch that is nothing but another
-anyOf is replaced by that anyOf's branches; on the grammar path (free-form values nest without
+anyOf is replaced by that anyOf's branches; on the engine path (free-form values nest without
 limit there), an anyOf with a branch that accepts every value (`true`, `{}`, annotations only)
 accepts every value itself, and a branch whose types another branch accepts whole
 (`{"type": "object"}` beside a closed object) is dropped. Written as they stand, such unions put
-the free-form value's terminals beside the other branches' (a terminal clash the grammar path
+the free-form value's terminals beside the other branches' (a terminal clash the engine path
 refuses). oneOf is not flattened (a nested oneOf counts its matches apart), but two branches
 that accept every value leave it nothing.
 """

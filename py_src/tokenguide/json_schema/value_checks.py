@@ -195,7 +195,7 @@ class ValueChecks:
             raise UnsupportedSchemaError(
                 f"property_order='any': the object at {ptr} is written with different members in different "
                 "places (a recursive $ref cut at the regex path's depth limit), so its keys cannot be checked "
-                "beside the regex; use the grammar path or property_order='schema'", "properties", ptr)
+                "beside the regex; use the engine path or property_order='schema'", "properties", ptr)
         for loc, owners in self._arrays.items():
             taken = [o for o in owners if o in self.dropped]
             if taken:
