@@ -137,34 +137,3 @@ def test_lookahead_over_a_recursive_ref_is_refused_by_name():
     assert (info.value.keyword, info.value.pointer) == ("not", "#/not") and "recursive $ref" in str(info.value)
     for free in ({"if": {"type": "integer"}, "then": {"minimum": 3}}, {"oneOf": [{"type": "integer"}, {"minimum": 3}]}):
         assert compile_json_schema(free, path="engine").path == "engine"
-
-
-def test_the_engine_path_emits_a_schema_once(monkeypatch):
-    """No retries: whether the engine path takes a schema or refuses it, its grammar-mode
-    emission runs once (an anyOf of objects, 400 and 5,000 members, a refused `not`)."""
-    import tokenguide.json_schema as js
-
-    calls: list[dict] = []
-    emission = js._grammar_emission
-
-    def spy(*args, **kwargs):
-        calls.append(kwargs)
-        return emission(*args, **kwargs)
-
-    monkeypatch.setattr(js, "_grammar_emission", spy)
-    anyof = {"type": "array", "items": {"anyOf": [
-        {"type": "object", "properties": {k: {"type": "integer" if i % 2 else "string"} for k in "abcdefgh"[i:i + 5]},
-         "additionalProperties": False} for i in range(4)]}}  # a name with two meanings: not one object (object_unions)
-    deep: dict = {"type": "array", "maxItems": 0}
-    for key in "edcba":
-        deep = {"type": "object", "properties": {key: deep}, "required": [key], "minProperties": 1}
-    refused = {"type": "object", "properties": {"v": {"not": deep}}}
-    wide = [{"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(n)},
-             "additionalProperties": False} for n in (400, 5000)]
-    for schema in [anyof, *wide, refused]:
-        calls.clear()
-        try:
-            compile_json_schema(schema, path="engine")
-        except UnsupportedSchemaError as exc:
-            assert schema is refused and exc.keyword == "not"
-        assert len(calls) == 1
