@@ -39,6 +39,15 @@ def _size(plain: Lexeme) -> int:
     return found
 
 
+def counted_parts(expr: Lexeme) -> tuple[Lexeme, int, int | None, Lexeme]:
+    """`expr` read as `C{lo,hi} T`: (C, lo, hi, T); a plain `C T` is `C{1,1} T`, a lone `C` has T empty."""
+    head, tail = expr.args if expr.kind is SEQ else (expr, EPSILON)
+    if head.kind is REP:
+        item, lo, hi = head.args
+        return item, lo, hi, tail
+    return head, 1, 1, tail
+
+
 def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
     """(P, lo, hi, T nullable) when `expr` is `C{lo,hi} T` as above (T may be the empty string)
     with P a set of at least MIN_SLICE_CHARS code points (hi None: no bound); None otherwise.
@@ -58,14 +67,7 @@ def slice_view(expr: Lexeme) -> tuple[Lexeme, int, int | None, bool] | None:
             return None
         his = [v[2] for v in views if v[2] is not None]
         return chars(sets), max(v[1] for v in views), min(his) if his else None, all(v[3] for v in views)
-    if expr.kind is SEQ:
-        head, tail = expr.args
-    else:
-        head, tail = expr, EPSILON
-    if head.kind is REP:
-        item, lo, hi = head.args
-    else:
-        item, lo, hi = head, 1, 1
+    item, lo, hi, tail = counted_parts(expr)
     if item.kind is CHARS:
         plain, others = item, ()
     elif item.kind is ALT:
@@ -92,14 +94,7 @@ def after_chars(expr: Lexeme, count: int) -> Lexeme:
     it), so the state after any `count` of them is this one expression."""
     if expr.kind is AND:
         return conj(*(after_chars(x, count) for x in expr.args))
-    if expr.kind is SEQ:
-        head, tail = expr.args
-    else:
-        head, tail = expr, EPSILON
-    if head.kind is REP:
-        item, lo, hi = head.args
-    else:
-        item, lo, hi = head, 1, 1
+    item, lo, hi, tail = counted_parts(expr)
     if hi is not None and count > hi:
         return EMPTY
     return seq(rep(item, max(lo - count, 0), None if hi is None else hi - count), tail)
@@ -110,11 +105,7 @@ def never_reads(expr: Lexeme, byte: int) -> bool:
     characters: neither an item (X) nor T starts with it (on some side of an intersection)."""
     if expr.kind is AND:
         return any(never_reads(x, byte) for x in expr.args)
-    if expr.kind is SEQ:
-        head, tail = expr.args
-    else:
-        head, tail = expr, EPSILON
-    item = head.args[0] if head.kind is REP else head
+    item, _lo, _hi, tail = counted_parts(expr)
     return derivative(item, byte) is EMPTY and derivative(tail, byte) is EMPTY
 
 
